@@ -1,0 +1,81 @@
+"""Validation of dialogue files: types and SGD rules, errors naming file, dialogue and field."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from tod_runtime.dialogue.models import Dialogue
+from tod_runtime.errors import DataError, from_validation_error
+from tod_runtime.schema.models import ServiceSchema
+
+
+def parse_dialogue_list(data: Any, *, file: str = "<dialogues>") -> list[Dialogue]:
+    """Validate the decoded content of a dialogues_NNN.json (a JSON list of dialogues)."""
+    if not isinstance(data, list):
+        raise DataError("expected a JSON list of dialogues", file=file)
+    dialogues = []
+    for index, item in enumerate(data):
+        ident = item.get("dialogue_id") if isinstance(item, dict) else None
+        where = f"dialogue {ident}" if ident else f"dialogue #{index}"
+        try:
+            dialogues.append(Dialogue.model_validate(item))
+        except ValidationError as exc:
+            raise from_validation_error(exc, DataError, file=file, where=where) from None
+    return dialogues
+
+
+def check_against_schemas(
+    dialogue: Dialogue, schemas: Mapping[str, ServiceSchema], *, file: str = "<dialogues>"
+) -> None:
+    """Check that services, intents and slots a dialogue uses exist in the schemas."""
+    where = f"dialogue {dialogue.dialogue_id}"
+    for name in dialogue.services:
+        if name not in schemas:
+            raise DataError(
+                f"service {name!r} is not in the schema",
+                file=file,
+                where=where,
+                path="services",
+                hint="use the schema.json of the same split",
+            )
+    for t, turn in enumerate(dialogue.turns):
+        for f, frame in enumerate(turn.frames):
+            schema = schemas[frame.service]
+            prefix = f"turns[{t}].frames[{f}]"
+            for a, action in enumerate(frame.actions):
+                slot = action.slot
+                if slot and slot not in ("intent", "count") and slot not in schema.slot_map:
+                    raise DataError(
+                        f"slot {slot!r} is not a slot of {frame.service}",
+                        file=file,
+                        where=where,
+                        path=f"{prefix}.actions[{a}].slot",
+                    )
+            state = frame.state
+            if state is not None:
+                if state.active_intent != "NONE" and state.active_intent not in schema.intent_map:
+                    raise DataError(
+                        f"intent {state.active_intent!r} is not an intent of {frame.service}",
+                        file=file,
+                        where=where,
+                        path=f"{prefix}.state.active_intent",
+                    )
+                for slot in [*state.slot_values, *state.requested_slots]:
+                    if slot not in schema.slot_map:
+                        raise DataError(
+                            f"slot {slot!r} is not a slot of {frame.service}",
+                            file=file,
+                            where=where,
+                            path=f"{prefix}.state",
+                        )
+            call = frame.service_call
+            if call is not None and call.method not in schema.intent_map:
+                raise DataError(
+                    f"method {call.method!r} is not an intent of {frame.service}",
+                    file=file,
+                    where=where,
+                    path=f"{prefix}.service_call.method",
+                )

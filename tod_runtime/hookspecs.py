@@ -1,0 +1,118 @@
+"""Hook specifications. pluggy calls hooks synchronously, so:
+
+* registration hooks are plain functions called once at start-up with a ``register`` callback;
+* components (NLU, trackers, policies, generators, backends, stores) are objects with async
+  methods, chosen by name from the config, never through a ``firstresult`` hook;
+* observer hooks may be ``async def``: the runtime awaits whatever they return and ignores it.
+
+A new argument may be added to a hook; an existing one is never changed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    import argparse
+
+    from aiohttp import web
+
+    from tod_runtime.dialogue.models import ServiceCall
+    from tod_runtime.plugins import BackendRegister, StageRegister, StoreRegister
+    from tod_runtime.runtime import TurnResult
+    from tod_runtime.schema.models import ServiceSchema
+
+PROJECT = "tod_runtime"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+# ---------------------------------------------------------------- registration (start-up, sync)
+
+
+@hookspec
+def register_nlu(register: StageRegister) -> None:
+    """Register NLU components. Called once when a runtime is built.
+
+    ``register(name, factory)`` where ``factory(ctx: ComponentContext) -> NLU``. Names are
+    unique across all plugins; a duplicate raises PluginError.
+
+    Example::
+
+        @hookimpl
+        def register_nlu(register):
+            register("echo", lambda ctx: EchoNLU(ctx.schemas))
+    """
+
+
+@hookspec
+def register_trackers(register: StageRegister) -> None:
+    """Register dialogue-state trackers: ``register(name, factory)``, ``factory(ctx) ->
+    Tracker``. Called once at start-up."""
+
+
+@hookspec
+def register_policies(register: StageRegister) -> None:
+    """Register policies: ``register(name, factory)``, ``factory(ctx) -> Policy``. Called
+    once at start-up."""
+
+
+@hookspec
+def register_generators(register: StageRegister) -> None:
+    """Register NLG generators: ``register(name, factory)``, ``factory(ctx) -> Generator``.
+    Called once at start-up."""
+
+
+@hookspec
+def register_backends(register: BackendRegister) -> None:
+    """Register service backends: ``register(name, factory, accepts)``. ``factory(source:
+    str) -> Backend`` opens the services named by ``source`` (a folder, ``SGD_DIR:split``...);
+    ``accepts(source) -> bool`` tells whether the backend can serve that source when the
+    config says ``backend = "auto"``. Called once at start-up."""
+
+
+@hookspec
+def register_stores(register: StoreRegister) -> None:
+    """Register session stores by URL scheme: ``register(scheme, factory)``, ``factory(url:
+    str) -> SessionStore``. ``tod serve --store redis://...`` picks the ``redis`` store."""
+
+
+@hookspec
+def register_commands(cli: argparse._SubParsersAction[Any]) -> None:
+    """Add ``tod`` sub-commands. ``cli`` is argparse's sub-parser collection: call
+    ``cli.add_parser(name)`` and ``parser.set_defaults(func=callable)``; ``func(args) -> int``
+    is run with the parsed arguments and returns the exit code."""
+
+
+@hookspec
+def register_routes(app: web.Application) -> None:
+    """Add routes to the HTTP server's aiohttp application before it starts."""
+
+
+@hookspec
+def prepare_schema(schema: ServiceSchema) -> None:
+    """Called once per service schema after loading, before any component is built. May
+    adjust the schema in place (e.g. add possible values or descriptions)."""
+
+
+# ---------------------------------------------------------------- observers (per turn, may be async)
+
+
+@hookspec
+def turn_started(session_id: str, text: str) -> Any:
+    """Called when a user turn enters the runtime, before NLU. May be async; the return value
+    is awaited if it is awaitable and then ignored."""
+
+
+@hookspec
+def service_called(
+    session_id: str, service: str, call: ServiceCall, results: list[dict[str, str]]
+) -> Any:
+    """Called after a backend answered a service call. May be async; return value ignored."""
+
+
+@hookspec
+def turn_finished(session_id: str, result: TurnResult) -> Any:
+    """Called after a turn's events are stored, with the turn result. May be async; return
+    value ignored."""

@@ -1,0 +1,19 @@
+"""The NLU stage: text in, user acts per service out."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from tod_runtime.dialogue.context import TurnContext, UserActs
+
+
+@runtime_checkable
+class NLU(Protocol):
+    """Turns a user utterance into acts per service frame.
+
+    ``parse`` returns {service: [Action, ...]}; INFORM values are the words the user used
+    (SGD state semantics), ``canonical_values`` the schema's value where one matched.
+    Return {} when nothing was understood.
+    """
+
+    async def parse(self, text: str, context: TurnContext) -> UserActs: ...

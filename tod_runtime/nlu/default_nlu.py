@@ -1,0 +1,19 @@
+"""Built-in NLU components, registered like any plugin's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tod_runtime.hookspecs import hookimpl
+from tod_runtime.plugins import ComponentContext, StageRegister
+
+
+def _rules(ctx: ComponentContext) -> Any:
+    from tod_runtime.nlu.rules import RulesNLU
+
+    return RulesNLU(ctx)
+
+
+@hookimpl
+def register_nlu(register: StageRegister) -> None:
+    register("rules", _rules)
