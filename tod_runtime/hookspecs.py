@@ -96,7 +96,7 @@ def prepare_schema(schema: ServiceSchema) -> None:
     adjust the schema in place (e.g. add possible values or descriptions)."""
 
 
-# ---------------------------------------------------------------- observers (per turn, may be async)
+# ------------------------------------------------ observers (per turn, may be async)
 
 
 @hookspec

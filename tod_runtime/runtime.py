@@ -102,8 +102,8 @@ class Runtime:
         self.config = config or Config()
         self.pm = plugin_manager or make_plugin_manager(self.config.plugins_dir)
         self.components: Components = collect_components(self.pm)
-        self._backend = backend
-        self._store = store
+        self._backend: Any = backend
+        self._store: Any = store
         self._locks: dict[str, asyncio.Lock] = {}
         self._started = False
 
@@ -185,7 +185,8 @@ class Runtime:
         return self._locks.setdefault(session_id, asyncio.Lock())
 
     async def events(self, session_id: str) -> list[Event]:
-        return await self._store.load(session_id)  # type: ignore[no-any-return]
+        events: list[Event] = await self._store.load(session_id)
+        return events
 
     async def state(self, session_id: str) -> DialogueState:
         return current_state(await self.events(session_id))
@@ -271,5 +272,3 @@ def _active_service(user_acts: UserActs, state: DialogueState) -> str | None:
     if user_acts:
         return next(reversed(user_acts))
     return next(reversed(state)) if state else None
-
-

@@ -23,7 +23,7 @@ def _mock(source: str) -> Any:
 def _mock_accepts(source: str) -> bool:
     from tod_runtime.backends.mock import is_services_folder
 
-    return is_services_folder(source)
+    return bool(is_services_folder(source))
 
 
 def _sgd(source: str) -> Any:
@@ -35,7 +35,7 @@ def _sgd(source: str) -> Any:
 def _sgd_accepts(source: str) -> bool:
     from tod_runtime.backends.sgd_tables import parse_sgd_source
 
-    return parse_sgd_source(source) is not None
+    return bool(parse_sgd_source(source) is not None)
 
 
 def _recorded(source: str) -> Any:

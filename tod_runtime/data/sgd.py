@@ -55,7 +55,9 @@ class SGDSplit:
             raise DataError(f"invalid JSON: {exc}", file=label) from None
 
     def schemas(self) -> Schemas:
-        return Schemas(parse_schema_list(self._read_json("schema.json"), file=self.label("schema.json")))
+        return Schemas(
+            parse_schema_list(self._read_json("schema.json"), file=self.label("schema.json"))
+        )
 
     def dialogue_files(self) -> list[str]:
         """Names of the split's dialogue files, in numeric order."""
