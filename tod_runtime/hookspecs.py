@@ -17,8 +17,6 @@ import pluggy
 if TYPE_CHECKING:
     import argparse
 
-    from aiohttp import web
-
     from tod_runtime.dialogue.models import ServiceCall
     from tod_runtime.plugins import BackendRegister, StageRegister, StoreRegister
     from tod_runtime.runtime import TurnResult
@@ -83,11 +81,6 @@ def register_commands(cli: argparse._SubParsersAction[Any]) -> None:
     """Add ``tod`` sub-commands. ``cli`` is argparse's sub-parser collection: call
     ``cli.add_parser(name)`` and ``parser.set_defaults(func=callable)``; ``func(args) -> int``
     is run with the parsed arguments and returns the exit code."""
-
-
-@hookspec
-def register_routes(app: web.Application) -> None:
-    """Add routes to the HTTP server's aiohttp application before it starts."""
 
 
 @hookspec

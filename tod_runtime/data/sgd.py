@@ -141,7 +141,7 @@ def open_split(path: str | Path, split: str) -> SGDSplit:
     for candidate in (root / split, *sorted(root.glob(f"*/{split}"))):
         if (candidate / "schema.json").is_file():
             return SGDSplit(root, split, str(candidate))
-    if root.name == split and (root / "schema.json").is_file():
+    if (root / "schema.json").is_file():  # the split folder itself (e.g. `tod chat --record`)
         return SGDSplit(root, split, str(root))
     raise DataError(
         f"no split {split!r} (a folder with schema.json) found",

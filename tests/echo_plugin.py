@@ -1,0 +1,150 @@
+"""A tiny deterministic plugin that drives the tests of the runtime machinery.
+
+Its NLU reads ``slot=value`` words as INFORM acts for the first service; the tracker merges
+them into the state; the policy calls the service when the user says ``call``; the generator
+prints the acts. It also records observer-hook calls (async on purpose).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tod_runtime import hookimpl
+from tod_runtime.dialogue.context import (
+    DialogueState,
+    PolicyInput,
+    SystemPlan,
+    TrackerInput,
+    TurnContext,
+    UserActs,
+)
+from tod_runtime.dialogue.models import Action, ServiceCall, State
+from tod_runtime.schema import Schemas, load_schema_file
+
+SCHEMA = Path(__file__).parent / "fixtures" / "echo_schema.json"
+
+
+class EchoBackend:
+    def __init__(self) -> None:
+        self._schemas = Schemas(load_schema_file(SCHEMA))
+        self.calls: list[tuple[str, ServiceCall]] = []
+
+    def schemas(self) -> Schemas:
+        return self._schemas
+
+    async def call(self, service: str, call: ServiceCall) -> list[dict[str, str]]:
+        self.calls.append((service, call))
+        await asyncio.sleep(0)
+        return [{**call.parameters, "name": "Thing One"}]
+
+    async def entity_values(self, service: str) -> dict[str, list[str]]:
+        return {"name": ["Thing One"]}
+
+    async def close(self) -> None:
+        pass
+
+
+class EchoNLU:
+    def __init__(self, ctx: Any) -> None:
+        self.service = next(iter(ctx.schemas))
+
+    async def parse(self, text: str, context: TurnContext) -> UserActs:
+        acts = [
+            Action(act="INFORM", slot=k, values=[v])
+            for k, _, v in (w.partition("=") for w in text.split() if "=" in w)
+        ]
+        if "bye" in text:
+            acts.append(Action(act="GOODBYE"))
+        if "boom" in text:
+            raise RuntimeError("boom")
+        return {self.service: acts} if acts or "call" in text else {}
+
+
+class EchoTracker:
+    def __init__(self, ctx: Any) -> None:
+        pass
+
+    async def update(self, turn: TrackerInput) -> DialogueState:
+        state = {k: v.model_copy(deep=True) for k, v in turn.context.state.items()}
+        for service, acts in turn.user_acts.items():
+            frame = state.setdefault(service, State(active_intent="FindThing"))
+            for act in acts:
+                if act.act == "INFORM":
+                    frame.slot_values[act.slot] = list(act.values)
+        return state
+
+
+class EchoPolicy:
+    def __init__(self, ctx: Any) -> None:
+        self.schemas = ctx.schemas
+
+    async def decide(self, turn: PolicyInput) -> SystemPlan:
+        service = turn.active_service or next(iter(self.schemas))
+        if turn.service_results is not None:
+            names = [r["name"] for r in turn.service_results]
+            return SystemPlan(service, [Action(act="OFFER", slot="name", values=names[:1])])
+        frame = turn.context.state.get(service)
+        if frame is not None and turn.user_acts.get(service) == []:  # the user said "call"
+            params = {k: v[0] for k, v in frame.slot_values.items()}
+            return SystemPlan(
+                service, service_call=ServiceCall(method="FindThing", parameters=params)
+            )
+        return SystemPlan(service, [Action(act="REQ_MORE")])
+
+
+class EchoGenerator:
+    def __init__(self, ctx: Any) -> None:
+        pass
+
+    async def generate(self, service: str, actions: Sequence[Action]) -> str:
+        return " ".join(str(a) for a in actions) or "..."
+
+
+observed: list[tuple[str, object]] = []
+
+
+@hookimpl
+def register_nlu(register: Any) -> None:
+    register("echo", EchoNLU)
+
+
+@hookimpl
+def register_trackers(register: Any) -> None:
+    register("echo", EchoTracker)
+
+
+@hookimpl
+def register_policies(register: Any) -> None:
+    register("echo", EchoPolicy)
+
+
+@hookimpl
+def register_generators(register: Any) -> None:
+    register("echo", EchoGenerator)
+
+
+@hookimpl
+def register_backends(register: Any) -> None:
+    register("echo", lambda source: EchoBackend(), lambda source: source == "echo")
+
+
+@hookimpl
+async def turn_started(session_id: str, text: str) -> None:
+    await asyncio.sleep(0)
+    observed.append(("turn_started", (session_id, text)))
+
+
+@hookimpl
+async def service_called(
+    session_id: str, service: str, call: ServiceCall, results: list[dict[str, str]]
+) -> None:
+    await asyncio.sleep(0)
+    observed.append(("service_called", (session_id, service, call.method, len(results))))
+
+
+@hookimpl
+def turn_finished(session_id: str, result: Any) -> None:
+    observed.append(("turn_finished", (session_id, result.utterance)))

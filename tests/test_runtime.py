@@ -1,0 +1,126 @@
+"""The runtime machinery, driven by the deterministic echo plugin."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+import echo_plugin
+from tod_runtime import Config, Runtime
+from tod_runtime.plugins import make_plugin_manager
+from tod_runtime.session import StateTracked, UserUttered
+
+
+@pytest.fixture
+async def runtime() -> AsyncIterator[Runtime]:
+    echo_plugin.observed.clear()
+    config = Config(
+        services="echo", backend="echo", nlu="echo", tracker="echo", policy="echo", generator="echo"
+    )
+    pm = make_plugin_manager(entry_points=False, extra=(echo_plugin,))
+    async with Runtime(config, plugin_manager=pm) as rt:
+        yield rt
+
+
+async def test_turn_flows_through_every_stage(runtime: Runtime) -> None:
+    first = await runtime.handle("s1", "city=Paris")
+    assert first.utterance == "REQ_MORE()"
+    assert first.state["Echo_1"].slot_values == {"city": ["Paris"]}
+    second = await runtime.handle("s1", "call")
+    assert second.service_call is not None
+    assert second.service_call.parameters == {"city": "Paris"}
+    assert second.service_results == [{"city": "Paris", "name": "Thing One"}]
+    assert [str(a) for a in second.actions] == ["OFFER(name=Thing One)"]
+
+
+async def test_state_is_derived_from_the_event_log(runtime: Runtime) -> None:
+    await runtime.handle("s1", "city=Paris")
+    await runtime.handle("s1", "size=large")
+    events = await runtime.events("s1")
+    assert [type(e) for e in events].count(UserUttered) == 2
+    assert isinstance(events[2], StateTracked)
+    state = await runtime.state("s1")
+    assert state["Echo_1"].slot_values == {"city": ["Paris"], "size": ["large"]}
+    dialogue = await runtime.dialogue("s1")
+    assert [t.speaker for t in dialogue.turns] == ["USER", "SYSTEM", "USER", "SYSTEM"]
+    assert dialogue.turns[2].frames[0].state is not None
+
+
+async def test_reset_starts_over_but_keeps_the_log(runtime: Runtime) -> None:
+    await runtime.handle("s1", "city=Paris")
+    await runtime.reset("s1")
+    assert await runtime.state("s1") == {}
+    assert (await runtime.dialogue("s1")).turns == []
+    assert len(await runtime.events("s1")) > 1
+
+
+async def test_sessions_are_isolated_and_concurrent(runtime: Runtime) -> None:
+    await asyncio.gather(*(runtime.handle(f"s{i}", f"city=C{i}") for i in range(20)))
+    for i in range(20):
+        assert (await runtime.state(f"s{i}"))["Echo_1"].slot_values == {"city": [f"C{i}"]}
+
+
+async def test_turns_of_one_session_never_interleave(runtime: Runtime) -> None:
+    texts = ["city=Rome", "size=small", "name=Zed"] * 3
+    await asyncio.gather(*(runtime.handle("same", t) for t in texts))
+    kinds = [type(e).__name__ for e in await runtime.events("same")]
+    assert kinds == kinds[:5] * 9  # every turn's events are contiguous
+    state = await runtime.state("same")  # no turn worked from a stale state
+    assert state["Echo_1"].slot_values == {"city": ["Rome"], "size": ["small"], "name": ["Zed"]}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "   \n\t", "x" * 2001, "Где находится ресторан?", "餐厅在哪里"],
+)
+async def test_bad_input_gets_a_polite_reply_and_leaves_the_session(
+    runtime: Runtime, text: str
+) -> None:
+    await runtime.handle("s1", "city=Paris")
+    before = await runtime.events("s1")
+    result = await runtime.handle("s1", text)
+    assert result.notice and result.utterance == result.notice
+    assert await runtime.events("s1") == before
+
+
+async def test_a_failing_stage_leaves_the_session_as_it_was(runtime: Runtime) -> None:
+    await runtime.handle("s1", "city=Paris")
+    before = await runtime.events("s1")
+    with pytest.raises(RuntimeError):
+        await runtime.handle("s1", "boom")
+    assert await runtime.events("s1") == before
+    assert (await runtime.handle("s1", "size=small")).state["Echo_1"].slot_values["city"] == [
+        "Paris"
+    ]
+
+
+async def test_gold_acts_skip_the_nlu(runtime: Runtime) -> None:
+    from tod_runtime import Action, InputError
+
+    result = await runtime.handle_acts(
+        "g", {"Echo_1": [Action(act="INFORM", slot="city", values=["Rome"])]}
+    )
+    assert result.state["Echo_1"].slot_values == {"city": ["Rome"]}
+    with pytest.raises(InputError):
+        await runtime.handle_acts("g", {"Nope_1": []})
+
+
+async def test_sqlite_store_keeps_sessions_across_runtimes(tmp_path: object) -> None:
+    url = f"sqlite:///{tmp_path}/sessions.db"
+    config = Config(
+        services="echo",
+        backend="echo",
+        nlu="echo",
+        tracker="echo",
+        policy="echo",
+        generator="echo",
+        store=url,
+    )
+    pm = make_plugin_manager(entry_points=False, extra=(echo_plugin,))
+    async with Runtime(config, plugin_manager=pm) as rt:
+        await rt.handle("s1", "city=Oslo")
+    async with Runtime(config, plugin_manager=make_plugin_manager(extra=(echo_plugin,))) as rt:
+        assert (await rt.state("s1"))["Echo_1"].slot_values == {"city": ["Oslo"]}
+        assert await rt.store.sessions() == ["s1"]

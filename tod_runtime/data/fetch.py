@@ -1,0 +1,135 @@
+"""``tod data fetch``: download (or copy) a dataset archive and unpack it atomically.
+
+The archive is first written to a temporary file inside the destination folder, then unpacked
+into a temporary folder there, and only then renamed to its final name: an interrupted fetch
+leaves no half-written dataset behind (at worst a ``.part`` file that the next fetch removes).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import urllib.error
+import urllib.request
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from tod_runtime.errors import DataError
+from tod_runtime.progress import progress
+
+
+@dataclass(frozen=True)
+class DatasetSource:
+    name: str
+    url: str
+    top_folder: str
+
+
+DATASETS: dict[str, DatasetSource] = {
+    "sgd": DatasetSource(
+        "sgd",
+        "https://github.com/google-research-datasets/dstc8-schema-guided-dialogue/"
+        "archive/refs/heads/master.zip",
+        "dstc8-schema-guided-dialogue-master",
+    ),
+}
+CHUNK = 1 << 20
+
+
+def default_data_dir() -> Path:
+    """``$TOD_DATA_DIR``, else ``~/.local/share/tod-runtime``."""
+    env = os.environ.get("TOD_DATA_DIR")
+    return Path(env) if env else Path.home() / ".local" / "share" / "tod-runtime"
+
+
+def _is_url(source: str) -> bool:
+    return source.startswith(("http://", "https://", "file://"))
+
+
+def _download(url: str, target: Path) -> None:
+    try:
+        with urllib.request.urlopen(url, timeout=60) as response, target.open("wb") as out:
+            size = response.headers.get("Content-Length")
+            with progress("download", int(size) if size else None, unit="bytes") as bar:
+                while chunk := response.read(CHUNK):
+                    out.write(chunk)
+                    bar.advance(len(chunk))
+    except (urllib.error.URLError, OSError) as exc:
+        raise DataError(
+            f"download failed: {getattr(exc, 'reason', exc)}",
+            file=url,
+            hint="check the network, or pass --source with a local copy of the zip",
+        ) from None
+
+
+def _copy(source: Path, target: Path) -> None:
+    if not source.is_file():
+        raise DataError("no such file", file=str(source), hint="--source takes a URL or a zip")
+    size = source.stat().st_size
+    with (
+        source.open("rb") as src,
+        target.open("wb") as out,
+        progress("copy", size, unit="bytes") as bar,
+    ):
+        while chunk := src.read(CHUNK):
+            out.write(chunk)
+            bar.advance(len(chunk))
+
+
+def _extract(archive_path: Path, into: Path, top_folder: str, label: str) -> None:
+    try:
+        with zipfile.ZipFile(archive_path) as archive:
+            members = archive.infolist()
+            tops = {PurePosixPath(m.filename).parts[0] for m in members if m.filename.strip("/")}
+            if tops != {top_folder}:
+                raise DataError(
+                    f"expected one top folder {top_folder!r} in the archive, found "
+                    f"{sorted(tops)[:5]}",
+                    file=label,
+                )
+            with progress("unpack", len(members)) as bar:
+                for member in members:
+                    parts = PurePosixPath(member.filename).parts
+                    if member.filename.startswith("/") or ".." in parts:
+                        raise DataError(f"unsafe path in archive: {member.filename}", file=label)
+                    archive.extract(member, into)
+                    bar.advance()
+    except zipfile.BadZipFile as exc:
+        raise DataError(f"not a zip archive: {exc}", file=label) from None
+
+
+def fetch(
+    dataset: str = "sgd",
+    *,
+    source: str | None = None,
+    dest: str | Path | None = None,
+    force: bool = False,
+) -> Path:
+    """Fetch ``dataset`` into ``dest`` and return the dataset folder (the archive's top
+    folder). An existing complete folder is reused unless ``force``."""
+    if dataset not in DATASETS:
+        raise DataError(f"unknown dataset {dataset!r}", hint=f"known: {', '.join(DATASETS)}")
+    info = DATASETS[dataset]
+    dest_dir = Path(dest) if dest is not None else default_data_dir()
+    final = dest_dir / info.top_folder
+    if final.is_dir() and not force:
+        return final
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    src = source or info.url
+    part = dest_dir / f".{info.top_folder}.zip.part"
+    part.unlink(missing_ok=True)
+    try:
+        if _is_url(src):
+            _download(src, part)
+        else:
+            _copy(Path(src).expanduser(), part)
+        with tempfile.TemporaryDirectory(dir=dest_dir, prefix=".unpack-") as tmp:
+            _extract(part, Path(tmp), info.top_folder, src)
+            if final.exists():
+                shutil.rmtree(final)
+            (Path(tmp) / info.top_folder).rename(final)
+    finally:
+        part.unlink(missing_ok=True)
+    return final

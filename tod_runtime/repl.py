@@ -1,0 +1,168 @@
+"""``tod chat``: an interactive REPL, or scripted turns from a file, over one Runtime.
+
+Commands: /reset, /state, /services, /save FILE, /help, /quit (or Ctrl-D).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import AsyncIterator, Iterable
+from pathlib import Path
+from typing import Any
+
+from tod_runtime.config import Config
+from tod_runtime.errors import TodError
+from tod_runtime.runtime import Runtime, TurnResult
+
+PROMPT = "you> "
+HELP = (
+    "commands: /reset (start over), /state (dialogue state), /services (what I can do), "
+    "/save FILE (save as SGD), /quit"
+)
+
+
+def _history_file() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    folder = Path(base) / "tod-runtime"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / "chat_history"
+
+
+async def _interactive_lines() -> AsyncIterator[str]:
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.history import FileHistory, InMemoryHistory
+
+    try:
+        history: Any = FileHistory(str(_history_file()))
+    except OSError:
+        history = InMemoryHistory()
+    session: PromptSession[str] = PromptSession(history=history)
+    while True:
+        try:
+            yield await session.prompt_async(PROMPT)
+        except EOFError:
+            return
+        except KeyboardInterrupt:
+            continue
+
+
+async def _plain_lines(lines: Iterable[str]) -> AsyncIterator[str]:
+    for line in lines:
+        yield line.rstrip("\n")
+
+
+def _script_lines(path: str) -> Iterable[str]:
+    if path == "-":
+        return sys.stdin
+    try:
+        return Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise TodError(f"cannot read script: {exc.strerror}", file=path) from None
+
+
+class Chat:
+    """Runs turns and commands; prints replies as text or JSON lines."""
+
+    def __init__(self, runtime: Runtime, args: argparse.Namespace) -> None:
+        self.runtime = runtime
+        self.session = args.session
+        self.json = args.json
+        self.debug = args.debug
+        self.out = sys.stdout
+        self._console: Any = None
+
+    def emit(self, obj: dict[str, Any], text: str) -> None:
+        if self.json:
+            print(json.dumps(obj, ensure_ascii=False), file=self.out, flush=True)
+        else:
+            print(text, file=self.out, flush=True)
+
+    def _show_debug(self, result: TurnResult) -> None:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=True)
+        acts = {s: [str(a) for a in acts] for s, acts in result.user_acts.items()}
+        self._console.print("[bold]user acts[/]", acts)
+        state = {s: st.model_dump() for s, st in result.state.items()}
+        self._console.print("[bold]state[/]", state)
+        if result.service_call is not None:
+            self._console.print(
+                "[bold]service call[/]",
+                result.service,
+                result.service_call.model_dump(),
+                f"-> {len(result.service_results or [])} result(s)",
+            )
+        self._console.print("[bold]system acts[/]", [str(a) for a in result.actions])
+
+    async def command(self, line: str) -> bool:
+        """Run a /command; return False to quit."""
+        name, _, arg = line.strip().partition(" ")
+        rt = self.runtime
+        if name in ("/quit", "/exit"):
+            return False
+        if name == "/reset":
+            await rt.reset(self.session)
+            self.emit({"command": "reset"}, "(session reset)")
+        elif name == "/state":
+            state = {s: st.model_dump() for s, st in (await rt.state(self.session)).items()}
+            self.emit({"command": "state", "state": state}, json.dumps(state, indent=2))
+        elif name == "/services":
+            services = {n: s.description for n, s in rt.schemas.items()}
+            text = "\n".join(f"{n}: {d}" for n, d in services.items())
+            self.emit({"command": "services", "services": services}, text)
+        elif name == "/save":
+            if not arg.strip():
+                self.emit({"command": "save", "error": "usage"}, "usage: /save FILE")
+            else:
+                path = await self.save(arg.strip())
+                self.emit({"command": "save", "file": str(path)}, f"(saved to {path})")
+        else:
+            self.emit({"command": name, "error": "unknown command"}, HELP)
+        return True
+
+    async def save(self, target: str) -> Path:
+        from tod_runtime.data.record import save_dialogues
+
+        dialogue = await self.runtime.dialogue(self.session)
+        return save_dialogues(target, [dialogue], self.runtime.schemas)
+
+    async def turn(self, line: str) -> None:
+        result = await self.runtime.handle(self.session, line)
+        if self.debug:
+            self._show_debug(result)
+        self.emit(result.model_dump(mode="json", exclude_none=True), f"bot> {result.utterance}")
+
+
+async def run_chat(config: Config, args: argparse.Namespace) -> int:
+    runtime = Runtime(config)
+    await runtime.start()
+    chat = Chat(runtime, args)
+    try:
+        if args.script:
+            lines: AsyncIterator[str] = _plain_lines(_script_lines(args.script))
+        elif sys.stdin.isatty():
+            print(f"tod chat: {len(runtime.schemas)} services loaded. {HELP}", flush=True)
+            lines = _interactive_lines()
+        else:
+            lines = _plain_lines(sys.stdin)
+        async for line in lines:
+            if args.script and (not line.strip() or line.lstrip().startswith("#")):
+                continue
+            try:
+                if line.startswith("/"):
+                    if not await chat.command(line):
+                        break
+                else:
+                    await chat.turn(line)
+            except TodError as exc:
+                chat.emit({"error": str(exc)}, f"error: {exc}")
+        if args.record:
+            path = await chat.save(args.record)
+            print(f"(recorded to {path})", file=sys.stderr)
+    finally:
+        await runtime.close()
+    return 0
