@@ -104,7 +104,9 @@ class Chat:
         rt = self.runtime
         if name in ("/quit", "/exit"):
             return False
-        if name == "/reset":
+        if name == "/help":
+            self.emit({"command": "help", "help": HELP}, HELP)
+        elif name == "/reset":
             await rt.reset(self.session)
             self.emit({"command": "reset"}, "(session reset)")
         elif name == "/state":

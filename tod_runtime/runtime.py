@@ -147,8 +147,9 @@ class Runtime:
                     name = candidate
                     break
             else:
+                exists = Path(source).exists() or Path(source.rpartition(":")[0]).exists()
                 raise ConfigError(
-                    "no backend can serve these services",
+                    "no backend can serve these services" if exists else "no such folder",
                     file=source,
                     hint="give a services folder (with <Service>/schema.json) or SGD_DIR:split",
                 )

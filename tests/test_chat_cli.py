@@ -1,0 +1,70 @@
+"""`tod chat` from the command line: scripted turns, JSON lines, clear errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tod_runtime.cli import main
+
+
+def tod(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tod_runtime.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_an_unknown_services_folder_is_one_clear_line(tmp_path: Path) -> None:
+    done = tod("chat", "--services", str(tmp_path / "nowhere"), "--script", "-")
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1
+    assert "nowhere" in done.stderr and "no such folder" in done.stderr
+
+
+def test_a_broken_schema_is_one_clear_line_naming_the_file(tmp_path: Path) -> None:
+    service = tmp_path / "services" / "Broken"
+    service.mkdir(parents=True)
+    (service / "schema.json").write_text('[{"service_name": "Broken", "slots": []}]')
+    (service / "db.json").write_text("{}")
+    done = tod("chat", "--services", str(tmp_path / "services"), "--script", "-")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert "schema.json" in done.stderr
+
+
+def test_an_unknown_component_is_one_clear_line() -> None:
+    done = tod("chat", "--nlu", "nope", "--script", "-")
+    assert done.returncode == 2
+    assert "unknown nlu 'nope'" in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_scripted_json_turns_and_commands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "turns.txt"
+    script.write_text("# a comment\nhello\n\n/state\n/services\n" + "x" * 3000 + "\n")
+    assert main(["chat", "--script", str(script), "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(lines) == 4
+    assert lines[0]["utterance"]
+    assert lines[1]["command"] == "state" and lines[2]["command"] == "services"
+    assert "too long" in lines[3]["notice"]
+
+
+def test_record_writes_a_replayable_sgd_split(tmp_path: Path) -> None:
+    from tod_runtime.data import open_split
+
+    script = tmp_path / "turns.txt"
+    script.write_text("I want to find a restaurant\n")
+    assert main(["chat", "--script", str(script), "--record", str(tmp_path / "rec")]) == 0
+    split = open_split(tmp_path / "rec", "rec")
+    [dialogue] = list(split.dialogues(schemas=split.schemas()))
+    assert [t.speaker for t in dialogue.turns] == ["USER", "SYSTEM"]
