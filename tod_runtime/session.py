@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from tod_runtime.dialogue.context import DialogueState, UserActs
-from tod_runtime.dialogue.models import Action, Dialogue, Frame, ServiceCall, State, Turn
+from tod_runtime.dialogue.models import Action, Dialogue, Frame, ServiceCall, Turn
 
 
 class _Event(BaseModel):
@@ -127,10 +127,6 @@ def _turn_services(acts: UserActs, state: DialogueState) -> list[str]:
     return services
 
 
-def services_in_use(events: Sequence[_Event]) -> list[str]:
-    return list(current_state(events))
-
-
 def as_dialogue(dialogue_id: str, events: Sequence[_Event]) -> Dialogue:
     """The session as an SGD dialogue (for ``/save`` and recording), replayable by ``tod
     replay``."""
@@ -141,7 +137,3 @@ def as_dialogue(dialogue_id: str, events: Sequence[_Event]) -> Dialogue:
             if frame.service not in services:
                 services.append(frame.service)
     return Dialogue(dialogue_id=dialogue_id, services=services, turns=turns)
-
-
-def empty_state(intent: str = "NONE") -> State:
-    return State(active_intent=intent)

@@ -28,7 +28,6 @@ class TurnContext:
     schemas: Mapping[str, ServiceSchema]
     history: Sequence[Turn]
     state: DialogueState
-    services: Sequence[str] = ()  # services of this session, in the order they were first used
 
     @property
     def last_system_turn(self) -> Turn | None:
