@@ -1,0 +1,205 @@
+"""The mock backend: services defined as data in a folder, served from in-memory SQLite.
+
+Layout: ``<folder>/<Service>/schema.json`` (SGD format, a list holding the service) and
+``<folder>/<Service>/db.json``::
+
+    {"entities": [{"restaurant_name": "Blue Spoon", "city": "Austin", ...}, ...],
+     "transactions": {"ReserveRestaurant": {
+         "entity_match": ["restaurant_name", "city"],
+         "fail_when": [{"param": "number_of_seats", "op": ">", "field": "max_party_size"}]}}}
+
+A search (non-transactional intent) returns the entities matching every parameter. A
+transaction finds the entity named by ``entity_match`` and fails (returns ``[]``) when any
+``fail_when`` condition holds; otherwise it returns one row of the intent's result slots.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from tod_runtime.backends.tables import Tables
+from tod_runtime.dialogue.models import DONTCARE, ServiceCall
+from tod_runtime.errors import DataError, InputError, SchemaError, from_validation_error
+from tod_runtime.schema.loader import Schemas, load_schema_file
+from tod_runtime.schema.models import IntentSchema, ServiceSchema
+
+Scalar = str | int | float | bool
+
+
+class Condition(BaseModel):
+    """``param op field`` (an entity field) or ``param op value`` (a constant)."""
+
+    model_config = ConfigDict(extra="forbid")
+    param: str
+    op: Literal[">", ">=", "<", "<=", "==", "!=", "in", "not in"]
+    field: str | None = None
+    value: Scalar | list[Scalar] | None = None
+
+    @model_validator(mode="after")
+    def _one_operand(self) -> Condition:
+        if (self.field is None) == (self.value is None):
+            raise ValueError("give exactly one of 'field' or 'value'")
+        return self
+
+    def holds(self, params: dict[str, str], entity: dict[str, str]) -> bool:
+        left = params.get(self.param)
+        right: object = entity.get(self.field) if self.field is not None else self.value
+        if left is None or right is None:
+            return False
+        if self.op in ("in", "not in"):
+            options = right if isinstance(right, list) else [right]
+            found = left.lower() in {str(o).lower() for o in options}
+            return found if self.op == "in" else not found
+        a, b = _comparable(left), _comparable(str(right))
+        if self.op in ("==", "!="):
+            return (a == b) == (self.op == "==")
+        if type(a) is not type(b):
+            return False
+        return {
+            ">": a > b,  # type: ignore[operator]
+            ">=": a >= b,  # type: ignore[operator]
+            "<": a < b,  # type: ignore[operator]
+            "<=": a <= b,  # type: ignore[operator]
+        }[self.op]
+
+
+class Transaction(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    entity_match: list[str] = Field(min_length=1)
+    fail_when: list[Condition] = Field(default_factory=list)
+
+
+class MockData(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    entities: list[dict[str, Scalar]]
+    transactions: dict[str, Transaction] = Field(default_factory=dict)
+
+
+def _comparable(text: str) -> float | str:
+    """Numbers and ``HH:MM`` times compare as numbers (hours), everything else as text."""
+    text = text.strip()
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    hours, sep, minutes = text.partition(":")
+    if sep and hours.isdigit() and minutes.isdigit():
+        return int(hours) + int(minutes) / 60
+    return text.lower()
+
+
+def is_services_folder(source: str) -> bool:
+    """True when ``source`` is a folder with at least one ``<Service>/schema.json``."""
+    folder = Path(source)
+    return folder.is_dir() and any(folder.glob("*/schema.json"))
+
+
+def _load_data(path: Path, schema: ServiceSchema) -> MockData:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError("mock data file not found", file=str(path)) from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"invalid JSON at line {exc.lineno}: {exc.msg}", file=str(path)) from None
+    try:
+        data = MockData.model_validate(raw)
+    except ValidationError as exc:
+        raise from_validation_error(exc, DataError, file=str(path), where=None) from None
+    for name, rule in data.transactions.items():
+        intent = schema.intent(name)
+        if intent is None or not intent.is_transactional:
+            raise DataError(
+                f"{name!r} is not a transactional intent of {schema.service_name}",
+                file=str(path),
+                path=f"transactions.{name}",
+            )
+        for index, param in enumerate(rule.entity_match):
+            if param not in schema.slot_map:
+                raise DataError(
+                    f"{param!r} is not a slot of {schema.service_name}",
+                    file=str(path),
+                    path=f"transactions.{name}.entity_match[{index}]",
+                )
+    for intent in schema.intents:
+        if intent.is_transactional and intent.name not in data.transactions:
+            raise DataError(
+                f"no rule for the transactional intent {intent.name}",
+                file=str(path),
+                path="transactions",
+                hint='add {"entity_match": [...], "fail_when": [...]}',
+            )
+    return data
+
+
+class MockBackend:
+    """Serves every service of a services folder from its db.json."""
+
+    def __init__(self, source: str | Path) -> None:
+        folder = Path(source)
+        if not is_services_folder(str(folder)):
+            raise SchemaError(
+                "not a services folder", file=str(folder), hint="expected <Service>/schema.json"
+            )
+        services: list[ServiceSchema] = []
+        self._dirs: dict[str, Path] = {}
+        self._rules: dict[str, dict[str, Transaction]] = {}
+        self._tables = Tables()
+        for schema_path in sorted(folder.glob("*/schema.json")):
+            for schema in load_schema_file(schema_path):
+                data = _load_data(schema_path.parent / "db.json", schema)
+                services.append(schema)
+                self._dirs[schema.service_name] = schema_path.parent
+                self._rules[schema.service_name] = data.transactions
+                self._tables.create(schema.service_name, data.entities)
+        self._schemas = Schemas(services)
+
+    def schemas(self) -> Schemas:
+        return self._schemas
+
+    def service_dirs(self) -> dict[str, Path]:
+        return dict(self._dirs)
+
+    def _intent(self, service: str, method: str) -> IntentSchema:
+        if service not in self._schemas:
+            raise InputError(f"unknown service {service!r}")
+        intent = self._schemas[service].intent(method)
+        if intent is None:
+            raise InputError(f"{method!r} is not an intent of {service}")
+        return intent
+
+    async def call(self, service: str, call: ServiceCall) -> list[dict[str, str]]:
+        intent = self._intent(service, call.method)
+        if not intent.is_transactional:
+            rows = self._tables.select(service, call.parameters)
+            return [{k: v for k, v in row.items() if k in intent.result_slots} for row in rows]
+        params = {
+            slot: default
+            for slot, default in intent.optional_slots.items()
+            if default.lower() != DONTCARE
+        } | dict(call.parameters)
+        rule = self._rules[service][intent.name]
+        if any(slot not in params for slot in rule.entity_match):
+            return []
+        matches = self._tables.select(service, {s: params[s] for s in rule.entity_match}, limit=1)
+        if not matches or any(c.holds(params, matches[0]) for c in rule.fail_when):
+            return []
+        entity = matches[0]
+        return [
+            {
+                slot: params[slot] if slot in params else entity[slot]
+                for slot in intent.result_slots
+                if slot in params or slot in entity
+            }
+        ]
+
+    async def entity_values(self, service: str) -> dict[str, list[str]]:
+        if service not in self._schemas:
+            raise InputError(f"unknown service {service!r}")
+        return self._tables.distinct(service, self._schemas[service].slot_map)
+
+    async def close(self) -> None:
+        self._tables.close()

@@ -1,0 +1,128 @@
+"""The SGD backend: ``SGD_DIR:split`` served from tables built from the split's own
+``service_results``, so any SGD service can be talked to.
+
+Every recorded result row is kept once per (service, method) table, and once in a table of
+all the service's rows. A search returns the method's rows matching every parameter; a
+transaction returns a recorded row matching every parameter, else a success row built from the
+parameters and an entity matching them, else ``[]`` (failure).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from tod_runtime.backends.tables import Tables
+from tod_runtime.data.sgd import SGDSplit, open_split
+from tod_runtime.dialogue.models import ServiceCall
+from tod_runtime.errors import InputError, TodError
+from tod_runtime.progress import progress
+from tod_runtime.schema.loader import Schemas
+from tod_runtime.schema.models import IntentSchema
+
+RecordKey = tuple[str, str, str]  # service, method, canonical JSON of the parameters
+
+
+def parse_sgd_source(source: str) -> tuple[Path, str] | None:
+    """``PATH:split`` where PATH is an SGD folder or zip holding that split, else None."""
+    path, sep, split = source.rpartition(":")
+    if not sep or not split or not path or "/" in split or not Path(path).exists():
+        return None
+    try:
+        open_split(path, split)
+    except TodError:
+        return None
+    return Path(path), split
+
+
+def record_key(service: str, call: ServiceCall) -> RecordKey:
+    params = {k: v.strip().lower() for k, v in call.parameters.items()}
+    return service, call.method, json.dumps(params, sort_keys=True)
+
+
+def _recorded_calls(split: SGDSplit) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(service, system frame) of every frame with a service call, file by file."""
+    files = split.dialogue_files()
+    with progress(f"index {split.name} service results", len(files)) as bar:
+        for file in files:
+            for dialogue in split.read_raw(file):
+                for turn in dialogue.get("turns", ()):
+                    for frame in turn.get("frames", ()):
+                        if frame.get("service_call"):
+                            yield frame["service"], frame
+            bar.advance()
+
+
+class SGDTablesBackend:
+    """Serves an SGD split's services from the results recorded in its dialogues."""
+
+    def __init__(self, split: SGDSplit) -> None:
+        self._schemas = split.schemas()
+        self._tables = Tables()
+        self._recorded: dict[RecordKey, list[dict[str, str]]] = {}
+        by_method: dict[tuple[str, str], dict[str, dict[str, str]]] = {}
+        for service, frame in _recorded_calls(split):
+            call = ServiceCall.model_validate(frame["service_call"])
+            results = frame.get("service_results") or []
+            self._recorded.setdefault(record_key(service, call), results)
+            rows = by_method.setdefault((service, call.method), {})
+            for row in results:
+                rows.setdefault(json.dumps(row, sort_keys=True), row)
+        all_rows: dict[str, dict[str, dict[str, str]]] = {s: {} for s in self._schemas}
+        for (service, method), rows in by_method.items():
+            self._tables.create(f"{service}.{method}", list(rows.values()))
+            all_rows.setdefault(service, {}).update(rows)
+        for service, rows in all_rows.items():
+            self._tables.create(service, list(rows.values()))
+
+    @classmethod
+    def from_source(cls, source: str) -> SGDTablesBackend:
+        parsed = parse_sgd_source(source)
+        if parsed is None:
+            raise InputError("expected SGD_DIR:split", file=source)
+        return cls(open_split(*parsed))
+
+    def schemas(self) -> Schemas:
+        return self._schemas
+
+    def service_dirs(self) -> dict[str, Path]:
+        return {}
+
+    def _intent(self, service: str, method: str) -> IntentSchema:
+        if service not in self._schemas:
+            raise InputError(f"unknown service {service!r}")
+        intent = self._schemas[service].intent(method)
+        if intent is None:
+            raise InputError(f"{method!r} is not an intent of {service}")
+        return intent
+
+    def recorded(self, service: str, call: ServiceCall) -> list[dict[str, str]] | None:
+        """The results recorded for exactly this call, or None."""
+        return self._recorded.get(record_key(service, call))
+
+    async def call(self, service: str, call: ServiceCall) -> list[dict[str, str]]:
+        intent = self._intent(service, call.method)
+        params = dict(call.parameters)
+        if not intent.is_transactional:
+            return self._tables.select(f"{service}.{call.method}", params)
+        rows = self._tables.select(f"{service}.{call.method}", params, limit=1)
+        if rows:
+            return rows
+        entities = self._tables.select(service, params, limit=1)
+        if not entities:
+            return []
+        entity = entities[0]
+        row = {
+            s: params.get(s) or entity[s] for s in intent.result_slots if s in params or s in entity
+        }
+        return [row]
+
+    async def entity_values(self, service: str) -> dict[str, list[str]]:
+        if service not in self._schemas:
+            raise InputError(f"unknown service {service!r}")
+        return self._tables.distinct(service, self._schemas[service].slot_map)
+
+    async def close(self) -> None:
+        self._tables.close()

@@ -1,0 +1,45 @@
+"""What the system has said so far, per service, read from the dialogue history."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tod_runtime.dialogue.models import Action, Turn
+
+MENTIONS = ("CONFIRM", "OFFER", "INFORM")
+
+
+class SystemMemory:
+    """Looks back through the history's system turns (newest first), lazily."""
+
+    def __init__(self, history: Sequence[Turn]) -> None:
+        self._system = [t for t in reversed(history) if t.speaker == "SYSTEM"]
+
+    def last_acts(self, service: str) -> list[Action]:
+        """The previous system turn's acts in ``service`` (empty if it spoke of another)."""
+        if not self._system:
+            return []
+        frame = self._system[0].frame(service)
+        return list(frame.actions) if frame else []
+
+    def current_offer(self, service: str) -> list[Action]:
+        """The OFFER acts of the latest system turn in ``service`` that made an offer."""
+        for turn in self._system:
+            frame = turn.frame(service)
+            if frame is None:
+                continue
+            offers = [a for a in frame.actions if a.act == "OFFER" and a.slot]
+            if offers:
+                return offers
+        return []
+
+    def mentioned(self, service: str, slot: str) -> list[str]:
+        """The values the system last stated for ``slot`` in ``service``."""
+        for turn in self._system:
+            frame = turn.frame(service)
+            if frame is None:
+                continue
+            for act in frame.actions:
+                if act.act in MENTIONS and act.slot == slot and act.values:
+                    return list(act.values)
+        return []

@@ -1,0 +1,142 @@
+"""The rules tracker: SGD's state semantics, driven by the acts and the schema.
+
+Per frame the state holds the active intent (from INFORM_INTENT, kept until another), this
+turn's requested slots, and slot values as the user said them. Values the system put in front
+of the user enter the state when the user accepts them: CONFIRM then AFFIRM (with the active
+intent's optional slots, as the system confirmed them or by their schema default), OFFER then
+SELECT (or taking up the offered intent). The first value of a slot's list is the best
+guess; other equivalent surface forms follow it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from tod_runtime.dialogue.context import DialogueState, TrackerInput, UserActs
+from tod_runtime.dialogue.models import DONTCARE, Action, State, Turn
+from tod_runtime.dst.carry import carry_over
+from tod_runtime.dst.memory import SystemMemory
+from tod_runtime.plugins import ComponentContext
+from tod_runtime.schema.models import ServiceSchema
+
+CLOSING = {"NEGATE", "NEGATE_INTENT", "THANK_YOU", "GOODBYE"}
+ACCEPTS_OFFER = {"SELECT", "AFFIRM_INTENT", "INFORM_INTENT"}
+REJECTS_OFFER = {"REQUEST_ALTS", "NEGATE"}
+
+
+class RulesTracker:
+    def __init__(self, ctx: ComponentContext) -> None:
+        self.schemas: Mapping[str, ServiceSchema] = ctx.schemas
+
+    async def update(self, turn: TrackerInput) -> DialogueState:
+        return track(turn.context.state, turn.user_acts, turn.context.history, self.schemas)
+
+
+def track(
+    before: DialogueState,
+    user_acts: UserActs,
+    history: Sequence[Turn],
+    schemas: Mapping[str, ServiceSchema],
+) -> DialogueState:
+    """The new state: a copy of ``before`` updated with this turn's acts."""
+    state = {service: _copy(frame) for service, frame in before.items()}
+    memory = SystemMemory(history)
+    for service, acts in user_acts.items():
+        is_new = service not in state
+        frame = state.setdefault(service, State())
+        schema = schemas.get(service)
+        if is_new and schema is not None:
+            carry_over(frame, service, state, schema)
+        _apply(frame, acts, memory, service, schema)
+    return state
+
+
+def _copy(state: State) -> State:
+    return State(
+        active_intent=state.active_intent,
+        requested_slots=[],
+        slot_values={k: list(v) for k, v in state.slot_values.items()},
+    )
+
+
+def put(frame: State, slot: str, values: Sequence[str], *, keep_known: bool = False) -> None:
+    """Put ``values`` first for ``slot``; with ``keep_known`` keep the old variants after them
+    (a system paraphrase of what the user said)."""
+    new = [v for v in values if v]
+    if not new:
+        return
+    merged = list(new)
+    if keep_known:
+        merged += [v for v in frame.slot_values.get(slot, []) if v not in merged]
+    frame.slot_values[slot] = merged
+
+
+def enters_on_select(schema: ServiceSchema | None, slot: str) -> bool:
+    """Does an offered value of ``slot`` become part of the goal when the user takes the offer?
+
+    Slots some intent requires do, and optional slots with a real default; optional
+    "dontcare" filters (a star rating, an album) and result-only slots do not.
+    """
+    if schema is None:
+        return True
+    return any(
+        slot in i.required_slots or i.optional_slots.get(slot, DONTCARE) != DONTCARE
+        for i in schema.intents
+    )
+
+
+def _apply(
+    frame: State,
+    acts: Sequence[Action],
+    memory: SystemMemory,
+    service: str,
+    schema: ServiceSchema | None,
+) -> None:
+    kinds = {a.act for a in acts}
+    sys_acts = memory.last_acts(service)
+    sys_kinds = {a.act for a in sys_acts}
+    if kinds and kinds <= CLOSING and sys_kinds & {"REQ_MORE", "GOODBYE", "OFFER_INTENT"}:
+        frame.active_intent = "NONE"  # "no, that's all": the task is over
+    if "AFFIRM_INTENT" in kinds:
+        for sys in sys_acts:
+            if sys.act == "OFFER_INTENT" and sys.values:
+                frame.active_intent = sys.values[0]
+    for act in acts:
+        if act.act == "INFORM_INTENT" and act.values:
+            frame.active_intent = act.values[0]
+        elif act.act == "REQUEST" and act.slot and act.slot not in frame.requested_slots:
+            frame.requested_slots.append(act.slot)
+    if "AFFIRM" in kinds and "CONFIRM" in sys_kinds:
+        for sys in sys_acts:
+            if sys.act == "CONFIRM" and sys.slot:
+                put(frame, sys.slot, sys.values, keep_known=True)
+        _fill_optional_defaults(frame, memory, service, schema)
+    if "AFFIRM" in kinds and "OFFER" in sys_kinds:  # "yes, try that" after a failure
+        for sys in sys_acts:
+            if sys.act == "OFFER" and sys.slot and enters_on_select(schema, sys.slot):
+                put(frame, sys.slot, sys.values)
+    if kinds & ACCEPTS_OFFER and not kinds & REJECTS_OFFER:
+        for sys in memory.current_offer(service):
+            if sys.slot and enters_on_select(schema, sys.slot):
+                put(frame, sys.slot, sys.values)
+    for act in acts:
+        if act.act in ("INFORM", "SELECT") and act.slot and act.values:
+            put(frame, act.slot, act.values)
+
+
+def _fill_optional_defaults(
+    frame: State, memory: SystemMemory, service: str, schema: ServiceSchema | None
+) -> None:
+    """On confirmation the intent's optional slots take the value the system last stated
+    for them, else the schema's default (never "dontcare")."""
+    intent = schema.intent(frame.active_intent) if schema else None
+    if intent is None:
+        return
+    for slot, default in intent.optional_slots.items():
+        if slot in frame.slot_values:
+            continue
+        said = memory.mentioned(service, slot)
+        if said:
+            put(frame, slot, said)
+        elif default != DONTCARE:
+            put(frame, slot, [default])
