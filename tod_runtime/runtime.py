@@ -147,7 +147,8 @@ class Runtime:
                     name = candidate
                     break
             else:
-                exists = Path(source).exists() or Path(source.rpartition(":")[0]).exists()
+                path, colon, _ = source.rpartition(":")
+                exists = Path(source).exists() or bool(colon and Path(path).exists())
                 raise ConfigError(
                     "no backend can serve these services" if exists else "no such folder",
                     file=source,

@@ -1,0 +1,264 @@
+"""The rules NLU: user acts from keyword cues, the schema and the backend's known values.
+
+Frame resolution: the service whose intent the user names this turn, else the service the
+system spoke about last, else the newest frame in the state. Values are recognised against
+the schema's possible values and the backend's entity values (exact phrase, then fuzzy for
+the slot the system asked for), plus numbers, times, dates and yes/no slots; a bare answer to
+a system REQUEST fills the requested slot.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from tod_runtime.dialogue.context import TurnContext, UserActs
+from tod_runtime.dialogue.models import DONTCARE, Action
+from tod_runtime.nlu.values import (
+    DATE,
+    NUMBER,
+    TIME,
+    Found,
+    ValueIndex,
+    canonical_time,
+    kind_of,
+    number_value,
+    slot_words,
+    words,
+)
+from tod_runtime.plugins import ComponentContext
+from tod_runtime.schema.models import IntentSchema, ServiceSchema
+
+YES = re.compile(
+    r"\b(yes|yeah|yep|yup|sure|ok(ay)?|correct|right|exactly|perfect|great|sounds good|"
+    r"that works|works for me|go ahead|please do|do it|definitely|absolutely)\b"
+)
+NO = re.compile(r"\b(no|nope|nah|not really|don't|do not|negative|wrong)\b")
+THANKS = re.compile(r"\b(thanks|thank you|thx|appreciate)\b")
+BYE = re.compile(r"\b(bye|goodbye|that's all|that is all|nothing else|i'm done|that's it)\b")
+ALTS = re.compile(
+    r"\b(anything else|something else|other options?|others|another|different one|"
+    r"what else|any other|alternatives?)\b"
+)
+DONTCARE_CUE = re.compile(r"\b(any|anything|doesn't matter|does not matter|don't care|whatever)\b")
+QUESTION = re.compile(
+    r"\?|\b(what|what's|whats|which|where|when|how|is it|is there|does it|do they|can you tell)\b"
+)
+SYNONYMS = {
+    "book": "reserve", "booking": "reserve", "reservation": "reserve", "buy": "purchase",
+    "search": "find", "look": "find", "looking": "find", "show": "find", "get": "find",
+    "hotel": "hotels", "restaurant": "restaurants", "movie": "movies", "tickets": "ticket",
+    "eat": "restaurant", "dine": "restaurant", "dinner": "restaurant", "lunch": "restaurant",
+    "food": "restaurant", "stay": "hotel", "room": "rooms", "film": "movie",
+}  # fmt: skip
+GENERIC = {"has", "is", "number", "of", "name", "type", "num"}
+STOP = {"a", "an", "the", "to", "for", "of", "at", "in", "on", "and", "or", "my", "me", "i", "you"}
+
+
+def _stem(word: str) -> str:
+    word = SYNONYMS.get(word, word)
+    return word[:-1] if word.endswith("s") and len(word) > 3 else word
+
+
+def _keys(text: str) -> set[str]:
+    return {_stem(w) for w in words(text) if w not in STOP}
+
+
+def _camel(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", " ", name)
+
+
+def act(
+    name: str, slot: str = "", value: str | None = None, canonical: str | None = None
+) -> Action:
+    values = [value] if value is not None else []
+    canon = [canonical] if canonical is not None else list(values)
+    return Action(act=name, slot=slot, values=values, canonical_values=canon)  # type: ignore[arg-type]
+
+
+class RulesNLU:
+    def __init__(self, ctx: ComponentContext) -> None:
+        self.schemas = ctx.schemas
+        self.backend = ctx.backend
+        self._indexes: dict[str, ValueIndex] = {}
+        self._intent_keys = {
+            (s.service_name, i.name): _keys(_camel(i.name) + " " + i.description)
+            for s in self.schemas.values()
+            for i in s.intents
+        }
+        self._service_keys = {
+            s.service_name: _keys(_camel(s.service_name.split("_")[0]) + " " + s.description)
+            for s in self.schemas.values()
+        }
+        self._name_keys = {
+            (s.service_name, slot.name): {
+                _stem(w) for w in words(slot.name.replace("_", " ")) if w not in GENERIC
+            }
+            for s in self.schemas.values()
+            for slot in s.slots
+        }
+        self._slot_keys = {
+            (s.service_name, slot.name): {_stem(w) for w in slot_words(slot)}
+            for s in self.schemas.values()
+            for slot in s.slots
+        }
+
+    async def _index(self, service: str) -> ValueIndex:
+        if service not in self._indexes:
+            values = await self.backend.entity_values(service) if self.backend else {}
+            self._indexes[service] = ValueIndex(self.schemas[service], values)
+        return self._indexes[service]
+
+    def detect_intent(self, text: str, prefer: Sequence[str]) -> tuple[str, IntentSchema] | None:
+        keys = _keys(text)
+        best, best_score = None, 0.0
+        for (service, name), intent_keys in self._intent_keys.items():
+            hits = keys & intent_keys
+            service_hits = keys & self._service_keys[service]
+            verbs = keys & _keys(_camel(name).split()[0])
+            score = len(hits) + 0.5 * len(service_hits) + (0.5 if verbs else 0)
+            score += 0.25 if service in prefer else 0
+            if (verbs or service_hits) and score > best_score and len(hits | service_hits) >= 1:
+                best, best_score = (service, name), score
+        if best is None or best_score < 1.5:
+            return None
+        return best[0], self.schemas[best[0]].intent_map[best[1]]
+
+    async def parse(self, text: str, context: TurnContext) -> UserActs:
+        lowered = text.lower()
+        last = context.last_system_turn
+        last_service = last.frames[0].service if last and last.frames else None
+        system = last.frames[0].actions if last and last.frames else []
+        sys_kinds: set[str] = {a.act for a in system}
+        requested = [a.slot for a in system if a.act == "REQUEST"]
+        in_state = list(reversed(context.state))
+        intent = self.detect_intent(text, [last_service or "", *in_state])
+        service = intent[0] if intent else last_service or (in_state[0] if in_state else None)
+        if service is None or service not in self.schemas:
+            return {}
+        schema = self.schemas[service]
+        acts: list[Action] = []
+        current = context.state.get(service)
+        if intent and (current is None or current.active_intent != intent[1].name):
+            acts.append(act("INFORM_INTENT", "intent", intent[1].name))
+        acts += self._dialogue_acts(lowered, sys_kinds, service == last_service, bool(acts))
+        acts += self._requests(lowered, service, schema)
+        acts += await self._values(
+            text, service, schema, requested if service == last_service else []
+        )
+        return {service: _dedupe(acts)} if acts else {}
+
+    def _dialogue_acts(
+        self, text: str, sys_kinds: set[str], same_service: bool, new_intent: bool
+    ) -> list[Action]:
+        out: list[Action] = []
+        yes, no = bool(YES.search(text)), bool(NO.search(text))
+        if same_service and "OFFER_INTENT" in sys_kinds and (yes or no):
+            out.append(act("NEGATE_INTENT" if no else "AFFIRM_INTENT"))
+        elif same_service and "CONFIRM" in sys_kinds and (yes or no):
+            out.append(act("NEGATE" if no else "AFFIRM"))
+        elif same_service and "OFFER" in sys_kinds and ALTS.search(text):
+            out.append(act("REQUEST_ALTS"))
+        elif same_service and "OFFER" in sys_kinds and (yes or new_intent) and not no:
+            out.append(act("SELECT"))
+        elif ALTS.search(text) and same_service:
+            out.append(act("REQUEST_ALTS"))
+        elif no and sys_kinds & {"REQ_MORE", "NOTIFY_SUCCESS", "NOTIFY_FAILURE"}:
+            out.append(act("NEGATE"))
+        if THANKS.search(text):
+            out.append(act("THANK_YOU"))
+        if BYE.search(text):
+            out.append(act("GOODBYE"))
+        return out
+
+    def _requests(self, text: str, service: str, schema: ServiceSchema) -> list[Action]:
+        if not QUESTION.search(text):
+            return []
+        keys = _keys(text)
+        scored = []
+        for slot in schema.slots:
+            slot_keys = self._slot_keys[(service, slot.name)]
+            name_keys = self._name_keys[(service, slot.name)]
+            head = _stem(words(slot.name.replace("_", " "))[-1])
+            if not name_keys:
+                continue
+            if (
+                name_keys <= keys
+                or (head in name_keys and head in keys)
+                or (len(keys & slot_keys) >= 2 and keys & name_keys)
+            ):
+                scored.append(slot.name)
+        return [act("REQUEST", s) for s in scored]
+
+    async def _values(
+        self, text: str, service: str, schema: ServiceSchema, requested: Sequence[str]
+    ) -> list[Action]:
+        index = await self._index(service)
+        found = index.exact(text)
+        if not found and requested:
+            found = index.fuzzy(text, requested)
+        lowered = text.lower()
+        keys = _keys(text)
+        times = [m.span() for m in TIME.finditer(lowered)]
+        for slot in schema.slots:
+            kind = kind_of(slot)
+            name_keys = self._name_keys[(service, slot.name)]
+            named = bool(name_keys) and name_keys <= keys
+            described = bool(keys & self._slot_keys[(service, slot.name)] - GENERIC)
+            asked = slot.name in requested
+            if kind == "time" and (m := TIME.search(lowered)) and (asked or named or not requested):
+                found.append(
+                    Found(slot.name, text[m.start() : m.end()], canonical_time(m), *m.span())
+                )
+            elif (
+                kind == "date" and (m := DATE.search(lowered)) and (asked or named or not requested)
+            ):
+                found.append(
+                    Found(
+                        slot.name, text[m.start() : m.end()], text[m.start() : m.end()], *m.span()
+                    )
+                )
+            elif kind == "number" and (asked or described):
+                for m in NUMBER.finditer(lowered):
+                    value = str(number_value(m.group(1)))
+                    clash = any(s <= m.start() < e for s, e in times)
+                    if value in slot.possible_values and not clash:
+                        found.append(Found(slot.name, m.group(1), value, *m.span()))
+                        break
+            elif kind == "bool" and (asked or named):
+                if asked and (YES.search(lowered) or NO.search(lowered)):
+                    truth = "False" if NO.search(lowered) else "True"
+                    found.append(Found(slot.name, truth, truth, 0, 0))
+                elif named and not asked:
+                    negated = re.search(r"\b(no|not|without|don't)\b", lowered)
+                    truth = "False" if negated else "True"
+                    found.append(Found(slot.name, truth, truth, 0, 0))
+        acts = _pick(found, schema)
+        if not acts and len(requested) == 1 and DONTCARE_CUE.search(lowered):
+            acts.append(act("INFORM", requested[0], DONTCARE))
+        return acts
+
+
+def _pick(found: Sequence[Found], schema: ServiceSchema) -> list[Action]:
+    """One value per slot and one slot per span: earlier (longer, exact) finds win."""
+    acts: list[Action] = []
+    slots: set[str] = set()
+    spans: list[tuple[int, int]] = []
+    for f in found:
+        overlaps = any(f.start < e and s < f.end for s, e in spans if f.end > f.start)
+        if f.slot in slots or overlaps or f.slot not in schema.slot_map:
+            continue
+        slots.add(f.slot)
+        if f.end > f.start:
+            spans.append((f.start, f.end))
+        acts.append(act("INFORM", f.slot, f.value, f.canonical))
+    return acts
+
+
+def _dedupe(acts: Sequence[Action]) -> list[Action]:
+    seen, out = set(), []
+    for a in acts:
+        if a.key() not in seen:
+            seen.add(a.key())
+            out.append(a)
+    return out

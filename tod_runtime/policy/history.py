@@ -1,0 +1,76 @@
+"""What the policy reads back from the dialogue history: the last search results and how many
+of them were offered, the canonical form of values, the previous system acts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tod_runtime.dialogue.models import Action, Frame, State, Turn
+from tod_runtime.schema.models import ServiceSchema
+
+
+def system_frames(history: Sequence[Turn], service: str) -> list[Frame]:
+    """The system frames of ``service``, newest first."""
+    return [
+        frame
+        for turn in reversed(history)
+        if turn.speaker == "SYSTEM"
+        for frame in turn.frames
+        if frame.service == service
+    ]
+
+
+def last_system_acts(history: Sequence[Turn], service: str) -> list[Action]:
+    for turn in reversed(history):
+        if turn.speaker == "SYSTEM":
+            frame = turn.frame(service)
+            return list(frame.actions) if frame else []
+    return []
+
+
+def last_search(history: Sequence[Turn], service: str) -> tuple[Frame | None, int]:
+    """The newest system frame holding non-transactional results, and how many system turns
+    since then offered an entity (the index of the next one to offer)."""
+    offered = 0
+    for frame in system_frames(history, service):
+        if frame.service_results is not None and frame.service_call is not None:
+            return frame, offered + any(a.act == "OFFER" for a in frame.actions)
+        if any(a.act == "OFFER" for a in frame.actions):
+            offered += 1
+    return None, 0
+
+
+def canonical(
+    value: str,
+    slot: str,
+    schema: ServiceSchema,
+    history: Sequence[Turn],
+    current: Sequence[Action] = (),
+) -> str:
+    """The canonical form of a state value: a categorical slot's possible value, else the
+    canonical value the newest act (this turn's ``current`` acts first) gave for it, else the
+    value itself."""
+    spec = schema.slot(slot)
+    if spec is not None and spec.is_categorical:
+        for possible in spec.possible_values:
+            if possible.lower() == value.lower():
+                return possible
+    earlier = (a for t in reversed(history) for f in t.frames for a in f.actions)
+    for act in (*current, *earlier):
+        if act.slot == slot and value in act.values and act.canonical_values:
+            return act.canonical_values[act.values.index(value)]
+    return value
+
+
+def call_parameters(
+    state: State,
+    slots: Sequence[str],
+    schema: ServiceSchema,
+    history: Sequence[Turn],
+    current: Sequence[Action] = (),
+) -> dict[str, str]:
+    return {
+        slot: canonical(state.slot_values[slot][0], slot, schema, history, current)
+        for slot in slots
+        if state.slot_values.get(slot)
+    }
