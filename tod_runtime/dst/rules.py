@@ -71,6 +71,12 @@ def put(frame: State, slot: str, values: Sequence[str], *, keep_known: bool = Fa
     frame.slot_values[slot] = merged
 
 
+def input_slots(schema: ServiceSchema | None) -> set[str]:
+    if schema is None:
+        return set()
+    return {s for i in schema.intents for s in (*i.required_slots, *i.optional_slots)}
+
+
 def enters_on_select(schema: ServiceSchema | None, slot: str) -> bool:
     """Does an offered value of ``slot`` become part of the goal when the user takes the offer?
 
@@ -116,8 +122,12 @@ def _apply(
             if sys.act == "OFFER" and sys.slot and enters_on_select(schema, sys.slot):
                 put(frame, sys.slot, sys.values)
     if kinds & ACCEPTS_OFFER and not kinds & REJECTS_OFFER:
-        for sys in memory.current_offer(service):
-            if sys.slot and enters_on_select(schema, sys.slot):
+        offer = memory.current_offer(service)
+        for position, sys in enumerate(offer):
+            # The first offered slot names the entity: choosing it sets that slot when the
+            # user could have asked for it (an input slot), whatever its default.
+            named = position == 0 and sys.slot in input_slots(schema)
+            if sys.slot and (named or enters_on_select(schema, sys.slot)):
                 put(frame, sys.slot, sys.values)
     for act in acts:
         if act.act in ("INFORM", "SELECT") and act.slot and act.values:

@@ -1,0 +1,58 @@
+"""System-side replay metrics.
+
+* ``act_f1``: F1 between the multisets of (act, slot, value) items of the gold and predicted
+  system acts of one turn. An act gives one item per canonical value (per value when it has
+  no canonical values; one item with value "" when it has none); values compare
+  case-insensitively. Both empty: 1.0. ``system_act_f1`` is its mean over system turns.
+* ``service_call_match``: None when neither side calls a service (the turn does not count);
+  otherwise 1.0 when method and parameters are equal (values compared case-insensitively
+  after stripping), else 0.0. ``service_call_accuracy`` is its mean over counted turns.
+* ``corpus_bleu``: sacrebleu's corpus BLEU (0-100) with one reference per hypothesis.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from tod_runtime.dialogue.models import Action, ServiceCall
+
+
+def act_items(actions: Sequence[Action]) -> Counter[tuple[str, str, str]]:
+    items: Counter[tuple[str, str, str]] = Counter()
+    for action in actions:
+        values = action.canonical_values or action.values or [""]
+        for value in values:
+            items[(action.act, action.slot, value.strip().lower())] += 1
+    return items
+
+
+def act_f1(gold: Sequence[Action], pred: Sequence[Action]) -> float:
+    g, p = act_items(gold), act_items(pred)
+    if not g and not p:
+        return 1.0
+    hits = sum((g & p).values())
+    if not hits:
+        return 0.0
+    precision, recall = hits / sum(p.values()), hits / sum(g.values())
+    return 2 * precision * recall / (precision + recall)
+
+
+def _normal(call: ServiceCall) -> tuple[str, dict[str, str]]:
+    return call.method, {k: v.strip().lower() for k, v in call.parameters.items()}
+
+
+def service_call_match(gold: ServiceCall | None, pred: ServiceCall | None) -> float | None:
+    if gold is None and pred is None:
+        return None
+    if gold is None or pred is None:
+        return 0.0
+    return float(_normal(gold) == _normal(pred))
+
+
+def corpus_bleu(hypotheses: Sequence[str], references: Sequence[str]) -> float:
+    if not hypotheses:
+        return 0.0
+    import sacrebleu
+
+    return float(sacrebleu.corpus_bleu(list(hypotheses), [list(references)]).score)

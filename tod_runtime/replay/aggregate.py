@@ -1,0 +1,57 @@
+"""Averages of the replay metrics over frames and system turns, by group: all services,
+seen and unseen services, and each service."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from tod_runtime.replay.act_metrics import corpus_bleu
+from tod_runtime.replay.engine import DialogueResult
+from tod_runtime.replay.state_metrics import STATE_METRICS
+
+METRICS = (*STATE_METRICS, "system_act_f1", "service_call_accuracy", "bleu")
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 6) if values else None
+
+
+class Aggregate:
+    def __init__(self, seen: set[str]) -> None:
+        self.seen = seen
+        self.values: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        self.texts: dict[str, tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
+
+    def _groups(self, service: str) -> tuple[str, str, str]:
+        return "all", "seen" if service in self.seen else "unseen", f"service:{service}"
+
+    def add(self, result: DialogueResult) -> None:
+        for service, metrics in result.frames:
+            for group in self._groups(service):
+                for key, value in metrics.items():
+                    self.values[group][key].append(value)
+        for service, f1, call in result.system:
+            for group in self._groups(service):
+                self.values[group]["system_act_f1"].append(f1)
+                if call is not None:
+                    self.values[group]["service_call_accuracy"].append(call)
+        for service, hypothesis, reference in result.generated:
+            for group in self._groups(service):
+                hyps, refs = self.texts[group]
+                hyps.append(hypothesis)
+                refs.append(reference)
+
+    def add_all(self, results: Iterable[DialogueResult]) -> None:
+        for result in results:
+            self.add(result)
+
+    def metrics(self, group: str) -> dict[str, float | None]:
+        values = self.values.get(group, {})
+        out = {key: _mean(values.get(key, [])) for key in METRICS if key != "bleu"}
+        hyps, refs = self.texts.get(group, ([], []))
+        out["bleu"] = round(corpus_bleu(hyps, refs), 4) if hyps else None
+        return out
+
+    def services(self) -> list[str]:
+        return sorted(g.split(":", 1)[1] for g in set(self.values) | set(self.texts) if ":" in g)

@@ -1,0 +1,102 @@
+"""``tod replay``: replay an SGD split through the pipeline and report DSTC8 metrics."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from tod_runtime.errors import ConfigError
+
+EXIT_BELOW = 1
+
+
+def _threshold(text: str) -> tuple[str, float]:
+    from tod_runtime.replay.aggregate import METRICS
+
+    name, sep, value = text.partition("=")
+    if not sep or name not in METRICS:
+        raise argparse.ArgumentTypeError(
+            f"expected METRIC=VALUE with METRIC in {', '.join(METRICS)}"
+        )
+    try:
+        return name, float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+
+
+def _run(args: argparse.Namespace) -> int:
+    from tod_runtime.replay.junit import write_junit
+    from tod_runtime.replay.report import build_report, summary
+    from tod_runtime.replay.runner import ReplayOptions, run_replay
+
+    if args.workers < 1 or (args.limit is not None and args.limit < 1):
+        raise ConfigError("--workers and --limit take a positive number")
+    options = ReplayOptions(
+        root=args.path,
+        split=args.split,
+        nlu=args.nlu or "rules",
+        policy=args.policy,
+        config=args.config,
+        plugins_dir=args.plugins_dir or getattr(args, "global_plugins_dir", None),
+        limit=args.limit,
+        workers=args.workers,
+        predictions=args.predictions,
+        strict=args.strict,
+    )
+    run = run_replay(options)
+    from tod_runtime.data.sgd import open_split
+
+    services = list(open_split(args.path, args.split).schemas())
+    report = build_report(options, run, services)
+    for skipped in run.skipped:
+        print(f"skipped: {skipped['error']}", file=sys.stderr)
+    if args.report:
+        with open(args.report, "w", encoding="utf-8") as out:
+            json.dump(report, out, indent=2)
+    if args.junit:
+        write_junit(args.junit, run.results, run.seconds)
+    print(summary(report))
+    code = 0
+    for name, minimum in args.fail_under:
+        value = report["metrics"].get(name)
+        if value is None or value < minimum:
+            print(f"tod replay: {name} = {value} is below {minimum}", file=sys.stderr)
+            code = EXIT_BELOW
+    return code
+
+
+def add_replay_command(subparsers: argparse._SubParsersAction[Any]) -> None:
+    parser = subparsers.add_parser(
+        "replay", help="replay SGD dialogues as regression tests, with DSTC8 metrics"
+    )
+    parser.add_argument(
+        "path", metavar="SGD_DIR", help="SGD dataset folder or zip, or a split folder"
+    )
+    parser.add_argument("--split", default="dev", help="split name (default: dev)")
+    parser.add_argument(
+        "--nlu", help="'gold' (annotated user acts) or an NLU name (default: rules)"
+    )
+    parser.add_argument("--policy", help="policy name (default: rules)")
+    parser.add_argument("--limit", type=int, help="only the first N dialogues, in file order")
+    parser.add_argument("--workers", type=int, default=1, help="processes (default: 1)")
+    parser.add_argument("--report", metavar="FILE.json", help="write the JSON report")
+    parser.add_argument(
+        "--predictions", metavar="DIR", help="write SGD files with predicted states"
+    )
+    parser.add_argument(
+        "--junit", metavar="FILE.xml", help="write one JUnit test case per dialogue"
+    )
+    parser.add_argument(
+        "--fail-under",
+        metavar="METRIC=VALUE",
+        type=_threshold,
+        action="append",
+        default=[],
+        help="exit 1 when METRIC is below VALUE (repeatable)",
+    )
+    parser.add_argument("--strict", action="store_true", help="an invalid file fails the run")
+    parser.add_argument("--config", metavar="FILE", help="TOML config file")
+    parser.add_argument("--plugins-dir", metavar="DIR", help="load plugin *.py files from DIR")
+    parser.set_defaults(func=_run)

@@ -1,0 +1,168 @@
+"""Runs a replay over a split: file by file, in one process or a pool of workers, with the
+results merged in file order so every run gives the same numbers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tod_runtime.config import load_config
+from tod_runtime.data.sgd import SGDSplit, open_split
+from tod_runtime.errors import TodError
+from tod_runtime.progress import progress
+from tod_runtime.replay.engine import DialogueReplayer, DialogueResult
+from tod_runtime.runtime import Runtime
+
+GOLD = "gold"
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    root: str
+    split: str
+    nlu: str = "rules"
+    policy: str | None = None
+    config: str | None = None
+    plugins_dir: str | None = None
+    limit: int | None = None
+    workers: int = 1
+    predictions: str | None = None
+    strict: bool = False
+
+    def runtime_config(self) -> Any:
+        return load_config(
+            self.config,
+            services=f"{self.root}:{self.split}",
+            backend="recorded",
+            nlu=None if self.nlu == GOLD else self.nlu,
+            policy=self.policy,
+            plugins_dir=self.plugins_dir,
+        )
+
+
+@dataclass
+class ReplayRun:
+    results: list[DialogueResult] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+Task = tuple[str, int | None]  # file, how many dialogues of it (None: all)
+
+
+class _Worker:
+    """One process's runtime and replayer, built once."""
+
+    def __init__(self, options: ReplayOptions) -> None:
+        self.options = options
+        self.split = open_split(options.root, options.split)
+        self.runtime = Runtime(options.runtime_config())
+        self.loop = asyncio.new_event_loop()
+        self.loop.run_until_complete(self.runtime.start())
+        self.replayer = DialogueReplayer(
+            self.runtime,
+            gold_nlu=options.nlu == GOLD,
+            keep_predictions=options.predictions is not None,
+        )
+
+    def run(self, task: Task) -> tuple[list[DialogueResult], dict[str, str] | None]:
+        file, count = task
+        try:
+            dialogues = self.split.read_file(file, schemas=self.runtime.schemas)
+        except TodError as exc:
+            return [], {"file": file, "error": str(exc)}
+        results = [
+            self.loop.run_until_complete(self.replayer.replay(d, file)) for d in dialogues[:count]
+        ]
+        if self.options.predictions is not None:
+            out = Path(self.options.predictions) / file
+            out.write_text(json.dumps([r.predicted for r in results], indent=1))
+            for r in results:
+                r.predicted = None
+        return results, None
+
+
+_WORKER: _Worker | None = None
+
+
+def _init_worker(options: ReplayOptions) -> None:
+    global _WORKER
+    _WORKER = _Worker(options)
+
+
+def _run_task(task: Task) -> tuple[list[DialogueResult], dict[str, str] | None]:
+    assert _WORKER is not None
+    return _WORKER.run(task)
+
+
+def plan_tasks(split: SGDSplit, limit: int | None) -> list[Task]:
+    files = split.dialogue_files()
+    if not files:
+        raise TodError("no dialogues_*.json files", file=split.label(""))
+    if limit is None:
+        return [(f, None) for f in files]
+    tasks: list[Task] = []
+    left = limit
+    for file in files:
+        if left <= 0:
+            break
+        try:
+            size = len(split.read_raw(file))
+        except TodError:
+            size = 0
+        tasks.append((file, min(size, left)))
+        left -= size
+    return tasks
+
+
+def _check(options: ReplayOptions, skipped: dict[str, str] | None) -> None:
+    if skipped is not None and options.strict:
+        raise TodError(skipped["error"], hint="run without --strict to skip invalid files")
+
+
+def run_replay(options: ReplayOptions) -> ReplayRun:
+    start = time.perf_counter()
+    split = open_split(options.root, options.split)
+    tasks = plan_tasks(split, options.limit)
+    if options.predictions is not None:
+        Path(options.predictions).mkdir(parents=True, exist_ok=True)
+    run = ReplayRun()
+    outcomes: dict[int, tuple[list[DialogueResult], dict[str, str] | None]] = {}
+    with progress(f"replay {options.split}", len(tasks)) as bar:
+        for index, outcome in _execute(options, tasks):
+            _check(options, outcome[1])
+            outcomes[index] = outcome
+            bar.advance()
+    for index in range(len(tasks)):
+        results, skipped = outcomes[index]
+        run.results += results
+        if skipped is not None:
+            run.skipped.append(skipped)
+    run.seconds = round(time.perf_counter() - start, 3)
+    return run
+
+
+def _execute(
+    options: ReplayOptions, tasks: list[Task]
+) -> Iterator[tuple[int, tuple[list[DialogueResult], dict[str, str] | None]]]:
+    if options.workers <= 1 or len(tasks) == 1:
+        worker = _Worker(options)
+        try:
+            for index, task in enumerate(tasks):
+                yield index, worker.run(task)
+        finally:
+            worker.loop.run_until_complete(worker.runtime.close())
+            worker.loop.close()
+        return
+    with ProcessPoolExecutor(
+        options.workers, initializer=_init_worker, initargs=(options,)
+    ) as pool:
+        futures = {pool.submit(_run_task, task): i for i, task in enumerate(tasks)}
+        for future in as_completed(futures):
+            yield futures[future], future.result()
