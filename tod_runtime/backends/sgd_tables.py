@@ -1,10 +1,10 @@
 """The SGD backend: ``SGD_DIR:split`` served from tables built from the split's own
 ``service_results``, so any SGD service can be talked to.
 
-Every recorded result row is kept once per (service, method) table, and once in a table of
-all the service's rows. A search returns the method's rows matching every parameter; a
+Every recorded result row is kept once per (service, method) table; rows of searches also
+make up a table of the service's entities. A search returns the method's rows matching every parameter; a
 transaction returns a recorded row matching every parameter, else a success row built from the
-parameters and an entity matching them, else ``[]`` (failure).
+parameters and a matching entity, else ``[]`` (failure).
 """
 
 from __future__ import annotations
@@ -73,7 +73,9 @@ class SGDTablesBackend:
         all_rows: dict[str, dict[str, dict[str, str]]] = {s: {} for s in self._schemas}
         for (service, method), rows in by_method.items():
             self._tables.create(f"{service}.{method}", list(rows.values()))
-            all_rows.setdefault(service, {}).update(rows)
+            intent = self._schemas[service].intent(method) if service in self._schemas else None
+            if intent is not None and not intent.is_transactional:  # entities come from searches
+                all_rows.setdefault(service, {}).update(rows)
         for service, rows in all_rows.items():
             self._tables.create(service, list(rows.values()))
 

@@ -107,11 +107,8 @@ class _Decision:
     def plan(self) -> SystemPlan:
         if not self.heard:  # nothing understood: ask again
             return self.done(*(self.previous or [act("REQ_MORE")]))
-        if "GOODBYE" in self.user or (
-            self.user <= {"THANK_YOU", "NEGATE", "NEGATE_INTENT"}
-            and self.prev_kinds & {"REQ_MORE", "OFFER_INTENT", "NOTIFY_SUCCESS", "NOTIFY_FAILURE"}
-            and not self.user <= {"THANK_YOU"}
-        ):
+        closing = self.user <= {"THANK_YOU", "NEGATE", "NEGATE_INTENT", "GOODBYE"}
+        if "GOODBYE" in self.user or (closing and self.user & {"NEGATE", "NEGATE_INTENT"}):
             return self.done(act("GOODBYE"))
         search, shown = last_search(self.history, self.service)
         results = (search.service_results or []) if search else []

@@ -1,0 +1,65 @@
+"""Backends built from an SGD split's recorded service results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tod_runtime.backends.recorded import RecordedBackend
+from tod_runtime.backends.sgd_tables import SGDTablesBackend, parse_sgd_source
+from tod_runtime.dialogue import ServiceCall
+
+MINI = Path(__file__).parents[1] / "fixtures" / "sgd_mini"
+
+
+def test_source_syntax() -> None:
+    assert parse_sgd_source(f"{MINI}:dev") == (MINI, "dev")
+    assert parse_sgd_source(f"{MINI}:test") is None
+    assert parse_sgd_source(str(MINI)) is None
+    assert parse_sgd_source("/nowhere:dev") is None
+
+
+async def test_searches_and_transactions_from_recorded_rows() -> None:
+    backend = SGDTablesBackend.from_source(f"{MINI}:dev")
+    rows = await backend.call(
+        "Cafes_1", ServiceCall(method="FindCafes", parameters={"city": "oslo"})
+    )
+    assert [r["cafe_name"] for r in rows] == ["Bean There", "Grind"]
+    wifi = ServiceCall(method="FindCafes", parameters={"city": "Oslo", "has_wifi": "False"})
+    assert [r["cafe_name"] for r in await backend.call("Cafes_1", wifi)] == ["Grind"]
+    # A transaction nobody recorded succeeds when an entity matches, echoing the parameters.
+    params = {"cafe_name": "Grind", "city": "Oslo", "time": "09:00", "party_size": "3"}
+    [row] = await backend.call("Cafes_1", ServiceCall(method="ReserveCafe", parameters=params))
+    assert row["phone"] == "555-0102" and row["party_size"] == "3"
+    unknown = params | {"cafe_name": "Nowhere"}
+    assert (
+        await backend.call("Cafes_1", ServiceCall(method="ReserveCafe", parameters=unknown)) == []
+    )
+    assert (await backend.entity_values("Cafes_1"))["cafe_name"] == ["Bean There", "Grind"]
+
+
+async def test_recorded_calls_get_their_recorded_results() -> None:
+    backend = RecordedBackend.from_source(f"{MINI}:dev")
+    call = ServiceCall(
+        method="ReserveCafe",
+        parameters={"cafe_name": "Bean There", "city": "Oslo", "time": "17:00", "party_size": "2"},
+    )
+    recorded = backend.recorded("Cafes_1", call)
+    assert recorded is not None and recorded[0]["time"] == "17:00"
+    assert await backend.call("Cafes_1", call) == recorded
+
+
+async def test_the_real_dev_split(sgd_zip: Path) -> None:
+    backend = RecordedBackend.from_source(f"{sgd_zip}:dev")
+    call = ServiceCall(
+        method="ReserveRestaurant",
+        parameters={
+            "date": "2019-03-01",
+            "location": "San Jose",
+            "number_of_seats": "2",
+            "restaurant_name": "Sino",
+            "time": "11:30",
+        },  # fmt: skip
+    )
+    [row] = await backend.call("Restaurants_2", call)
+    assert row["phone_number"] == "408-247-8880"
+    assert len(backend.schemas()) == 17
