@@ -2,9 +2,9 @@
 ``service_results``, so any SGD service can be talked to.
 
 Every recorded result row is kept once per (service, method) table; rows of searches also
-make up a table of the service's entities. A search returns the method's rows matching every parameter; a
-transaction returns a recorded row matching every parameter, else a success row built from the
-parameters and a matching entity, else ``[]`` (failure).
+make up a table of the service's entities. A search returns the method's rows matching every
+parameter; a transaction returns a recorded row matching every parameter, else a success row
+built from the parameters and a matching entity, else ``[]`` (failure).
 """
 
 from __future__ import annotations
