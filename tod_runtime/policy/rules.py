@@ -131,6 +131,9 @@ class _Decision:
         if "AFFIRM" in self.user and "CONFIRM" in self.prev_kinds:
             slots = [*self.intent.required_slots, *self.intent.optional_slots]
             params = call_parameters(self.state, slots, self.schema, self.history, self.acts)
+            for confirmed in self.previous:  # what the user just agreed to, e.g. defaults
+                if confirmed.act == "CONFIRM" and confirmed.slot not in params:
+                    params[confirmed.slot] = (confirmed.canonical_values or confirmed.values)[0]
             call = ServiceCall(method=self.intent.name, parameters=params)
             return SystemPlan(self.service, service_call=call)
         if self.state.requested_slots and entity is not None and "CONFIRM" not in self.prev_kinds:

@@ -1,0 +1,103 @@
+"""The rules tracker follows SGD's state semantics."""
+
+from __future__ import annotations
+
+from stage_helpers import SERVICE, a, schemas, system
+
+from tod_runtime.dialogue.models import State, Turn
+from tod_runtime.dst.rules import track
+
+S = schemas()
+
+
+def run(*turns: Turn | list[object]) -> dict[str, State]:
+    """Alternate (user acts list) and system turns; return the final state."""
+    state: dict[str, State] = {}
+    history: list[Turn] = []
+    for turn in turns:
+        if isinstance(turn, Turn):
+            history.append(turn)
+        else:
+            state = track(state, {SERVICE: turn}, history, S)  # type: ignore[dict-item]
+    return state
+
+
+def test_inform_and_intent_and_requests_of_this_turn_only() -> None:
+    state = run(
+        [a("INFORM_INTENT", "intent", "FindCafes"), a("INFORM", "city", "Oslo")],
+        system(a("OFFER", "cafe_name", "Grind")),
+        [a("REQUEST", "phone")],
+    )[SERVICE]
+    assert state.active_intent == "FindCafes"
+    assert state.slot_values == {"city": ["Oslo"]}
+    assert state.requested_slots == ["phone"]
+    later = run(
+        [a("INFORM", "city", "Oslo")], system(a("REQ_MORE")), [a("INFORM", "city", "Bergen")]
+    )
+    assert later[SERVICE].slot_values["city"] == ["Bergen"]
+    assert later[SERVICE].requested_slots == []
+
+
+def test_affirming_a_confirm_adds_system_values_and_optional_defaults() -> None:
+    state = run(
+        [a("INFORM_INTENT", "intent", "ReserveCafe"), a("INFORM", "time", "half past four")],
+        system(a("CONFIRM", "time", "4:30 pm"), a("CONFIRM", "cafe_name", "Grind")),
+        [a("AFFIRM")],
+    )[SERVICE]
+    assert state.slot_values["time"] == ["4:30 pm", "half past four"]
+    assert state.slot_values["cafe_name"] == ["Grind"]
+    assert state.slot_values["party_size"] == ["2"]  # ReserveCafe's optional default
+
+
+def test_negating_a_confirm_keeps_the_user_values() -> None:
+    state = run(
+        [a("INFORM_INTENT", "intent", "ReserveCafe"), a("INFORM", "time", "5 pm")],
+        system(a("CONFIRM", "time", "5 pm"), a("CONFIRM", "party_size", "2")),
+        [a("NEGATE"), a("INFORM", "party_size", "4")],
+    )[SERVICE]
+    assert state.slot_values == {"time": ["5 pm"], "party_size": ["4"]}
+
+
+def test_select_takes_the_latest_offer_even_turns_later() -> None:
+    state = run(
+        [a("INFORM_INTENT", "intent", "FindCafes"), a("INFORM", "city", "Oslo")],
+        system(a("OFFER", "cafe_name", "Grind"), a("OFFER", "phone", "555")),
+        [a("REQUEST", "has_wifi")],
+        system(a("INFORM", "has_wifi", "False")),
+        [a("SELECT")],
+    )[SERVICE]
+    assert state.slot_values["cafe_name"] == ["Grind"]  # a slot a transaction requires
+    assert "phone" not in state.slot_values  # result-only slots stay out of the goal
+
+
+def test_request_alts_does_not_take_the_offer() -> None:
+    state = run(
+        [a("INFORM", "city", "Oslo")], system(a("OFFER", "cafe_name", "Grind")), [a("REQUEST_ALTS")]
+    )
+    assert "cafe_name" not in state[SERVICE].slot_values
+
+
+def test_affirm_intent_and_closing_the_task() -> None:
+    state = run(
+        [a("INFORM_INTENT", "intent", "FindCafes"), a("INFORM", "city", "Oslo")],
+        system(a("OFFER_INTENT", "intent", "ReserveCafe")),
+        [a("AFFIRM_INTENT")],
+    )
+    assert state[SERVICE].active_intent == "ReserveCafe"
+    done = run(
+        [a("INFORM_INTENT", "intent", "FindCafes")],
+        system(a("REQ_MORE")),
+        [a("NEGATE"), a("THANK_YOU")],
+    )
+    assert done[SERVICE].active_intent == "NONE"
+
+
+def test_dontcare_is_a_value() -> None:
+    state = run([a("INFORM", "has_wifi", "dontcare")])
+    assert state[SERVICE].slot_values == {"has_wifi": ["dontcare"]}
+
+
+def test_input_is_never_mutated() -> None:
+    before = {SERVICE: State(active_intent="FindCafes", slot_values={"city": ["Oslo"]})}
+    track(before, {SERVICE: [a("INFORM", "city", "Bergen")]}, [], S)
+    assert before[SERVICE].slot_values == {"city": ["Oslo"]}

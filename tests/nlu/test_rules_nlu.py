@@ -1,0 +1,76 @@
+"""The rules NLU on a small schema with a stub backend."""
+
+from __future__ import annotations
+
+import pytest
+from stage_helpers import SERVICE, a, schemas, system
+
+from tod_runtime.dialogue.context import TurnContext
+from tod_runtime.dialogue.models import State, Turn
+from tod_runtime.nlu.rules import RulesNLU
+from tod_runtime.plugins import ComponentContext
+
+
+class StubBackend:
+    async def entity_values(self, service: str) -> dict[str, list[str]]:
+        return {"cafe_name": ["Bean There", "Grind"], "city": ["Oslo", "Bergen", "San Jose"]}
+
+
+@pytest.fixture
+def nlu() -> RulesNLU:
+    return RulesNLU(ComponentContext(schemas=schemas(), backend=StubBackend()))
+
+
+async def parse(nlu: RulesNLU, text: str, *history: Turn, intent: str | None = None) -> list[str]:
+    state = {SERVICE: State(active_intent=intent)} if intent else {}
+    acts = await nlu.parse(text, TurnContext(nlu.schemas, list(history), state))
+    return [str(x) for x in acts.get(SERVICE, [])]
+
+
+async def test_intent_and_values(nlu: RulesNLU) -> None:
+    assert await parse(nlu, "I want to find a cafe in San Jose") == [
+        "INFORM_INTENT(intent=FindCafes)", "INFORM(city=San Jose)"
+    ]  # fmt: skip
+    assert "INFORM_INTENT(intent=ReserveCafe)" in await parse(
+        nlu, "please reserve a table at Grind"
+    )
+
+
+async def test_times_numbers_and_booleans(nlu: RulesNLU) -> None:
+    acts = await nlu.parse(
+        "at 7:30 pm for three people with wifi",
+        TurnContext(nlu.schemas, [system(a("REQUEST", "time"))], {SERVICE: State()}),
+    )
+    found = {x.slot: (x.values, x.canonical_values) for x in acts[SERVICE]}
+    assert found["time"] == (["7:30 pm"], ["19:30"])
+    assert found["party_size"] == (["three"], ["3"])
+    assert found["has_wifi"] == (["True"], ["True"])
+
+
+async def test_answers_to_the_system(nlu: RulesNLU) -> None:
+    confirm = system(a("CONFIRM", "city", "Oslo"))
+    assert await parse(nlu, "yes, that's right", confirm, intent="ReserveCafe") == ["AFFIRM()"]
+    assert await parse(nlu, "no", confirm, intent="ReserveCafe") == ["NEGATE()"]
+    offer = system(a("OFFER", "cafe_name", "Grind"))
+    assert await parse(nlu, "sounds good", offer, intent="FindCafes") == ["SELECT()"]
+    assert await parse(nlu, "anything else?", offer, intent="FindCafes") == ["REQUEST_ALTS()"]
+    offer_intent = system(a("OFFER_INTENT", "intent", "ReserveCafe"))
+    assert (await parse(nlu, "no thanks", offer_intent, intent="FindCafes"))[0] == "NEGATE_INTENT()"
+    asked = system(a("REQUEST", "city"))
+    found = await nlu.parse("in Bergenn", TurnContext(nlu.schemas, [asked], {SERVICE: State()}))
+    assert [(x.values, x.canonical_values) for x in found[SERVICE]] == [(["Bergenn"], ["Bergen"])]
+    assert await parse(
+        nlu, "anything is fine", system(a("REQUEST", "has_wifi")), intent="FindCafes"
+    ) == ["INFORM(has_wifi=dontcare)"]
+
+
+async def test_requests_thanks_and_goodbye(nlu: RulesNLU) -> None:
+    acts = await parse(nlu, "what is their phone number?", intent="FindCafes")
+    assert acts == ["REQUEST(phone)"]
+    assert await parse(nlu, "thanks, bye", system(a("REQ_MORE")), intent="FindCafes") == [
+        "THANK_YOU()", "GOODBYE()"
+    ]  # fmt: skip
+
+
+async def test_nothing_understood_is_empty(nlu: RulesNLU) -> None:
+    assert await nlu.parse("hmm", TurnContext(nlu.schemas, [], {})) == {}

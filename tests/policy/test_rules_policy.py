@@ -1,0 +1,97 @@
+"""The rules policy, driven by the schema."""
+
+from __future__ import annotations
+
+from stage_helpers import SERVICE, a, schemas, system, user
+
+from tod_runtime.dialogue.context import PolicyInput, SystemPlan, TurnContext
+from tod_runtime.dialogue.models import Frame, ServiceCall, State, Turn
+from tod_runtime.plugins import ComponentContext
+from tod_runtime.policy.rules import RulesPolicy
+
+POLICY = RulesPolicy(ComponentContext(schemas=schemas(), backend=None))
+
+
+async def decide(
+    state: State, acts: list[object], history: list[Turn] | None = None, **second: object
+) -> SystemPlan:
+    context = TurnContext(POLICY.schemas, history or [], {SERVICE: state})
+    turn = PolicyInput(context, {SERVICE: acts}, SERVICE, **second)  # type: ignore[arg-type, dict-item]
+    return await POLICY.decide(turn)
+
+
+def kinds(plan: SystemPlan) -> list[str]:
+    return [f"{x.act}({x.slot})" for x in plan.actions]
+
+
+async def test_requests_missing_required_slots() -> None:
+    plan = await decide(
+        State(active_intent="ReserveCafe"), [a("INFORM_INTENT", "intent", "ReserveCafe")]
+    )
+    assert kinds(plan) == ["REQUEST(cafe_name)", "REQUEST(city)"]
+
+
+async def test_searches_then_offers_with_a_count() -> None:
+    state = State(active_intent="FindCafes", slot_values={"city": ["Oslo"]})
+    plan = await decide(state, [a("INFORM", "city", "Oslo")])
+    assert plan.service_call == ServiceCall(method="FindCafes", parameters={"city": "Oslo"})
+    rows = [{"cafe_name": "Grind", "city": "Oslo", "phone": "5"}]
+    offered = await decide(state, [], service_call=plan.service_call, service_results=rows)
+    assert kinds(offered) == ["OFFER(cafe_name)", "INFORM_COUNT(count)"]
+
+
+async def test_confirms_then_calls_with_canonical_values_then_notifies() -> None:
+    state = State(
+        active_intent="ReserveCafe",
+        slot_values={"cafe_name": ["Grind"], "city": ["Oslo"], "time": ["5 pm"]},
+    )
+    said = [user(a("INFORM", "time", "5 pm", canonical=("17:00",)))]
+    confirm = await decide(state, [a("INFORM", "cafe_name", "Grind")], said)
+    assert kinds(confirm) == [
+        "CONFIRM(cafe_name)", "CONFIRM(city)", "CONFIRM(time)", "CONFIRM(party_size)"
+    ]  # fmt: skip
+    history = [*said, system(*confirm.actions)]
+    plan = await decide(state, [a("AFFIRM")], history)
+    assert plan.service_call is not None
+    assert plan.service_call.parameters == {
+        "cafe_name": "Grind", "city": "Oslo", "time": "17:00", "party_size": "2"
+    }  # fmt: skip
+    ok = await decide(state, [a("AFFIRM")], history, service_call=plan.service_call,
+                      service_results=[{"cafe_name": "Grind"}])  # fmt: skip
+    assert kinds(ok) == ["NOTIFY_SUCCESS()"]
+    failed = await decide(state, [a("AFFIRM")], history, service_call=plan.service_call,
+                          service_results=[])  # fmt: skip
+    assert kinds(failed) == ["NOTIFY_FAILURE()", "REQ_MORE()"]
+
+
+async def test_answers_requests_from_the_offered_entity_and_offers_alternatives() -> None:
+    state = State(
+        active_intent="FindCafes", slot_values={"city": ["Oslo"]}, requested_slots=["phone"]
+    )
+    rows = [{"cafe_name": "Grind", "phone": "555-1"}, {"cafe_name": "Bean", "phone": "555-2"}]
+    searched = Turn(
+        speaker="SYSTEM",
+        utterance="...",
+        frames=[
+            Frame(
+                service=SERVICE,
+                actions=[a("OFFER", "cafe_name", "Grind")],
+                service_call=ServiceCall(method="FindCafes"),
+                service_results=rows,
+            )
+        ],  # fmt: skip
+    )
+    plan = await decide(state, [a("REQUEST", "phone")], [searched])
+    assert [(x.act, x.values) for x in plan.actions] == [("INFORM", ["555-1"])]
+    alts = await decide(
+        state.model_copy(update={"requested_slots": []}), [a("REQUEST_ALTS")], [searched]
+    )
+    assert [(x.act, x.values) for x in alts.actions] == [("OFFER", ["Bean"])]
+
+
+async def test_goodbye_and_nothing_understood() -> None:
+    state = State(active_intent="FindCafes", slot_values={"city": ["Oslo"]})
+    assert kinds(await decide(state, [a("THANK_YOU"), a("GOODBYE")])) == ["GOODBYE()"]
+    context = TurnContext(POLICY.schemas, [system(a("REQUEST", "city"))], {SERVICE: state})
+    again = await POLICY.decide(PolicyInput(context, {}, SERVICE))
+    assert kinds(again) == ["REQUEST(city)"]
