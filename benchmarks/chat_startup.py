@@ -19,7 +19,7 @@ import sys
 import time
 
 
-def time_to_prompt(command: list[str], prompt: bytes = b"you> ", timeout: float = 30.0) -> float:
+def time_to_prompt(command: list[str], prompt: bytes = b"you>", timeout: float = 30.0) -> float:
     start = time.perf_counter()
     pid, fd = pty.fork()
     if pid == 0:  # child: become `tod chat` on the pty

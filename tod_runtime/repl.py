@@ -20,7 +20,7 @@ from tod_runtime.runtime import Runtime, TurnResult
 PROMPT = "you> "
 HELP = (
     "commands: /reset (start over), /state (dialogue state), /services (what I can do), "
-    "/save FILE (save as SGD), /quit"
+    "/save FILE (save as SGD), /help, /quit"
 )
 
 
