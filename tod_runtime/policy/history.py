@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tod_runtime.dialogue.models import Action, Frame, State, Turn
+from tod_runtime.dialogue.models import DONTCARE, Action, Frame, State, Turn
 from tod_runtime.schema.models import ServiceSchema
 
 
@@ -41,25 +41,35 @@ def last_search(history: Sequence[Turn], service: str) -> tuple[Frame | None, in
 
 
 def canonical(
-    value: str,
+    values: Sequence[str],
     slot: str,
     schema: ServiceSchema,
     history: Sequence[Turn],
     current: Sequence[Action] = (),
 ) -> str:
-    """The canonical form of a state value: a categorical slot's possible value, else the
-    canonical value the newest act (this turn's ``current`` acts first) gave for it, else the
-    value itself."""
+    """The canonical form of a state slot (its equivalent ``values``, best first): a
+    categorical slot's possible value, else the canonical value the newest act naming one of
+    the values gave (this turn's ``current`` acts first; an act of another slot, as when a
+    value was carried over from another service, if no act of this slot did), else the value
+    itself."""
     spec = schema.slot(slot)
     if spec is not None and spec.is_categorical:
-        for possible in spec.possible_values:
-            if possible.lower() == value.lower():
-                return possible
+        for value in values:
+            for possible in spec.possible_values:
+                if possible.lower() == value.lower():
+                    return possible
     earlier = (a for t in reversed(history) for f in t.frames for a in f.actions)
+    fallback = None
     for act in (*current, *earlier):
-        if act.slot == slot and value in act.values and act.canonical_values:
-            return act.canonical_values[act.values.index(value)]
-    return value
+        if not act.canonical_values:
+            continue
+        for value in values:
+            if value in act.values:
+                found = act.canonical_values[act.values.index(value)]
+                if act.slot == slot:
+                    return found
+                fallback = fallback or found
+    return fallback or values[0]
 
 
 def call_parameters(
@@ -69,8 +79,9 @@ def call_parameters(
     history: Sequence[Turn],
     current: Sequence[Action] = (),
 ) -> dict[str, str]:
+    """Call parameters from the state, canonical; "dontcare" slots are left out."""
     return {
-        slot: canonical(state.slot_values[slot][0], slot, schema, history, current)
+        slot: canonical(state.slot_values[slot], slot, schema, history, current)
         for slot in slots
-        if state.slot_values.get(slot)
+        if state.slot_values.get(slot) and state.slot_values[slot][0] != DONTCARE
     }

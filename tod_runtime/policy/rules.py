@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tod_runtime.dialogue.context import PolicyInput, SystemPlan
-from tod_runtime.dialogue.models import DONTCARE, Action, ServiceCall, State, Turn
+from tod_runtime.dialogue.models import DONTCARE, Action, Frame, ServiceCall, State, Turn
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.policy.history import call_parameters, canonical, last_search, last_system_acts
 from tod_runtime.schema.loader import Schemas
@@ -110,53 +110,62 @@ class _Decision:
         closing = self.user <= {"THANK_YOU", "NEGATE", "NEGATE_INTENT", "GOODBYE"}
         if "GOODBYE" in self.user or (closing and self.user & {"NEGATE", "NEGATE_INTENT"}):
             return self.done(act("GOODBYE"))
-        search, shown = last_search(self.history, self.service)
-        results = (search.service_results or []) if search else []
-        entity = results[shown - 1] if 0 < shown <= len(results) else None
-        if "REQUEST_ALTS" in self.user and search is not None:
-            if shown < len(results):
-                return self.done(*offer(results[shown], self.schema, self.state))
-            return self.done(act("NOTIFY_FAILURE"), act("REQ_MORE"))
         if self.intent is None:
             return self.done(act("REQ_MORE"))
         missing = [s for s in self.intent.required_slots if s not in self.state.slot_values]
         if missing:
             return self.done(*(act("REQUEST", s) for s in missing[:MAX_REQUESTS]))
+        search, shown = last_search(self.history, self.service)
+        results = (search.service_results or []) if search else []
+        entity = results[shown - 1] if 0 < shown <= len(results) else None
         if self.intent.is_transactional:
             return self.transaction(entity)
-        return self.search(entity, search)
+        return self.search(search, results, shown)
+
+    def parameters(self, intent: IntentSchema) -> dict[str, str]:
+        slots = [*intent.required_slots, *intent.optional_slots]
+        return call_parameters(self.state, slots, self.schema, self.history, self.acts)
+
+    def call(self, intent: IntentSchema, params: dict[str, str]) -> SystemPlan:
+        return SystemPlan(
+            self.service, service_call=ServiceCall(method=intent.name, parameters=params)
+        )
 
     def transaction(self, entity: dict[str, str] | None) -> SystemPlan:
         assert self.intent is not None
-        if "AFFIRM" in self.user and "CONFIRM" in self.prev_kinds:
-            slots = [*self.intent.required_slots, *self.intent.optional_slots]
-            params = call_parameters(self.state, slots, self.schema, self.history, self.acts)
+        if "AFFIRM" in self.user and self.prev_kinds & {"CONFIRM", "OFFER"}:
+            params = self.parameters(self.intent)
             for confirmed in self.previous:  # what the user just agreed to, e.g. defaults
                 if confirmed.act == "CONFIRM" and confirmed.slot not in params:
                     params[confirmed.slot] = (confirmed.canonical_values or confirmed.values)[0]
-            call = ServiceCall(method=self.intent.name, parameters=params)
-            return SystemPlan(self.service, service_call=call)
+            return self.call(self.intent, params)
         if self.state.requested_slots and entity is not None and "CONFIRM" not in self.prev_kinds:
             return self.done(*inform(entity, self.state.requested_slots))
-        values = {s: self.state.slot_values[s][0] for s in self.intent.required_slots}
-        for slot, default in self.intent.optional_slots.items():
-            value = self.state.slot_values.get(slot, [default])[0]
-            if value != DONTCARE:
-                values[slot] = value
-        return self.done(
-            *(
-                act(
-                    "CONFIRM",
-                    slot,
-                    [value],
-                    [canonical(value, slot, self.schema, self.history, self.acts)],
-                )
-                for slot, value in values.items()
-            )
-        )
+        slots = list(self.intent.required_slots)
+        slots += [
+            s
+            for s, d in self.intent.optional_slots.items()
+            if d != DONTCARE or s in self.state.slot_values
+        ]
+        confirm = []
+        for slot in slots:
+            values = self.state.slot_values.get(slot) or [self.intent.optional_slots[slot]]
+            if values[0] != DONTCARE:
+                exact = canonical(values, slot, self.schema, self.history, self.acts)
+                confirm.append(act("CONFIRM", slot, values[:1], [exact]))
+        return self.done(*confirm)
 
-    def search(self, entity: dict[str, str] | None, search: object) -> SystemPlan:
+    def search(self, search: Frame | None, results: list[dict[str, str]], shown: int) -> SystemPlan:
         assert self.intent is not None
+        params = self.parameters(self.intent)
+        previous = search.service_call if search is not None else None
+        if previous is None or previous.method != self.intent.name or previous.parameters != params:
+            return self.call(self.intent, params)  # a new or changed search
+        entity = results[shown - 1] if 0 < shown <= len(results) else None
+        if "REQUEST_ALTS" in self.user:
+            if shown < len(results):
+                return self.done(*offer(results[shown], self.schema, self.state))
+            return self.done(act("NOTIFY_FAILURE"), act("REQ_MORE"))
         if self.state.requested_slots and entity is not None:
             return self.done(*inform(entity, self.state.requested_slots))
         if self.user & {"SELECT", "AFFIRM"} and entity is not None:
@@ -164,10 +173,6 @@ class _Decision:
             if offers and "OFFER_INTENT" not in self.prev_kinds:
                 return self.done(act("OFFER_INTENT", "intent", offers[:1]))
             return self.done(act("REQ_MORE"))
-        if self.user <= {"THANK_YOU"}:
+        if entity is not None and not self.user - {"THANK_YOU"}:
             return self.done(act("REQ_MORE"))
-        slots = [*self.intent.required_slots, *self.intent.optional_slots]
-        params = call_parameters(self.state, slots, self.schema, self.history, self.acts)
-        return SystemPlan(
-            self.service, service_call=ServiceCall(method=self.intent.name, parameters=params)
-        )
+        return self.call(self.intent, params)
