@@ -76,7 +76,7 @@ async def test_answers_requests_from_the_offered_entity_and_offers_alternatives(
             Frame(
                 service=SERVICE,
                 actions=[a("OFFER", "cafe_name", "Grind")],
-                service_call=ServiceCall(method="FindCafes"),
+                service_call=ServiceCall(method="FindCafes", parameters={"city": "Oslo"}),
                 service_results=rows,
             )
         ],  # fmt: skip
