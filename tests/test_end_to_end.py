@@ -84,6 +84,6 @@ async def test_chat_with_an_sgd_split(sgd_zip: Path) -> None:
         assert "Restaurants_2" in runtime.schemas
         first = await runtime.handle("u", "I want to reserve a table at a restaurant")
         assert first.service == "Restaurants_2"
-        assert [a.act for a in first.actions] == ["REQUEST", "REQUEST"]
+        assert [a.act for a in first.actions] == ["REQUEST"]
         second = await runtime.handle("u", "in San Jose")
         assert second.state["Restaurants_2"].slot_values["location"] == ["San Jose"]

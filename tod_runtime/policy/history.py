@@ -40,6 +40,19 @@ def last_search(history: Sequence[Turn], service: str) -> tuple[Frame | None, in
     return None, 0
 
 
+def last_success(
+    history: Sequence[Turn], service: str, method: str
+) -> tuple[dict[str, str], dict[str, str]] | None:
+    """(parameters, first result) of the newest successful call of ``method``."""
+    for frame in system_frames(history, service):
+        call = frame.service_call
+        if call is not None and call.method == method:
+            if frame.service_results:
+                return dict(call.parameters), frame.service_results[0]
+            return None
+    return None
+
+
 def canonical(
     values: Sequence[str],
     slot: str,

@@ -14,11 +14,17 @@ from collections.abc import Sequence
 from tod_runtime.dialogue.context import PolicyInput, SystemPlan
 from tod_runtime.dialogue.models import DONTCARE, Action, Frame, ServiceCall, State, Turn
 from tod_runtime.plugins import ComponentContext
-from tod_runtime.policy.history import call_parameters, canonical, last_search, last_system_acts
+from tod_runtime.policy.history import (
+    call_parameters,
+    canonical,
+    last_search,
+    last_success,
+    last_system_acts,
+)
 from tod_runtime.schema.loader import Schemas
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 
-MAX_REQUESTS = 2  # SGD's system asks for at most two slots at a time
+MAX_REQUESTS = 1  # SGD's system mostly asks for one slot at a time
 MAX_OFFERED_SLOTS = 3
 
 
@@ -107,9 +113,10 @@ class _Decision:
     def plan(self) -> SystemPlan:
         if not self.heard:  # nothing understood: ask again
             return self.done(*(self.previous or [act("REQ_MORE")]))
-        closing = self.user <= {"THANK_YOU", "NEGATE", "NEGATE_INTENT", "GOODBYE"}
-        if "GOODBYE" in self.user or (closing and self.user & {"NEGATE", "NEGATE_INTENT"}):
-            return self.done(act("GOODBYE"))
+        if "GOODBYE" in self.user or self.user == {"NEGATE", "THANK_YOU"}:
+            return self.done(act("GOODBYE"))  # "no thanks, that's all"
+        if self.user <= {"THANK_YOU", "NEGATE", "NEGATE_INTENT"}:
+            return self.done(act("REQ_MORE"))
         if self.intent is None:
             return self.done(act("REQ_MORE"))
         missing = [s for s in self.intent.required_slots if s not in self.state.slot_values]
@@ -133,6 +140,11 @@ class _Decision:
 
     def transaction(self, entity: dict[str, str] | None) -> SystemPlan:
         assert self.intent is not None
+        booked = last_success(self.history, self.service, self.intent.name)
+        if booked is not None and booked[0] == self.parameters(self.intent):
+            if self.state.requested_slots:  # questions about what was just booked
+                return self.done(*inform(booked[1], self.state.requested_slots))
+            return self.done(act("REQ_MORE"))
         if "AFFIRM" in self.user and self.prev_kinds & {"CONFIRM", "OFFER"}:
             params = self.parameters(self.intent)
             for confirmed in self.previous:  # what the user just agreed to, e.g. defaults
