@@ -6,8 +6,6 @@ from collections.abc import Sequence
 
 from tod_runtime.dialogue.models import Action, Turn
 
-MENTIONS = ("CONFIRM", "OFFER", "INFORM")
-
 
 class SystemMemory:
     """Looks back through the history's system turns (newest first), lazily."""
@@ -33,13 +31,13 @@ class SystemMemory:
                 return offers
         return []
 
-    def mentioned(self, service: str, slot: str) -> list[str]:
-        """The values the system last stated for ``slot`` in ``service``."""
+    def confirmed(self, service: str, slot: str) -> list[str]:
+        """The values the system last asked the user to confirm for ``slot`` in ``service``."""
         for turn in self._system:
             frame = turn.frame(service)
             if frame is None:
                 continue
             for act in frame.actions:
-                if act.act in MENTIONS and act.slot == slot and act.values:
+                if act.act == "CONFIRM" and act.slot == slot and act.values:
                     return list(act.values)
         return []

@@ -46,7 +46,7 @@ def track(
         frame = state.setdefault(service, State())
         schema = schemas.get(service)
         if is_new and schema is not None:
-            carry_over(frame, service, state, schema)
+            carry_over(frame, service, state, dict(schemas), schema)
         _apply(frame, acts, memory, service, schema)
     return state
 
@@ -114,7 +114,8 @@ def _apply(
             frame.requested_slots.append(act.slot)
     if "AFFIRM" in kinds and "CONFIRM" in sys_kinds:
         for sys in sys_acts:
-            if sys.act == "CONFIRM" and sys.slot:
+            said = frame.slot_values.get(sys.slot, [""])[0]
+            if sys.act == "CONFIRM" and sys.slot and said != DONTCARE:  # "any" stays "any"
                 put(frame, sys.slot, sys.values, keep_known=True)
         _fill_optional_defaults(frame, memory, service, schema)
     if "AFFIRM" in kinds and "OFFER" in sys_kinds:  # "yes, try that" after a failure
@@ -137,15 +138,15 @@ def _apply(
 def _fill_optional_defaults(
     frame: State, memory: SystemMemory, service: str, schema: ServiceSchema | None
 ) -> None:
-    """On confirmation the intent's optional slots take the value the system last stated
-    for them, else the schema's default (never "dontcare")."""
+    """On confirmation the intent's optional slots take the value the system last asked to
+    confirm for them (maybe turns ago), else the schema's default (never "dontcare")."""
     intent = schema.intent(frame.active_intent) if schema else None
     if intent is None:
         return
     for slot, default in intent.optional_slots.items():
         if slot in frame.slot_values:
             continue
-        said = memory.mentioned(service, slot)
+        said = memory.confirmed(service, slot)
         if said:
             put(frame, slot, said)
         elif default != DONTCARE:
