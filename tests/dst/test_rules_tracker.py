@@ -101,3 +101,100 @@ def test_input_is_never_mutated() -> None:
     before = {SERVICE: State(active_intent="FindCafes", slot_values={"city": ["Oslo"]})}
     track(before, {SERVICE: [a("INFORM", "city", "Bergen")]}, [], S)
     assert before[SERVICE].slot_values == {"city": ["Oslo"]}
+
+
+def test_a_new_frame_starts_from_the_place_and_party_of_the_last_one() -> None:
+    from tod_runtime.schema import Schemas, ServiceSchema
+
+    def service(
+        name: str, slots: list[tuple[str, str, list[str]]], intents: list[dict[str, object]]
+    ) -> ServiceSchema:
+        return ServiceSchema.model_validate(
+            {
+                "service_name": name,
+                "description": name,
+                "slots": [
+                    {"name": n, "description": d, "is_categorical": bool(v), "possible_values": v}
+                    for n, d, v in slots
+                ],
+                "intents": intents,
+            }
+        )
+
+    shows = service(
+        "Shows_1",
+        [
+            ("city", "City of the show", []),
+            ("seats", "Number of seats", ["1", "2", "3"]),
+            ("date", "Date of the show", []),
+        ],
+        [
+            {
+                "name": "BuyTickets",
+                "description": "Buy tickets",
+                "is_transactional": True,
+                "required_slots": ["city", "seats", "date"],
+                "optional_slots": {},
+                "result_slots": [],
+            }
+        ],
+    )
+    buses = service(
+        "Coaches_1",
+        [
+            ("from_city", "City the coach leaves from", []),
+            ("to_city", "City the coach goes to", []),
+            ("riders", "Number of travelers", ["1", "2", "3"]),
+            ("leaving_date", "Date of travel", []),
+        ],
+        [
+            {
+                "name": "FindCoach",
+                "description": "Find a coach",
+                "is_transactional": False,
+                "required_slots": ["from_city", "to_city"],
+                "optional_slots": {"riders": "1", "leaving_date": "today"},
+                "result_slots": [],
+            },
+            {
+                "name": "BookCoach",
+                "description": "Book a coach",
+                "is_transactional": True,
+                "required_slots": ["from_city", "to_city", "leaving_date"],
+                "optional_slots": {},
+                "result_slots": [],
+            },
+        ],
+    )
+    both = Schemas([shows, buses])
+    state = track(
+        {},
+        {
+            "Shows_1": [
+                a("INFORM", "city", "Austin"),
+                a("INFORM", "seats", "3"),
+                a("INFORM", "date", "Friday"),
+            ]
+        },
+        [],
+        both,
+    )
+    state = track(
+        state,
+        {
+            "Coaches_1": [
+                a("INFORM_INTENT", "intent", "FindCoach"),
+                a("INFORM", "from_city", "Dallas"),
+            ]
+        },
+        [],
+        both,
+    )
+    coach = state["Coaches_1"].slot_values
+    assert coach == {
+        "from_city": ["Dallas"],
+        "to_city": ["Austin"],
+        "riders": ["3"],
+    }  # no date for a search
+    state = track(state, {"Coaches_1": [a("INFORM_INTENT", "intent", "BookCoach")]}, [], both)
+    assert state["Coaches_1"].slot_values["leaving_date"] == ["Friday"]  # a booking takes the date

@@ -1,16 +1,22 @@
 """Values carried between frames when the user moves to another service.
 
-When a frame opens, its place and party-size slots start from the goal the user settled on
-in the frame they were just in: going to a show in a city, then asking for a hotel or a bus
-"there", or booking a cab "for the three of us". Slots are matched by what they are, read
-from their names and descriptions (a place, and whether it is where a trip starts; a number
-of people), never by service.
+SGD users often say "a hotel there", "a cab for the three of us" or "book it for that day":
+the new frame starts from the goal of the frame they were just in. Slots are matched by what
+they are, read from their names and descriptions, never by service:
+
+* a **place** (a city, town or area; a bare "location"/"destination" when the service has no
+  city slot), and whether it is where a trip **starts** (an origin fills only an origin);
+* a **number of people** (a numeric slot counting people, seats, tickets...);
+* a **date**, which carries only into a transactional intent that takes one.
+
+Places and party sizes carry when the frame opens; dates when the frame's intent becomes a
+transaction. Values the user gives in the same turn win.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Mapping
 
 from tod_runtime.dialogue.context import DialogueState
 from tod_runtime.dialogue.models import State
@@ -20,6 +26,7 @@ PLACE = {"city", "town", "area"}
 LOOSE_PLACE = {"location", "destination"}
 NOT_PLACE = {"address", "station", "airport", "name", "street"}
 ORIGIN = {"from", "origin", "originates", "starting", "departing", "leaving"}
+LATER_DATE = {"return", "dropoff", "end", "out", "checkout"}
 PEOPLE = {
     "people", "persons", "person", "seats", "riders", "travelers", "travellers",
     "passengers", "tickets", "guests", "party",
@@ -32,18 +39,17 @@ def _words(text: str) -> set[str]:
 
 
 def kind(slot: SlotSchema, city_named: bool = True) -> str | None:
-    """'origin' or 'place' for a city-like slot (a trip's start, or any other), 'people' for
-    a number of people, else None. ``city_named``: the service names its cities as such, so
-    a bare "location" or "destination" is a spot (a pick-up point), not a city."""
+    """'origin', 'place', 'people', 'date' or None. ``city_named``: the service names its
+    cities as such, so a bare "location" there is a spot (a pick-up point), not a city."""
     name = _words(slot.name)
     described = name | _words(slot.description)
-    if not slot.is_categorical and not name & NOT_PLACE:
-        if described & PLACE or (not city_named and name & LOOSE_PLACE):
-            return "origin" if described & ORIGIN else "place"
-    if slot.possible_values and all(v.isdigit() for v in slot.possible_values):
-        if described & PEOPLE:
-            return "people"
-    return None
+    loose = not city_named and name & LOOSE_PLACE
+    if not slot.is_categorical and not name & NOT_PLACE and (described & PLACE or loose):
+        return "origin" if described & ORIGIN else "place"
+    if not slot.is_categorical and "date" in name and not name & LATER_DATE:
+        return "date"
+    numeric = slot.possible_values and all(v.isdigit() for v in slot.possible_values)
+    return "people" if numeric and described & PEOPLE else None
 
 
 def slot_kinds(schema: ServiceSchema) -> dict[str, str]:
@@ -53,31 +59,31 @@ def slot_kinds(schema: ServiceSchema) -> dict[str, str]:
     return {name: k for name, k in found.items() if k is not None}
 
 
-def _inputs(schema: ServiceSchema) -> Iterable[SlotSchema]:
-    names = {s for i in schema.intents for s in (*i.required_slots, *i.optional_slots)}
-    return [s for s in schema.slots if s.name in names]
-
-
 def carry_over(
     frame: State,
     service: str,
     state: DialogueState,
-    schemas: dict[str, ServiceSchema] | object,
-    schema: ServiceSchema,
+    schemas: Mapping[str, ServiceSchema],
+    *,
+    opening: bool,
 ) -> None:
-    """Fill a new frame's place and people slots from the newest other frame that has them."""
-    lookup = schemas if isinstance(schemas, dict) else {}
-    for other in reversed(list(state)):
-        if other == service or other not in lookup:
+    """Fill ``frame`` from the newest other frame (the one the user was just in)."""
+    others = [s for s in reversed(state) if s != service and s in schemas]
+    if not others:
+        return
+    schema = schemas[service]
+    source = {k: name for name, k in slot_kinds(schemas[others[0]]).items()}
+    values = state[others[0]].slot_values
+    intent = schema.intent(frame.active_intent)
+    booking = set()
+    if intent is not None and intent.is_transactional:
+        booking = {*intent.required_slots, *intent.optional_slots}
+    inputs = {s for i in schema.intents for s in (*i.required_slots, *i.optional_slots)}
+    for slot, wanted in slot_kinds(schema).items():
+        if slot not in inputs or slot in frame.slot_values:
             continue
-        source = {k: name for name, k in slot_kinds(lookup[other]).items()}
-        values = state[other].slot_values
-        kinds = slot_kinds(schema)
-        for slot in _inputs(schema):
-            wanted = kinds.get(slot.name)
-            if wanted is None or slot.name in frame.slot_values:
-                continue
-            found = source.get(wanted)  # a trip's origin only from another origin
-            if found and values.get(found):
-                frame.slot_values[slot.name] = list(values[found])
-        return  # only the frame the user was just in
+        if (wanted == "date" and slot not in booking) or (wanted != "date" and not opening):
+            continue
+        found = source.get(wanted)
+        if found and values.get(found):
+            frame.slot_values[slot] = list(values[found])

@@ -45,9 +45,10 @@ def track(
         is_new = service not in state
         frame = state.setdefault(service, State())
         schema = schemas.get(service)
-        if is_new and schema is not None:
-            carry_over(frame, service, state, dict(schemas), schema)
+        intent_before = frame.active_intent
         _apply(frame, acts, memory, service, schema)
+        if schema is not None and (is_new or frame.active_intent != intent_before):
+            carry_over(frame, service, state, schemas, opening=is_new)
     return state
 
 
@@ -128,7 +129,8 @@ def _apply(
             # The first offered slot names the entity: choosing it sets that slot when the
             # user could have asked for it (an input slot), whatever its default.
             named = position == 0 and sys.slot in input_slots(schema)
-            if sys.slot and (named or enters_on_select(schema, sys.slot)):
+            several = len(sys.values) > 1  # "A, B or C?": the user must name one
+            if sys.slot and not several and (named or enters_on_select(schema, sys.slot)):
                 put(frame, sys.slot, sys.values)
     for act in acts:
         if act.act in ("INFORM", "SELECT") and act.slot and act.values:
