@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Protocol, runtime_checkable
 
 from tod_runtime.dialogue.models import ServiceCall
+from tod_runtime.errors import InputError
 from tod_runtime.schema.loader import Schemas
+from tod_runtime.schema.models import IntentSchema
 
 
 @runtime_checkable
@@ -25,3 +27,17 @@ class Backend(Protocol):
     async def entity_values(self, service: str) -> dict[str, list[str]]: ...
 
     async def close(self) -> None: ...
+
+
+def known_service(schemas: Schemas, service: str) -> None:
+    if service not in schemas:
+        raise InputError(f"unknown service {service!r}", hint=f"known: {', '.join(schemas)}")
+
+
+def known_intent(schemas: Schemas, service: str, method: str) -> IntentSchema:
+    """The intent a call names, or an InputError naming what is unknown."""
+    known_service(schemas, service)
+    intent = schemas[service].intent(method)
+    if intent is None:
+        raise InputError(f"{method!r} is not an intent of {service}")
+    return intent

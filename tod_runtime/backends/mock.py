@@ -21,11 +21,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from tod_runtime.backends.base import known_intent, known_service
 from tod_runtime.backends.tables import Tables
 from tod_runtime.dialogue.models import DONTCARE, ServiceCall
-from tod_runtime.errors import DataError, InputError, SchemaError, from_validation_error
+from tod_runtime.errors import DataError, SchemaError, from_validation_error
 from tod_runtime.schema.loader import Schemas, load_schema_file
-from tod_runtime.schema.models import IntentSchema, ServiceSchema
+from tod_runtime.schema.models import ServiceSchema
 
 Scalar = str | int | float | bool
 
@@ -163,16 +164,8 @@ class MockBackend:
     def service_dirs(self) -> dict[str, Path]:
         return dict(self._dirs)
 
-    def _intent(self, service: str, method: str) -> IntentSchema:
-        if service not in self._schemas:
-            raise InputError(f"unknown service {service!r}")
-        intent = self._schemas[service].intent(method)
-        if intent is None:
-            raise InputError(f"{method!r} is not an intent of {service}")
-        return intent
-
     async def call(self, service: str, call: ServiceCall) -> list[dict[str, str]]:
-        intent = self._intent(service, call.method)
+        intent = known_intent(self._schemas, service, call.method)
         if not intent.is_transactional:
             rows = self._tables.select(service, call.parameters)
             return [{k: v for k, v in row.items() if k in intent.result_slots} for row in rows]
@@ -197,8 +190,7 @@ class MockBackend:
         ]
 
     async def entity_values(self, service: str) -> dict[str, list[str]]:
-        if service not in self._schemas:
-            raise InputError(f"unknown service {service!r}")
+        known_service(self._schemas, service)
         return self._tables.distinct(service, self._schemas[service].slot_map)
 
     async def close(self) -> None:

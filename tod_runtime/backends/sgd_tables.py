@@ -12,15 +12,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
+from tod_runtime.backends.base import known_intent, known_service
 from tod_runtime.backends.tables import Tables
 from tod_runtime.data.sgd import SGDSplit, open_split
 from tod_runtime.dialogue.models import ServiceCall
 from tod_runtime.errors import InputError, TodError
 from tod_runtime.progress import progress
 from tod_runtime.schema.loader import Schemas
-from tod_runtime.schema.models import IntentSchema
 
 RecordKey = tuple[str, str, str]  # service, method, canonical JSON of the parameters
 
@@ -80,7 +80,7 @@ class SGDTablesBackend:
             self._tables.create(service, list(rows.values()))
 
     @classmethod
-    def from_source(cls, source: str) -> SGDTablesBackend:
+    def from_source(cls, source: str) -> Self:
         parsed = parse_sgd_source(source)
         if parsed is None:
             raise InputError("expected SGD_DIR:split", file=source)
@@ -92,20 +92,12 @@ class SGDTablesBackend:
     def service_dirs(self) -> dict[str, Path]:
         return {}
 
-    def _intent(self, service: str, method: str) -> IntentSchema:
-        if service not in self._schemas:
-            raise InputError(f"unknown service {service!r}")
-        intent = self._schemas[service].intent(method)
-        if intent is None:
-            raise InputError(f"{method!r} is not an intent of {service}")
-        return intent
-
     def recorded(self, service: str, call: ServiceCall) -> list[dict[str, str]] | None:
         """The results recorded for exactly this call, or None."""
         return self._recorded.get(record_key(service, call))
 
     async def call(self, service: str, call: ServiceCall) -> list[dict[str, str]]:
-        intent = self._intent(service, call.method)
+        intent = known_intent(self._schemas, service, call.method)
         params = dict(call.parameters)
         if not intent.is_transactional:
             return self._tables.select(f"{service}.{call.method}", params)
@@ -122,8 +114,7 @@ class SGDTablesBackend:
         return [row]
 
     async def entity_values(self, service: str) -> dict[str, list[str]]:
-        if service not in self._schemas:
-            raise InputError(f"unknown service {service!r}")
+        known_service(self._schemas, service)
         return self._tables.distinct(service, self._schemas[service].slot_map)
 
     async def close(self) -> None:
