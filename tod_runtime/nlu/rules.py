@@ -44,12 +44,9 @@ DONTCARE_CUE = re.compile(r"\b(any|anything|doesn't matter|does not matter|don't
 QUESTION = re.compile(
     r"\?|\b(what|what's|whats|which|where|when|how|is it|is there|does it|do they|can you tell)\b"
 )
-SYNONYMS = {
+SYNONYMS = {  # general English verbs of task requests; nouns come from the schema
     "book": "reserve", "booking": "reserve", "reservation": "reserve", "buy": "purchase",
     "search": "find", "look": "find", "looking": "find", "show": "find", "get": "find",
-    "hotel": "hotels", "restaurant": "restaurants", "movie": "movies", "tickets": "ticket",
-    "eat": "restaurant", "dine": "restaurant", "dinner": "restaurant", "lunch": "restaurant",
-    "food": "restaurant", "stay": "hotel", "room": "rooms", "film": "movie",
 }  # fmt: skip
 GENERIC = {"has", "is", "number", "of", "name", "type", "num"}
 STOP = {"a", "an", "the", "to", "for", "of", "at", "in", "on", "and", "or", "my", "me", "i", "you"}
