@@ -50,6 +50,7 @@ class EchoBackend:
 class EchoNLU:
     def __init__(self, ctx: Any) -> None:
         self.service = next(iter(ctx.schemas))
+        self.options = ctx.options
 
     async def parse(self, text: str, context: TurnContext) -> UserActs:
         acts = [

@@ -35,7 +35,8 @@ class Config(BaseModel):
     plugins_dir: str | None = None
     max_message_chars: int = Field(default=2000, ge=1)
     options: dict[str, dict[str, Any]] = Field(
-        default_factory=dict, description="per-component options, by component name"
+        default_factory=dict,
+        description="options for the chosen component of a stage: nlu, tracker, policy, generator",
     )
 
     def with_overrides(self, **overrides: Any) -> Config:

@@ -127,7 +127,7 @@ class Runtime:
             ctx = ComponentContext(
                 schemas=self.schemas,
                 backend=self._backend,
-                options=cfg.options.get(name, {}),
+                options=cfg.options.get(kind, {}),
                 service_dirs=service_dirs,
             )
             return self.components.get(kind, name).factory(ctx)

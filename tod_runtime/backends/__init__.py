@@ -1,1 +1,1 @@
-"""backends stage."""
+"""Service backends: the Backend protocol (base.py), mock, SGD-tables and recorded."""

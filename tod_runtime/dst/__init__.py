@@ -1,1 +1,1 @@
-"""dst stage."""
+"""Dialogue-state tracking: the Tracker protocol (base.py) and the rules tracker."""

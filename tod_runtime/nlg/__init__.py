@@ -1,1 +1,1 @@
-"""nlg stage."""
+"""Language generation: the Generator protocol (base.py) and the template generator."""

@@ -1,1 +1,1 @@
-"""nlu stage."""
+"""Natural-language understanding: the NLU protocol (base.py) and the rules NLU."""

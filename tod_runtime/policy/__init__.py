@@ -1,1 +1,1 @@
-"""policy stage."""
+"""Dialogue policy: the Policy protocol (base.py) and the rules policy."""

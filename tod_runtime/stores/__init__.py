@@ -1,1 +1,1 @@
-"""stores stage."""
+"""Session stores: the SessionStore protocol (base.py), memory and SQLite."""
