@@ -87,3 +87,16 @@ async def test_chat_with_an_sgd_split(sgd_zip: Path) -> None:
         assert [a.act for a in first.actions] == ["REQUEST"]
         second = await runtime.handle("u", "in San Jose")
         assert second.state["Restaurants_2"].slot_values["location"] == ["San Jose"]
+
+
+async def test_one_session_holds_a_frame_per_service() -> None:
+    lines = SCRIPTS["Restaurants"][:3] + ["I also need a hotel"]
+    async with Runtime(Config()) as runtime:
+        results = [await runtime.handle("u", line) for line in lines]
+        other = await runtime.handle("someone else", "I need a hotel")
+    last = results[-1]
+    assert last.service == "Hotels"
+    assert set(last.state) == {"Restaurants", "Hotels"}
+    assert last.state["Restaurants"].slot_values["cuisine"] == ["Italian"]
+    assert last.state["Hotels"].slot_values["city"] == ["Austin"]  # carried over: a hotel there
+    assert set(other.state) == {"Hotels"} and other.state["Hotels"].slot_values == {}
