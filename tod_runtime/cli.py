@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from tod_runtime.errors import TodError
+from tod_runtime.plugins import make_plugin_manager
+from tod_runtime.replay.command import add_replay_command
 
 EXIT_USAGE = 2
 
@@ -94,15 +96,14 @@ def _add_data(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def _cmd_plugins(args: argparse.Namespace) -> int:
-    from tod_runtime.plugins import collect_components, make_plugin_manager, plugin_names
+    from tod_runtime.plugins import COMPONENT_KINDS, collect_components, plugin_names
 
     pm = make_plugin_manager(args.plugins_dir or args.global_plugins_dir)
     components = collect_components(pm)
-    kinds = ("nlu", "tracker", "policy", "generator", "backend", "store")
     plugins = [{"name": n, "hooks": hooks} for n, hooks in plugin_names(pm)]
     by_kind = {
         kind: {name: reg.plugin for name, reg in getattr(components, kind).items()}
-        for kind in kinds
+        for kind in COMPONENT_KINDS
     }
     if args.json:
         print(json.dumps({"plugins": plugins, "components": by_kind}, indent=2))
@@ -163,13 +164,7 @@ def build_parser(plugins_dir: str | None = None) -> argparse.ArgumentParser:
     _add_data(sub)
     _add_plugins(sub)
     _add_chat(sub)
-    try:
-        from tod_runtime.replay.command import add_replay_command
-    except ImportError:  # pragma: no cover - the replay package is part of the distribution
-        pass
-    else:
-        add_replay_command(sub)
-    from tod_runtime.plugins import make_plugin_manager
+    add_replay_command(sub)
 
     make_plugin_manager(plugins_dir).hook.register_commands(cli=sub)
     return parser

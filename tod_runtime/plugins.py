@@ -125,6 +125,9 @@ _HOOKS = {
 }
 
 
+COMPONENT_KINDS: tuple[str, ...] = tuple(_HOOKS)
+
+
 def collect_components(pm: pluggy.PluginManager) -> Components:
     """Call every registration hook once, plugin by plugin, so errors name the plugin."""
     components = Components()
