@@ -31,6 +31,7 @@ PEOPLE = {
     "people", "persons", "person", "seats", "riders", "travelers", "travellers",
     "passengers", "tickets", "guests", "party",
 }  # fmt: skip
+TRAVELLERS = {"riders", "travelers", "travellers", "passengers"}
 _WORD = re.compile(r"[a-z]+")
 
 
@@ -43,19 +44,26 @@ def kind(slot: SlotSchema, city_named: bool = True) -> str | None:
     cities as such, so a bare "location" there is a spot (a pick-up point), not a city."""
     name = _words(slot.name)
     described = name | _words(slot.description)
-    loose = not city_named and name & LOOSE_PLACE
+    loose = not city_named and described & LOOSE_PLACE
     if not slot.is_categorical and not name & NOT_PLACE and (described & PLACE or loose):
         return "origin" if described & ORIGIN else "place"
     if not slot.is_categorical and "date" in name and not name & LATER_DATE:
         return "date"
     numeric = slot.possible_values and all(v.isdigit() for v in slot.possible_values)
+    if numeric and described & TRAVELLERS:
+        return "travellers"  # people on a trip: filled from any count of people
     return "people" if numeric and described & PEOPLE else None
 
 
 def slot_kinds(schema: ServiceSchema) -> dict[str, str]:
     """The carry-over kind of every slot of a service that has one."""
     city_named = any(_words(s.name + " " + s.description) & PLACE for s in schema.slots)
-    found = {s.name: kind(s, city_named) for s in schema.slots}
+    searched = {s for i in schema.intents if not i.is_transactional for s in i.required_slots}
+    found = {}
+    for slot in schema.slots:
+        # Where a search looks (a hotel's or a house's location) is a city-like place even
+        # when the service does not call it a city; an event's or a ride's spot is not.
+        found[slot.name] = kind(slot, city_named or slot.name not in searched)
     return {name: k for name, k in found.items() if k is not None}
 
 
@@ -80,10 +88,10 @@ def carry_over(
         booking = {*intent.required_slots, *intent.optional_slots}
     inputs = {s for i in schema.intents for s in (*i.required_slots, *i.optional_slots)}
     for slot, wanted in slot_kinds(schema).items():
-        if slot not in inputs or slot in frame.slot_values:
-            continue
+        if slot not in inputs or slot in frame.slot_values or wanted == "people":
+            continue  # a party size is the user's to give; a trip takes its company along
         if (wanted == "date" and slot not in booking) or (wanted != "date" and not opening):
             continue
-        found = source.get(wanted)
+        found = source.get(wanted) or (source.get("people") if wanted == "travellers" else None)
         if found and values.get(found):
             frame.slot_values[slot] = list(values[found])
