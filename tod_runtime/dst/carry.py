@@ -20,6 +20,7 @@ from collections.abc import Mapping
 
 from tod_runtime.dialogue.context import DialogueState
 from tod_runtime.dialogue.models import State
+from tod_runtime.dst.memory import SystemMemory
 from tod_runtime.schema.models import ServiceSchema, SlotSchema
 
 PLACE = {"city", "town", "area"}
@@ -37,6 +38,16 @@ _WORD = re.compile(r"[a-z]+")
 
 def _words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower().replace("_", " ")))
+
+
+def is_spot(slot: SlotSchema) -> bool:
+    """A street-level place the system can tell about: an address, a venue's location."""
+    name = _words(slot.name)
+    return (
+        not slot.is_categorical
+        and bool(name & {"address", "location"})
+        and not ((name | _words(slot.description)) & PLACE)
+    )
 
 
 def kind(slot: SlotSchema, city_named: bool = True) -> str | None:
@@ -64,6 +75,9 @@ def slot_kinds(schema: ServiceSchema) -> dict[str, str]:
         # Where a search looks (a hotel's or a house's location) is a city-like place even
         # when the service does not call it a city; an event's or a ride's spot is not.
         found[slot.name] = kind(slot, city_named or slot.name not in searched)
+        loose = _words(slot.name + " " + slot.description) & LOOSE_PLACE
+        if found[slot.name] is None and loose and not city_named and not slot.is_categorical:
+            found[slot.name] = "spot"
     return {name: k for name, k in found.items() if k is not None}
 
 
@@ -72,6 +86,7 @@ def carry_over(
     service: str,
     state: DialogueState,
     schemas: Mapping[str, ServiceSchema],
+    memory: SystemMemory,
     *,
     opening: bool,
 ) -> None:
@@ -91,6 +106,11 @@ def carry_over(
         if slot not in inputs or slot in frame.slot_values or wanted == "people":
             continue  # a party size is the user's to give; a trip takes its company along
         if (wanted == "date" and slot not in booking) or (wanted != "date" and not opening):
+            continue
+        if wanted == "spot":  # a ride or an event "there": the address given for the last task
+            spot = memory.mentioned_spot(others[0], schemas[others[0]]) if opening else []
+            if spot:
+                frame.slot_values[slot] = spot
             continue
         found = source.get(wanted) or (source.get("people") if wanted == "travellers" else None)
         if found and values.get(found):

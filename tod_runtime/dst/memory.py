@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tod_runtime.dialogue.models import Action, Turn
+from tod_runtime.schema.models import ServiceSchema
 
 
 class SystemMemory:
@@ -39,5 +40,19 @@ class SystemMemory:
                 continue
             for act in frame.actions:
                 if act.act == "CONFIRM" and act.slot == slot and act.values:
+                    return list(act.values)
+        return []
+
+    def mentioned_spot(self, service: str, schema: ServiceSchema) -> list[str]:
+        """The newest address or venue the system told the user about in ``service``."""
+        from tod_runtime.dst.carry import is_spot
+
+        for turn in self._system:
+            frame = turn.frame(service)
+            if frame is None:
+                continue
+            for act in frame.actions:
+                spec = schema.slot(act.slot)
+                if act.act in ("INFORM", "OFFER") and act.values and spec and is_spot(spec):
                     return list(act.values)
         return []

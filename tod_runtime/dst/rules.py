@@ -48,7 +48,7 @@ def track(
         intent_before = frame.active_intent
         _apply(frame, acts, memory, service, schema)
         if schema is not None and (is_new or frame.active_intent != intent_before):
-            carry_over(frame, service, state, schemas, opening=is_new)
+            carry_over(frame, service, state, schemas, memory, opening=is_new)
     return state
 
 
