@@ -100,3 +100,21 @@ async def test_one_session_holds_a_frame_per_service() -> None:
     assert last.state["Restaurants"].slot_values["cuisine"] == ["Italian"]
     assert last.state["Hotels"].slot_values["city"] == ["Austin"]  # carried over: a hotel there
     assert set(other.state) == {"Hotels"} and other.state["Hotels"].slot_values == {}
+
+
+async def test_a_booking_without_a_name_looks_one_up() -> None:
+    lines = [
+        "I want to book a table at a restaurant",
+        "tomorrow at 7 pm for 2 people",  # asked for the name; answers with the rest
+        "Austin",
+        "I don't know",  # the cuisine: any
+        "yes",  # the offered restaurant
+        "yes",  # the confirmation
+    ]
+    async with Runtime(Config()) as runtime:
+        results = [await runtime.handle("u", line) for line in lines]
+    calls = [r.service_call for r in results if r.service_call is not None]
+    assert [c.method for c in calls] == ["FindRestaurants", "ReserveRestaurant"]
+    assert calls[1].parameters["time"] == "19:00"
+    assert calls[1].parameters["number_of_seats"] == "2"
+    assert [a.act for a in results[-1].actions] == ["NOTIFY_SUCCESS"]

@@ -74,3 +74,16 @@ async def test_requests_thanks_and_goodbye(nlu: RulesNLU) -> None:
 
 async def test_nothing_understood_is_empty(nlu: RulesNLU) -> None:
     assert await nlu.parse("hmm", TurnContext(nlu.schemas, [], {})) == {}
+
+
+async def test_a_time_the_system_did_not_ask_for_still_fills_the_only_time_slot(
+    nlu: RulesNLU,
+) -> None:
+    asked_name = system(a("REQUEST", "cafe_name"))
+    acts = await parse(nlu, "at 7 pm for 3 people", asked_name, intent="ReserveCafe")
+    assert "INFORM(time=7 pm)" in acts
+
+
+async def test_not_knowing_an_asked_slot_is_dontcare(nlu: RulesNLU) -> None:
+    asked = system(a("REQUEST", "city"))
+    assert await parse(nlu, "I don't know", asked, intent="FindCafes") == ["INFORM(city=dontcare)"]

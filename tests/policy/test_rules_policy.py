@@ -95,3 +95,17 @@ async def test_goodbye_and_nothing_understood() -> None:
     context = TurnContext(POLICY.schemas, [system(a("REQUEST", "city"))], {SERVICE: state})
     again = await POLICY.decide(PolicyInput(context, {}, SERVICE))
     assert kinds(again) == ["REQUEST(city)"]
+
+
+async def test_a_name_the_user_does_not_give_when_asked_is_looked_up() -> None:
+    state = State(active_intent="ReserveCafe", slot_values={"time": ["5 pm"]})
+    asked = [system(a("REQUEST", "cafe_name"))]
+    first = await decide(state, [a("INFORM", "time", "5 pm")])
+    assert kinds(first) == ["REQUEST(cafe_name)"]
+    # Still no name: the search intent that returns it asks for its own missing slot...
+    assert kinds(await decide(state, [a("INFORM", "time", "5 pm")], asked)) == ["REQUEST(city)"]
+    # ...and searches once it has what it needs, so there is something to offer.
+    state.slot_values["city"] = ["Oslo"]
+    asked += [user(a("INFORM", "time", "5 pm")), system(a("REQUEST", "city"))]
+    plan = await decide(state, [a("INFORM", "city", "Oslo")], asked)
+    assert plan.service_call == ServiceCall(method="FindCafes", parameters={"city": "Oslo"})

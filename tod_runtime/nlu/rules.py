@@ -10,6 +10,7 @@ a system REQUEST fills the requested slot.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 from tod_runtime.dialogue.context import TurnContext, UserActs
@@ -40,7 +41,10 @@ ALTS = re.compile(
     r"\b(anything else|something else|other options?|others|another|different one|"
     r"what else|any other|alternatives?)\b"
 )
-DONTCARE_CUE = re.compile(r"\b(any|anything|doesn't matter|does not matter|don't care|whatever)\b")
+DONTCARE_CUE = re.compile(
+    r"\b(any|anything|doesn't matter|does not matter|don't care|whatever|no preference|"
+    r"don't know|do not know|not sure|you choose|surprise me)\b"
+)
 QUESTION = re.compile(
     r"\?|\b(what|what's|whats|which|where|when|how|is it|is there|does it|do they|can you tell)\b"
 )
@@ -197,19 +201,20 @@ class RulesNLU:
         lowered = text.lower()
         keys = _keys(text)
         times = [m.span() for m in TIME.finditer(lowered)]
+        kinds = Counter(kind_of(slot) for slot in schema.slots)
         for slot in schema.slots:
             kind = kind_of(slot)
             name_keys = self._name_keys[(service, slot.name)]
             named = bool(name_keys) and name_keys <= keys
             described = bool(keys & self._slot_keys[(service, slot.name)] - GENERIC)
             asked = slot.name in requested
-            if kind == "time" and (m := TIME.search(lowered)) and (asked or named or not requested):
+            # A time or date fits its slot unasked when no other slot of the kind could take it.
+            sure = asked or named or not requested or kinds[kind] == 1
+            if kind == "time" and (m := TIME.search(lowered)) and sure:
                 found.append(
                     Found(slot.name, text[m.start() : m.end()], canonical_time(m), *m.span())
                 )
-            elif (
-                kind == "date" and (m := DATE.search(lowered)) and (asked or named or not requested)
-            ):
+            elif kind == "date" and (m := DATE.search(lowered)) and sure:
                 found.append(
                     Found(
                         slot.name, text[m.start() : m.end()], text[m.start() : m.end()], *m.span()

@@ -1,5 +1,5 @@
 """What the policy reads back from the dialogue history: the last search results and how many
-of them were offered, the canonical form of values, the previous system acts."""
+of them were offered, the canonical form of values, the previous system acts, what was asked."""
 
 from __future__ import annotations
 
@@ -26,6 +26,15 @@ def last_system_acts(history: Sequence[Turn], service: str) -> list[Action]:
             frame = turn.frame(service)
             return list(frame.actions) if frame else []
     return []
+
+
+def asked_before(history: Sequence[Turn], service: str, slot: str) -> bool:
+    """Whether the system has requested ``slot`` of ``service`` in this dialogue."""
+    return any(
+        a.act == "REQUEST" and a.slot == slot
+        for frame in system_frames(history, service)
+        for a in frame.actions
+    )
 
 
 def last_search(history: Sequence[Turn], service: str) -> tuple[Frame | None, int]:

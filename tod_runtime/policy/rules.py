@@ -1,6 +1,8 @@
 """The rules policy: SGD's system behaviour, driven by the schema and the state.
 
-Ask for the active intent's missing required slots; search when they are known and offer the
+Ask for the active intent's missing required slots (and when the user, asked once, still does
+not give one that a search intent returns, such as a restaurant's name, run that search
+instead); search when they are known and offer the
 results one by one (INFORM_COUNT with the first); confirm a transaction's slots and optional
 defaults before calling it, then NOTIFY_SUCCESS or NOTIFY_FAILURE; answer requests from the
 entity on offer; after a chosen search result, offer the service's transactional intent;
@@ -15,6 +17,7 @@ from tod_runtime.dialogue.context import PolicyInput, SystemPlan
 from tod_runtime.dialogue.models import DONTCARE, Action, Frame, ServiceCall, State, Turn
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.policy.history import (
+    asked_before,
     call_parameters,
     canonical,
     last_search,
@@ -121,6 +124,9 @@ class _Decision:
             return self.done(act("REQ_MORE"))
         missing = [s for s in self.intent.required_slots if s not in self.state.slot_values]
         if missing:
+            finder = self.finder(missing[0])
+            if finder is not None:  # asked already, and the user does not know: look it up
+                return self.find(finder)
             return self.done(*(act("REQUEST", s) for s in missing[:MAX_REQUESTS]))
         search, shown = last_search(self.history, self.service)
         results = (search.service_results or []) if search else []
@@ -128,6 +134,23 @@ class _Decision:
         if self.intent.is_transactional:
             return self.transaction(entity)
         return self.search(search, results, shown)
+
+    def finder(self, slot: str) -> IntentSchema | None:
+        """A search intent that returns ``slot``, when the user was asked for it before and
+        did not give it (say, a restaurant's name when they want any Italian place)."""
+        if not asked_before(self.history, self.service, slot):
+            return None
+        return next(
+            (i for i in self.schema.intents if not i.is_transactional and slot in i.result_slots),
+            None,
+        )
+
+    def find(self, finder: IntentSchema) -> SystemPlan:
+        """Search with ``finder`` from what the state holds, asking first for what it lacks."""
+        missing = [s for s in finder.required_slots if s not in self.state.slot_values]
+        if missing:
+            return self.done(*(act("REQUEST", s) for s in missing[:MAX_REQUESTS]))
+        return self.call(finder, self.parameters(finder))
 
     def parameters(self, intent: IntentSchema) -> dict[str, str]:
         slots = [*intent.required_slots, *intent.optional_slots]
