@@ -73,7 +73,15 @@ async def test_turns_of_one_session_never_interleave(runtime: Runtime) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["", "   \n\t", "x" * 2001, "Где находится ресторан?", "餐厅在哪里"],
+    [
+        "",
+        "   \n\t",
+        "x" * 2001,
+        "Где находится ресторан?",
+        "餐厅在哪里",
+        "Bonjour, je voudrais réserver une table",
+        "Quiero reservar una mesa para dos",
+    ],  # fmt: skip
 )
 async def test_bad_input_gets_a_polite_reply_and_leaves_the_session(
     runtime: Runtime, text: str
@@ -124,3 +132,8 @@ async def test_sqlite_store_keeps_sessions_across_runtimes(tmp_path: object) -> 
     async with Runtime(config, plugin_manager=make_plugin_manager(extra=(echo_plugin,))) as rt:
         assert (await rt.state("s1"))["Echo_1"].slot_values == {"city": ["Oslo"]}
         assert await rt.store.sessions() == ["s1"]
+
+
+async def test_foreign_names_in_an_english_message_are_fine(runtime: Runtime) -> None:
+    result = await runtime.handle("s1", "book a table at Le Petit Bistro de la Mer")
+    assert result.notice is None

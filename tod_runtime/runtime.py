@@ -28,6 +28,7 @@ from tod_runtime.dialogue.context import (
 )
 from tod_runtime.dialogue.models import Action, Dialogue, ServiceCall
 from tod_runtime.errors import ConfigError, InputError
+from tod_runtime.language import looks_non_english
 from tod_runtime.plugins import (
     ComponentContext,
     Components,
@@ -65,14 +66,6 @@ class TurnResult(BaseModel):
     notice: str | None = None
 
 
-def _looks_non_english(text: str) -> bool:
-    letters = [c for c in text if c.isalpha()]
-    if not letters:
-        return False
-    foreign = sum(1 for c in letters if not c.isascii())
-    return foreign / len(letters) > 0.3
-
-
 def check_message(text: str, limit: int) -> str | None:
     """A polite reply for input the pipeline should not see, or None when it is fine."""
     if not text.strip():
@@ -82,7 +75,7 @@ def check_message(text: str, limit: int) -> str | None:
             f"That message is too long for me ({len(text)} characters; the limit is {limit}). "
             "Could you say it more briefly?"
         )
-    if _looks_non_english(text):
+    if looks_non_english(text):
         return "Sorry, I can only understand English for now. Could you rephrase that?"
     return None
 

@@ -1,0 +1,48 @@
+"""A light guess at whether a message is not in English (the rules pipeline reads English only).
+
+Two signals, no model: mostly non-Latin letters (Cyrillic, Chinese, Arabic, ...), or more
+function words of a common Latin-script language (French, Spanish, German, Italian,
+Portuguese, Dutch) than English ones. Words shared with English, and names such as "Le
+Bernardin" or "Casa Bonita" inside an English sentence, do not tip it.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+ENGLISH = _words(
+    "a an the i you we it is are am was be to of and or for with at on in my me please "
+    "want would like need can could what where when how which this that there book find "
+    "get some any yes no thanks thank hello hi"
+)
+OTHER = _words(
+    # French
+    "je tu il nous vous est sont une des du les au aux avec pour dans sur mais oui non merci "
+    "bonjour voudrais veux cherche réserver où quel quelle ce cette "
+    # Spanish and Portuguese
+    "yo quiero busco una unos unas el los las del con por para pero sí gracias hola dónde "
+    "qué reservar mesa eu quero um uma os obrigado olá onde "
+    # German and Dutch
+    "ich möchte suche einen eine der das und mit für ist nicht bitte danke hallo wo ik wil "
+    "een het niet alstublieft "
+    # Italian
+    "vorrei cerco sono della grazie ciao dove prenotare"
+)
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+
+
+def looks_non_english(text: str) -> bool:
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return False
+    if sum(1 for c in letters if not c.isascii()) / len(letters) > 0.3:
+        return True
+    words = [w.lower() for w in _WORD.findall(text)]
+    english = sum(w in ENGLISH for w in words)
+    other = sum(w in OTHER for w in words)
+    return other >= 2 and other > english
