@@ -87,3 +87,8 @@ async def test_a_time_the_system_did_not_ask_for_still_fills_the_only_time_slot(
 async def test_not_knowing_an_asked_slot_is_dontcare(nlu: RulesNLU) -> None:
     asked = system(a("REQUEST", "city"))
     assert await parse(nlu, "I don't know", asked, intent="FindCafes") == ["INFORM(city=dontcare)"]
+
+
+async def test_the_number_before_the_slot_word_wins(nlu: RulesNLU) -> None:
+    acts = await parse(nlu, "that one works, for 3 people", intent="ReserveCafe")
+    assert "INFORM(party_size=3)" in acts

@@ -221,12 +221,21 @@ class RulesNLU:
                     )
                 )
             elif kind == "number" and (asked or described):
-                for m in NUMBER.finditer(lowered):
+                slot_keys = self._slot_keys[(service, slot.name)] - GENERIC
+                fits = [
+                    m
+                    for m in NUMBER.finditer(lowered)
+                    if str(number_value(m.group(1))) in slot.possible_values
+                    and not any(s <= m.start() < e for s, e in times)
+                ]
+                # "that one, 3 tickets": the number before a word of the slot comes first.
+                fits.sort(
+                    key=lambda m: _stem(next(iter(words(lowered[m.end() :])), "")) not in slot_keys
+                )
+                if fits:
+                    m = fits[0]
                     value = str(number_value(m.group(1)))
-                    clash = any(s <= m.start() < e for s, e in times)
-                    if value in slot.possible_values and not clash:
-                        found.append(Found(slot.name, m.group(1), value, *m.span()))
-                        break
+                    found.append(Found(slot.name, m.group(1), value, *m.span()))
             elif kind == "bool" and (asked or named):
                 if asked and (YES.search(lowered) or NO.search(lowered)):
                     truth = "False" if NO.search(lowered) else "True"
