@@ -109,3 +109,18 @@ async def test_a_name_the_user_does_not_give_when_asked_is_looked_up() -> None:
     asked += [user(a("INFORM", "time", "5 pm")), system(a("REQUEST", "city"))]
     plan = await decide(state, [a("INFORM", "city", "Oslo")], asked)
     assert plan.service_call == ServiceCall(method="FindCafes", parameters={"city": "Oslo"})
+
+
+async def test_a_question_while_confirming_is_answered_then_the_confirmation_repeated() -> None:
+    rows = [{"cafe_name": "Grind", "city": "Oslo", "phone": "555"}]
+    search = system(a("OFFER", "cafe_name", "Grind"), a("INFORM_COUNT", "count", "1"))
+    search.frames[0].service_call = ServiceCall(method="FindCafes", parameters={"city": "Oslo"})
+    search.frames[0].service_results = rows
+    state = State(
+        active_intent="ReserveCafe",
+        slot_values={"cafe_name": ["Grind"], "city": ["Oslo"], "time": ["5 pm"]},
+        requested_slots=["phone"],
+    )
+    confirming = system(a("CONFIRM", "cafe_name", "Grind"))
+    plan = await decide(state, [a("REQUEST", "phone")], [search, confirming])
+    assert kinds(plan)[:2] == ["INFORM(phone)", "CONFIRM(cafe_name)"]

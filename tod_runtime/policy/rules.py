@@ -174,8 +174,9 @@ class _Decision:
                 if confirmed.act == "CONFIRM" and confirmed.slot not in params:
                     params[confirmed.slot] = (confirmed.canonical_values or confirmed.values)[0]
             return self.call(self.intent, params)
-        if self.state.requested_slots and entity is not None and "CONFIRM" not in self.prev_kinds:
-            return self.done(*inform(entity, self.state.requested_slots))
+        answers = inform(entity, self.state.requested_slots) if entity is not None else []
+        if answers and "CONFIRM" not in self.prev_kinds:
+            return self.done(*answers)
         slots = list(self.intent.required_slots)
         slots += [
             s
@@ -188,7 +189,7 @@ class _Decision:
             if values[0] != DONTCARE:
                 exact = canonical(values, slot, self.schema, self.history, self.acts)
                 confirm.append(act("CONFIRM", slot, values[:1], [exact]))
-        return self.done(*confirm)
+        return self.done(*answers, *confirm)  # a question while confirming: answer, ask again
 
     def search(self, search: Frame | None, results: list[dict[str, str]], shown: int) -> SystemPlan:
         assert self.intent is not None
