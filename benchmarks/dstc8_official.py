@@ -6,12 +6,12 @@
 The official script (google-research/schema_guided_dst/evaluate.py) lives on GitHub, which
 this machine cannot reach. NVIDIA NeMo ships a port of it (Apache-2.0, "adapted from the
 original implementation", rapidfuzz in place of fuzzywuzzy) on PyPI; this script downloads
-that wheel with pip, runs its `evaluate()` unchanged on the predictions of a fresh
-`tod replay`, and prints both sets of figures and their largest difference as JSON. Exit 1
-when a difference exceeds 1e-4. `--fuzzy` chooses the fuzzy match: `port` as NeMo ships it
-(ratio not rounded), `whole-percent` (rounded like fuzzywuzzy's integer ratio, DSTC8's and
-tod's definition) or `fuzzywuzzy` (also lower-cased and stripped of punctuation, as
-fuzzywuzzy's default processing does).
+that wheel with pip, runs its `get_metrics()` on the predictions of a fresh `tod replay`,
+and prints both sets of figures and their largest difference as JSON. Exit 1 when a
+difference exceeds 1e-4. `--fuzzy` chooses the fuzzy match: `port` (default) leaves the
+script unchanged (rapidfuzz ratio, not rounded); `whole-percent` rounds the ratio like
+fuzzywuzzy's integer one (DSTC8's and tod's definition); `fuzzywuzzy` also lower-cases and
+strips punctuation first, as fuzzywuzzy's default processing does.
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def main() -> None:
     parser.add_argument("--workers", default="2")
     parser.add_argument("--limit")
     parser.add_argument(
-        "--fuzzy", choices=("port", "whole-percent", "fuzzywuzzy"), default="whole-percent"
+        "--fuzzy", choices=("port", "whole-percent", "fuzzywuzzy"), default="port"
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
