@@ -98,6 +98,10 @@ class RulesNLU:
             for s in self.schemas.values()
             for slot in s.slots
         }
+        self._kind_counts = {
+            s.service_name: Counter(kind_of(slot) for slot in s.slots)
+            for s in self.schemas.values()
+        }
         self._slot_keys = {
             (s.service_name, slot.name): {_stem(w) for w in slot_words(slot)}
             for s in self.schemas.values()
@@ -201,7 +205,6 @@ class RulesNLU:
         lowered = text.lower()
         keys = _keys(text)
         times = [m.span() for m in TIME.finditer(lowered)]
-        kinds = Counter(kind_of(slot) for slot in schema.slots)
         for slot in schema.slots:
             kind = kind_of(slot)
             name_keys = self._name_keys[(service, slot.name)]
@@ -209,7 +212,7 @@ class RulesNLU:
             described = bool(keys & self._slot_keys[(service, slot.name)] - GENERIC)
             asked = slot.name in requested
             # A time or date fits its slot unasked when no other slot of the kind could take it.
-            sure = asked or named or not requested or kinds[kind] == 1
+            sure = asked or named or not requested or self._kind_counts[service][kind] == 1
             if kind == "time" and (m := TIME.search(lowered)) and sure:
                 found.append(
                     Found(slot.name, text[m.start() : m.end()], canonical_time(m), *m.span())

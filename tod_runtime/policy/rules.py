@@ -122,12 +122,12 @@ class _Decision:
             return self.done(act("REQ_MORE"))
         if self.intent is None:
             return self.done(act("REQ_MORE"))
-        missing = [s for s in self.intent.required_slots if s not in self.state.slot_values]
+        missing = self.missing(self.intent)
         if missing:
             finder = self.finder(missing[0])
             if finder is not None:  # asked already, and the user does not know: look it up
                 return self.find(finder)
-            return self.done(*(act("REQUEST", s) for s in missing[:MAX_REQUESTS]))
+            return self.request(missing)
         search, shown = last_search(self.history, self.service)
         results = (search.service_results or []) if search else []
         entity = results[shown - 1] if 0 < shown <= len(results) else None
@@ -147,10 +147,16 @@ class _Decision:
 
     def find(self, finder: IntentSchema) -> SystemPlan:
         """Search with ``finder`` from what the state holds, asking first for what it lacks."""
-        missing = [s for s in finder.required_slots if s not in self.state.slot_values]
+        missing = self.missing(finder)
         if missing:
-            return self.done(*(act("REQUEST", s) for s in missing[:MAX_REQUESTS]))
+            return self.request(missing)
         return self.call(finder, self.parameters(finder))
+
+    def missing(self, intent: IntentSchema) -> list[str]:
+        return [s for s in intent.required_slots if s not in self.state.slot_values]
+
+    def request(self, slots: Sequence[str]) -> SystemPlan:
+        return self.done(*(act("REQUEST", s) for s in slots[:MAX_REQUESTS]))
 
     def parameters(self, intent: IntentSchema) -> dict[str, str]:
         slots = [*intent.required_slots, *intent.optional_slots]
