@@ -86,7 +86,7 @@ def test_an_invalid_name_is_refused(bad: str) -> None:
 
 def test_an_unknown_component_names_the_available_ones(pm: Any) -> None:
     with pytest.raises(ConfigError, match="unknown nlu 'nope'.*available: rules"):
-        collect_components(pm).get("nlu", "nope")
+        collect_components(pm).nlu.get("nope")
 
 
 def test_plugins_dir_loads_files(tmp_path: Path) -> None:
@@ -97,7 +97,7 @@ def test_plugins_dir_loads_files(tmp_path: Path) -> None:
         "    register('shout', lambda ctx: None)\n"
     )
     components = collect_components(make_plugin_manager(tmp_path, entry_points=False))
-    assert components.generator["shout"].plugin.startswith("file:")
+    assert components.generator.entries["shout"].plugin.startswith("file:")
 
 
 def test_a_missing_plugins_dir_is_a_clear_error(tmp_path: Path) -> None:
@@ -203,3 +203,42 @@ async def test_hook_turn_finished() -> None:
     async with echo_runtime() as rt:
         await rt.handle("s", "city=Lima")
     assert echo_plugin.observed[-1] == ("turn_finished", ("s", "REQ_MORE()"))
+
+
+def test_a_component_that_breaks_its_protocol_is_a_plugin_error_naming_the_plugin() -> None:
+    class SyncNLU:
+        def parse(self, text: str, context: Any) -> dict[str, Any]:  # not async
+            return {}
+
+    class Lazy:
+        @hookimpl
+        def register_nlu(self, register: Any) -> None:
+            register("sync", lambda ctx: SyncNLU())
+            register("nothing", lambda ctx: object())
+
+    pm = make_plugin_manager(entry_points=False, extra=(Lazy(),))
+    components = collect_components(pm)
+    assert components.nlu.entries["sync"].plugin == "extra-0"
+    with pytest.raises(
+        PluginError, match=r"plugin extra-0: nlu 'sync'.*parse\(\) must be 'async def'"
+    ):
+        components.nlu.build("sync", None)  # type: ignore[arg-type]
+    with pytest.raises(PluginError, match=r"nlu 'nothing'.*no method parse\(\)"):
+        components.nlu.build("nothing", None)  # type: ignore[arg-type]
+
+
+def test_registration_hooks_run_through_pluggy_so_wrappers_run() -> None:
+    seen: list[str] = []
+
+    class Wrapper:
+        @hookimpl(wrapper=True)
+        def register_nlu(self, register: Any) -> Any:
+            seen.append("before")
+            result = yield
+            seen.append("after")
+            return result
+
+    pm = make_plugin_manager(entry_points=False, extra=(Wrapper(),))
+    components = collect_components(pm)
+    assert seen == ["before", "after"]
+    assert components.nlu.entries["rules"].plugin == "tod_runtime.nlu.default_nlu"

@@ -77,10 +77,6 @@ async def test_turns_of_one_session_never_interleave(runtime: Runtime) -> None:
         "",
         "   \n\t",
         "x" * 2001,
-        "Где находится ресторан?",
-        "餐厅在哪里",
-        "Bonjour, je voudrais réserver une table",
-        "Quiero reservar una mesa para dos",
     ],  # fmt: skip
 )
 async def test_bad_input_gets_a_polite_reply_and_leaves_the_session(
@@ -91,6 +87,31 @@ async def test_bad_input_gets_a_polite_reply_and_leaves_the_session(
     result = await runtime.handle("s1", text)
     assert result.notice and result.utterance == result.notice
     assert await runtime.events("s1") == before
+
+
+NOT_ENGLISH = [
+    "Где находится ресторан?",
+    "餐厅在哪里",
+    "Bonjour, je voudrais réserver une table",
+    "Quiero reservar una mesa para dos",
+]
+
+
+@pytest.mark.parametrize("text", NOT_ENGLISH)
+async def test_the_rules_nlu_declines_other_languages_and_leaves_the_session(text: str) -> None:
+    async with Runtime(Config()) as rt:
+        await rt.handle("s1", "I want to find a restaurant")
+        before = await rt.events("s1")
+        result = await rt.handle("s1", text)
+        assert result.notice and "only understand English" in result.utterance
+        assert await rt.events("s1") == before
+
+
+async def test_the_language_check_is_an_nlu_option_that_can_be_turned_off() -> None:
+    config = Config(options={"nlu": {"english_only": False}})
+    async with Runtime(config) as rt:
+        result = await rt.handle("s1", NOT_ENGLISH[2])
+    assert result.notice is None
 
 
 async def test_a_failing_stage_leaves_the_session_as_it_was(runtime: Runtime) -> None:

@@ -2,10 +2,11 @@
 
 from tod_runtime.config import Config, load_config
 from tod_runtime.dialogue import Action, Dialogue, Frame, ServiceCall, State, Turn
+from tod_runtime.dialogue.steps import TurnResult
 from tod_runtime.errors import ConfigError, DataError, InputError, SchemaError, TodError
 from tod_runtime.hookspecs import hookimpl
 from tod_runtime.plugins import ComponentContext, make_plugin_manager
-from tod_runtime.runtime import Runtime, TurnResult
+from tod_runtime.runtime import Runtime
 from tod_runtime.schema import Schemas, ServiceSchema
 
 __version__ = "0.1.0"

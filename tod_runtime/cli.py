@@ -96,14 +96,14 @@ def _add_data(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def _cmd_plugins(args: argparse.Namespace) -> int:
-    from tod_runtime.plugins import COMPONENT_KINDS, collect_components, plugin_names
+    from tod_runtime.plugins import collect_components, plugin_names
 
     pm = make_plugin_manager(args.plugins_dir or args.global_plugins_dir)
     components = collect_components(pm)
     plugins = [{"name": n, "hooks": hooks} for n, hooks in plugin_names(pm)]
     by_kind = {
-        kind: {name: reg.plugin for name, reg in getattr(components, kind).items()}
-        for kind in COMPONENT_KINDS
+        kind: {name: reg.plugin for name, reg in registry.entries.items()}
+        for kind, registry in components.registries().items()
     }
     if args.json:
         print(json.dumps({"plugins": plugins, "components": by_kind}, indent=2))

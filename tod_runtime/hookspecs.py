@@ -6,11 +6,15 @@
 * observer hooks may be ``async def``: the runtime awaits whatever they return and ignores it.
 
 A new argument may be added to a hook; an existing one is never changed.
+
+This module is the plugin contract: it imports nothing from the engine (only the data model,
+for type checking), so a plugin can import it without pulling in the runtime.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pluggy
 
@@ -18,13 +22,35 @@ if TYPE_CHECKING:
     import argparse
 
     from tod_runtime.dialogue.models import ServiceCall
-    from tod_runtime.plugins import BackendRegister, StageRegister, StoreRegister
-    from tod_runtime.runtime import TurnResult
+    from tod_runtime.dialogue.steps import TurnResult
     from tod_runtime.schema.models import ServiceSchema
 
 PROJECT = "tod_runtime"
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+class StageRegister(Protocol):
+    """``register(name, factory)``: ``factory(ctx: ComponentContext)`` builds the component
+    (an object satisfying the stage's Protocol, checked when it is built)."""
+
+    def __call__(self, name: str, factory: Callable[..., Any]) -> None: ...
+
+
+class BackendRegister(Protocol):
+    """``register(name, factory, accepts)``: ``factory(source: str) -> Backend``,
+    ``accepts(source) -> bool`` for ``backend = "auto"``."""
+
+    def __call__(
+        self, name: str, factory: Callable[[str], Any], accepts: Callable[[str], bool] | None = None
+    ) -> None: ...
+
+
+class StoreRegister(Protocol):
+    """``register(scheme, factory)``: ``factory(url: str) -> SessionStore``."""
+
+    def __call__(self, scheme: str, factory: Callable[[str], Any]) -> None: ...
+
 
 # ---------------------------------------------------------------- registration (start-up, sync)
 

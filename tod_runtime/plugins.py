@@ -1,27 +1,36 @@
-"""Plugin manager factory and the registry of named components.
+"""Plugin manager factory and the typed registry of named components.
 
 ``make_plugin_manager()`` registers the built-ins (DEFAULT_PLUGINS), then the ``tod_runtime``
 entry-point group, then ``*.py`` files of a plugins folder. ``collect_components(pm)`` calls
-the registration hooks once and returns what was registered, by kind and name.
+each registration hook once, through ``pm.hook`` (so hook wrappers run), and returns what was
+registered, by kind and name. ``Components.build_*`` builds a component and checks it
+satisfies its stage's Protocol, naming the plugin when it does not.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
-from typing import Any, Protocol
+from types import FrameType, ModuleType
+from typing import Any, Generic, Self, TypeVar
 
 import pluggy
 
 from tod_runtime import hookspecs
+from tod_runtime.backends.base import Backend, ServiceFolders
+from tod_runtime.dst.base import Tracker
 from tod_runtime.errors import ConfigError, PluginError
+from tod_runtime.nlg.base import Generator
+from tod_runtime.nlu.base import NLU
+from tod_runtime.policy.base import Policy
 from tod_runtime.schema.loader import Schemas
+from tod_runtime.stores.base import SessionStore
 
 DEFAULT_PLUGINS: tuple[str, ...] = (
     "tod_runtime.nlu.default_nlu",
@@ -38,66 +47,160 @@ class ComponentContext:
     """What a stage factory gets: the services, the backend, and the component's options."""
 
     schemas: Schemas
-    backend: Any  # a Backend; Any so plugins need not import the protocol
+    backend: Backend
     options: Mapping[str, Any] = field(default_factory=dict)
     service_dirs: Mapping[str, Path] = field(default_factory=dict)
+    """Each service's folder (NLG templates and other per-service files live there), when
+    the backend serves services from folders."""
+
+    @classmethod
+    def of(cls, schemas: Schemas, backend: Backend, options: Mapping[str, Any]) -> Self:
+        folders = backend.service_dirs() if isinstance(backend, ServiceFolders) else {}
+        return cls(schemas, backend, options, folders)
 
 
-StageFactory = Callable[[ComponentContext], Any]
-BackendFactory = Callable[[str], Any]
-StoreFactory = Callable[[str], Any]
+A = TypeVar("A")  # what a factory takes
+C = TypeVar("C")  # what it builds
 
 
-class StageRegister(Protocol):
-    def __call__(self, name: str, factory: StageFactory) -> None: ...
-
-
-class BackendRegister(Protocol):
-    def __call__(
-        self, name: str, factory: BackendFactory, accepts: Callable[[str], bool] | None = None
-    ) -> None: ...
-
-
-class StoreRegister(Protocol):
-    def __call__(self, scheme: str, factory: StoreFactory) -> None: ...
+@dataclass(frozen=True)
+class Registered(Generic[A, C]):
+    factory: Callable[[A], C]
+    plugin: str
+    accepts: Callable[[str], bool] | None = None
 
 
 @dataclass
-class Registered:
-    factory: Callable[..., Any]
-    plugin: str
-    accepts: Callable[[str], bool] | None = None
+class Registry(Generic[A, C]):
+    """The components of one kind, by name, and the Protocol every one must satisfy."""
+
+    kind: str
+    protocol: type  # the stage's Protocol class (C)
+    entries: dict[str, Registered[A, C]] = field(default_factory=dict)
+
+    def get(self, name: str) -> Registered[A, C]:
+        if name not in self.entries:
+            raise ConfigError(
+                f"unknown {self.kind} {name!r}",
+                hint=f"available: {', '.join(sorted(self.entries)) or 'none'} (see `tod plugins`)",
+            )
+        return self.entries[name]
+
+    def build(self, name: str, arg: A) -> C:
+        """Build component ``name``; a result that does not satisfy the Protocol (a missing
+        method, a sync method where an async one is due) is a PluginError naming the plugin."""
+        entry = self.get(name)
+        built = entry.factory(arg)
+        problem = protocol_problem(built, self.protocol)
+        if problem is not None:
+            raise PluginError(
+                f"plugin {entry.plugin}: {self.kind} {name!r} built a {type(built).__name__} "
+                f"that is not a {self.protocol.__name__}: {problem}",
+                hint=f"see the {self.protocol.__name__} Protocol in docs/plugins.md",
+            )
+        return built
+
+
+def protocol_problem(obj: object, protocol: type) -> str | None:
+    """Why ``obj`` does not satisfy ``protocol`` (async methods must be coroutine functions),
+    or None when it does."""
+    for name, member in vars(protocol).items():
+        if name.startswith("_") or not callable(member):
+            continue
+        found = getattr(obj, name, None)
+        if not callable(found):
+            return f"it has no method {name}()"
+        if inspect.iscoroutinefunction(member) and not inspect.iscoroutinefunction(found):
+            return f"{name}() must be 'async def'"
+    return None
 
 
 @dataclass
 class Components:
     """Everything the registration hooks registered, by kind then name."""
 
-    nlu: dict[str, Registered] = field(default_factory=dict)
-    tracker: dict[str, Registered] = field(default_factory=dict)
-    policy: dict[str, Registered] = field(default_factory=dict)
-    generator: dict[str, Registered] = field(default_factory=dict)
-    backend: dict[str, Registered] = field(default_factory=dict)
-    store: dict[str, Registered] = field(default_factory=dict)
+    nlu: Registry[ComponentContext, NLU] = field(default_factory=lambda: Registry("nlu", NLU))
+    tracker: Registry[ComponentContext, Tracker] = field(
+        default_factory=lambda: Registry("tracker", Tracker)
+    )
+    policy: Registry[ComponentContext, Policy] = field(
+        default_factory=lambda: Registry("policy", Policy)
+    )
+    generator: Registry[ComponentContext, Generator] = field(
+        default_factory=lambda: Registry("generator", Generator)
+    )
+    backend: Registry[str, Backend] = field(default_factory=lambda: Registry("backend", Backend))
+    store: Registry[str, SessionStore] = field(
+        default_factory=lambda: Registry("store", SessionStore)
+    )
 
-    def get(self, kind: str, name: str) -> Registered:
-        table: dict[str, Registered] = getattr(self, kind)
-        if name not in table:
-            raise ConfigError(
-                f"unknown {kind} {name!r}",
-                hint=f"available: {', '.join(sorted(table)) or 'none'} (see `tod plugins`)",
-            )
-        return table[name]
+    def registries(self) -> dict[str, Registry[Any, Any]]:
+        return {kind: getattr(self, kind) for kind in COMPONENT_KINDS}
+
+    def open_backend(self, name: str, source: str) -> Backend:
+        """The backend ``name`` serving ``source``; ``auto``: the first that accepts it."""
+        if name == "auto":
+            for candidate, entry in self.backend.entries.items():
+                if entry.accepts is not None and entry.accepts(source):
+                    name = candidate
+                    break
+            else:
+                path, colon, _ = source.rpartition(":")
+                exists = Path(source).exists() or bool(colon and Path(path).exists())
+                raise ConfigError(
+                    "no backend can serve these services" if exists else "no such folder",
+                    file=source,
+                    hint="give a services folder (with <Service>/schema.json) or SGD_DIR:split",
+                )
+        return self.backend.build(name, source)
+
+    def open_store(self, url: str) -> SessionStore:
+        scheme = url.split("://", 1)[0] if "://" in url else url
+        return self.store.build(scheme, url)
+
+
+_HOOKS = {
+    "nlu": "register_nlu",
+    "tracker": "register_trackers",
+    "policy": "register_policies",
+    "generator": "register_generators",
+    "backend": "register_backends",
+    "store": "register_stores",
+}
+COMPONENT_KINDS: tuple[str, ...] = tuple(_HOOKS)
 
 
 def _name_ok(name: str) -> bool:
     return bool(name) and name.replace("_", "").replace("-", "").replace(".", "").isalnum()
 
 
-def _registrar(table: dict[str, Registered], kind: str, plugin: str) -> Callable[..., None]:
-    def register(
-        name: str, factory: Callable[..., Any], accepts: Callable[[str], bool] | None = None
+class _Registrar:
+    """The ``register`` callback handed to one registration hook. It tells which plugin is
+    registering by finding the calling hook implementation on the stack, so errors and
+    ``tod plugins`` name the plugin even though pluggy calls all implementations at once."""
+
+    def __init__(self, registry: Registry[Any, Any], pm: pluggy.PluginManager, hook: str):
+        self.registry = registry
+        self.callers: dict[object, list[tuple[object, str]]] = {}
+        for impl in getattr(pm.hook, hook).get_hookimpls():
+            function = getattr(impl.function, "__func__", impl.function)
+            name = pm.get_name(impl.plugin) or repr(impl.plugin)
+            self.callers.setdefault(function.__code__, []).append((impl.plugin, name))
+
+    def _plugin(self) -> str:
+        frame: FrameType | None = sys._getframe(2)
+        while frame is not None:
+            found = self.callers.get(frame.f_code)
+            if found:
+                owner = frame.f_locals.get("self")
+                return next((n for p, n in found if p is owner), found[0][1])
+            frame = frame.f_back
+        return "<unknown plugin>"
+
+    def __call__(
+        self, name: str, factory: Callable[..., Any], accepts: Callable[[str], bool] | None = None
     ) -> None:
+        plugin, kind, table = self._plugin(), self.registry.kind, self.registry.entries
         if not isinstance(name, str) or not _name_ok(name):
             raise PluginError(
                 f"plugin {plugin} registered a {kind} with an invalid name {name!r}",
@@ -112,30 +215,13 @@ def _registrar(table: dict[str, Registered], kind: str, plugin: str) -> Callable
             )
         table[name] = Registered(factory, plugin, accepts)
 
-    return register
-
-
-_HOOKS = {
-    "nlu": "register_nlu",
-    "tracker": "register_trackers",
-    "policy": "register_policies",
-    "generator": "register_generators",
-    "backend": "register_backends",
-    "store": "register_stores",
-}
-
-
-COMPONENT_KINDS: tuple[str, ...] = tuple(_HOOKS)
-
 
 def collect_components(pm: pluggy.PluginManager) -> Components:
-    """Call every registration hook once, plugin by plugin, so errors name the plugin."""
+    """Call every registration hook once, through ``pm.hook``."""
     components = Components()
-    for kind, hook_name in _HOOKS.items():
-        table: dict[str, Registered] = getattr(components, kind)
-        for impl in getattr(pm.hook, hook_name).get_hookimpls():
-            plugin = pm.get_name(impl.plugin) or repr(impl.plugin)
-            impl.function(_registrar(table, kind, plugin))
+    for kind, registry in components.registries().items():
+        hook = _HOOKS[kind]
+        getattr(pm.hook, hook)(register=_Registrar(registry, pm, hook))
     return components
 
 

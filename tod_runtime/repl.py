@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from tod_runtime.config import Config
+from tod_runtime.dialogue.steps import TurnResult
 from tod_runtime.errors import TodError
-from tod_runtime.runtime import Runtime, TurnResult
+from tod_runtime.runtime import Runtime
 
 PROMPT = "you> "
 HELP = (

@@ -1,73 +1,43 @@
-"""The dialogue manager: one user turn through NLU, DST, policy, backend and NLG.
+"""The dialogue manager: sessions over the one pipeline (tod_runtime/pipeline.py).
 
-``Runtime`` is the one engine behind the REPL, the server, the Python API and replay. Each
-session is an event log in a store; a per-session lock makes two turns of one session run one
-after the other, while different sessions run concurrently. A turn's events are appended in
-one go at its end, so a failing stage leaves the session as it was.
+``Runtime`` is the engine behind the REPL, the Python API and (through the same ``Pipeline``)
+replay. Each session is an event log in a store, kept folded in memory (``SessionLog``) so a
+turn reads only the events it has not seen. A per-session lock makes two turns of one session
+run one after the other, while different sessions run concurrently. A turn's events are
+appended in one go at its end, so a failing stage leaves the session as it was.
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
 import pluggy
-from pydantic import BaseModel, Field
 
+from tod_runtime.backends.base import Backend
 from tod_runtime.config import Config
-from tod_runtime.dialogue.context import (
-    DialogueState,
-    PolicyInput,
-    SystemPlan,
-    TrackerInput,
-    TurnContext,
-    UserActs,
-)
-from tod_runtime.dialogue.models import Action, Dialogue, ServiceCall
-from tod_runtime.errors import ConfigError, InputError
-from tod_runtime.language import looks_non_english
+from tod_runtime.dialogue.context import DialogueState, UserActs
+from tod_runtime.dialogue.models import Dialogue
+from tod_runtime.dialogue.steps import TurnResult
+from tod_runtime.dst.base import Tracker
+from tod_runtime.errors import InputError
+from tod_runtime.nlg.base import Generator
+from tod_runtime.nlu.base import NLU
+from tod_runtime.pipeline import Pipeline, Stages
 from tod_runtime.plugins import (
     ComponentContext,
     Components,
     collect_components,
     make_plugin_manager,
 )
+from tod_runtime.policy.base import Policy
 from tod_runtime.schema.loader import Schemas
-from tod_runtime.session import (
-    Event,
-    ServiceCalled,
-    SessionReset,
-    StateTracked,
-    SystemActed,
-    SystemUttered,
-    UserActsParsed,
-    UserUttered,
-    as_dialogue,
-    current_state,
-    history,
-)
-
-
-class TurnResult(BaseModel):
-    """What one turn produced. ``notice`` is set (and nothing stored) when the input was
-    rejected before the pipeline (empty, too long, not English)."""
-
-    session_id: str
-    utterance: str
-    service: str | None = None
-    actions: list[Action] = Field(default_factory=list)
-    user_acts: UserActs = Field(default_factory=dict)
-    state: DialogueState = Field(default_factory=dict)
-    service_call: ServiceCall | None = None
-    service_results: list[dict[str, str]] | None = None
-    notice: str | None = None
+from tod_runtime.session import Event, SessionLog, SessionReset, system_events, user_events
+from tod_runtime.stores.base import SessionStore
 
 
 def check_message(text: str, limit: int) -> str | None:
-    """A polite reply for input the pipeline should not see, or None when it is fine."""
+    """A polite reply for input no stage should see (empty, too long), or None when it is
+    fine. What a message may say (its language, say) is the NLU's to judge."""
     if not text.strip():
         return "I didn't catch anything there. What would you like to do?"
     if len(text) > limit:
@@ -75,8 +45,6 @@ def check_message(text: str, limit: int) -> str | None:
             f"That message is too long for me ({len(text)} characters; the limit is {limit}). "
             "Could you say it more briefly?"
         )
-    if looks_non_english(text):
-        return "Sorry, I can only understand English for now. Could you rephrase that?"
     return None
 
 
@@ -89,76 +57,56 @@ class Runtime:
         config: Config | None = None,
         *,
         plugin_manager: pluggy.PluginManager | None = None,
-        backend: Any | None = None,
-        store: Any | None = None,
+        backend: Backend | None = None,
+        store: SessionStore | None = None,
     ) -> None:
         self.config = config or Config()
         self.pm = plugin_manager or make_plugin_manager(self.config.plugins_dir)
         self.components: Components = collect_components(self.pm)
-        self._backend: Any = backend
-        self._store: Any = store
+        self._backend = backend
+        self._store = store
+        self._pipeline: Pipeline | None = None
+        self._sessions: dict[str, SessionLog] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        self._started = False
+        self.schemas: Schemas = Schemas([])
 
     # ---------------------------------------------------------------- lifecycle
 
     async def start(self) -> Runtime:
-        if self._started:
+        if self._pipeline is not None:
             return self
-        cfg = self.config
+        cfg, components = self.config, self.components
         if self._backend is None:
-            self._backend = await asyncio.to_thread(self._open_backend, cfg.services)
-        self.schemas: Schemas = self._backend.schemas()
+            self._backend = await asyncio.to_thread(
+                components.open_backend, cfg.backend, cfg.services
+            )
+        backend = self._backend
+        self.schemas = backend.schemas()
         for schema in self.schemas.values():
             self.pm.hook.prepare_schema(schema=schema)
         if self._store is None:
-            self._store = self._open_store(cfg.store)
-        dirs_of = getattr(self._backend, "service_dirs", None)
-        service_dirs: dict[str, Path] = dirs_of() if callable(dirs_of) else {}
+            self._store = components.open_store(cfg.store)
 
-        def build(kind: str, name: str) -> Any:
-            ctx = ComponentContext(
-                schemas=self.schemas,
-                backend=self._backend,
-                options=cfg.options.get(kind, {}),
-                service_dirs=service_dirs,
-            )
-            return self.components.get(kind, name).factory(ctx)
+        def context(kind: str) -> ComponentContext:
+            return ComponentContext.of(self.schemas, backend, cfg.options.get(kind, {}))
 
-        self.nlu = build("nlu", cfg.nlu)
-        self.tracker = build("tracker", cfg.tracker)
-        self.policy = build("policy", cfg.policy)
-        self.generator = build("generator", cfg.generator)
-        self._started = True
+        stages = Stages(
+            nlu=components.nlu.build(cfg.nlu, context("nlu")),
+            tracker=components.tracker.build(cfg.tracker, context("tracker")),
+            policy=components.policy.build(cfg.policy, context("policy")),
+            generator=components.generator.build(cfg.generator, context("generator")),
+            backend=backend,
+        )
+        self._pipeline = Pipeline(stages, self.pm.hook)
         return self
-
-    def _open_backend(self, source: str) -> Any:
-        name = self.config.backend
-        if name == "auto":
-            for candidate, reg in self.components.backend.items():
-                if reg.accepts is not None and reg.accepts(source):
-                    name = candidate
-                    break
-            else:
-                path, colon, _ = source.rpartition(":")
-                exists = Path(source).exists() or bool(colon and Path(path).exists())
-                raise ConfigError(
-                    "no backend can serve these services" if exists else "no such folder",
-                    file=source,
-                    hint="give a services folder (with <Service>/schema.json) or SGD_DIR:split",
-                )
-        return self.components.get("backend", name).factory(source)
-
-    def _open_store(self, url: str) -> Any:
-        scheme = url.split("://", 1)[0] if "://" in url else url
-        return self.components.get("store", scheme).factory(url)
 
     async def close(self) -> None:
         if self._store is not None:
             await self._store.close()
         if self._backend is not None:
             await self._backend.close()
-        self._started = False
+        self._pipeline = None
+        self._sessions.clear()
 
     async def __aenter__(self) -> Runtime:
         return await self.start()
@@ -167,11 +115,35 @@ class Runtime:
         await self.close()
 
     @property
-    def backend(self) -> Any:
-        return self._backend
+    def pipeline(self) -> Pipeline:
+        if self._pipeline is None:
+            raise InputError("the runtime is not started", hint="await runtime.start() first")
+        return self._pipeline
 
     @property
-    def store(self) -> Any:
+    def nlu(self) -> NLU:
+        return self.pipeline.stages.nlu
+
+    @property
+    def tracker(self) -> Tracker:
+        return self.pipeline.stages.tracker
+
+    @property
+    def policy(self) -> Policy:
+        return self.pipeline.stages.policy
+
+    @property
+    def generator(self) -> Generator:
+        return self.pipeline.stages.generator
+
+    @property
+    def backend(self) -> Backend:
+        return self.pipeline.stages.backend
+
+    @property
+    def store(self) -> SessionStore:
+        if self._store is None:
+            raise InputError("the runtime is not started", hint="await runtime.start() first")
         return self._store
 
     # ---------------------------------------------------------------- sessions
@@ -179,91 +151,60 @@ class Runtime:
     def _lock(self, session_id: str) -> asyncio.Lock:
         return self._locks.setdefault(session_id, asyncio.Lock())
 
+    async def _session(self, session_id: str) -> SessionLog:
+        """The session folded up to the store's newest event (only new events are read)."""
+        log = self._sessions.setdefault(session_id, SessionLog())
+        log.apply(await self.store.load(session_id, log.count))
+        return log
+
     async def events(self, session_id: str) -> list[Event]:
-        events: list[Event] = await self._store.load(session_id)
-        return events
+        return await self.store.load(session_id)
 
     async def state(self, session_id: str) -> DialogueState:
-        return current_state(await self.events(session_id))
+        return (await self._session(session_id)).state
 
     async def dialogue(self, session_id: str) -> Dialogue:
-        return as_dialogue(session_id, await self.events(session_id))
+        return (await self._session(session_id)).dialogue(session_id)
 
     async def reset(self, session_id: str) -> None:
         async with self._lock(session_id):
-            await self._store.append(session_id, [SessionReset()])
+            await self.store.append(session_id, [SessionReset()])
 
-    async def _notify(self, results: Sequence[object]) -> None:
-        for value in results:
-            if inspect.isawaitable(value):
-                await value
+    async def delete(self, session_id: str) -> None:
+        async with self._lock(session_id):
+            await self.store.delete(session_id)
+            self._sessions.pop(session_id, None)
 
     # ---------------------------------------------------------------- turns
 
     async def handle(self, session_id: str, text: str) -> TurnResult:
         """Run one user utterance through the pipeline and return the system's reply."""
-        if not self._started:
-            await self.start()
+        await self.start()
         if not isinstance(text, str):
             raise InputError("a message must be a string")
         notice = check_message(text, self.config.max_message_chars)
         if notice is not None:
-            return TurnResult(session_id=session_id, utterance=notice, notice=notice)
+            return TurnResult.rejected(session_id, notice)
         return await self._turn(session_id, text, None)
 
     async def handle_acts(self, session_id: str, user_acts: UserActs, text: str = "") -> TurnResult:
-        """Run a turn from user acts (gold NLU): the NLU stage is skipped."""
-        if not self._started:
-            await self.start()
+        """Run a turn from user acts (gold NLU, an act-level simulator): NLU is skipped."""
+        await self.start()
         for service in user_acts:
             if service not in self.schemas:
                 raise InputError(f"unknown service {service!r}", hint="see /services")
         return await self._turn(session_id, text, user_acts)
 
-    async def _turn(self, session_id: str, text: str, gold: UserActs | None) -> TurnResult:
+    async def _turn(self, session_id: str, text: str, acts: UserActs | None) -> TurnResult:
+        pipeline = self.pipeline
         async with self._lock(session_id):
-            await self._notify(self.pm.hook.turn_started(session_id=session_id, text=text))
-            events = await self._store.load(session_id)
-            before = TurnContext(self.schemas, history(events), current_state(events))
-            user_acts = gold if gold is not None else await self.nlu.parse(text, before)
-            state = await self.tracker.update(TrackerInput(before, user_acts, text))
-            after = TurnContext(self.schemas, before.history, state)
-            policy_in = PolicyInput(after, user_acts, _active_service(user_acts, state))
-            plan: SystemPlan = await self.policy.decide(policy_in)
-            new: list[Event] = [UserUttered(text=text), UserActsParsed(acts=user_acts)]
-            new.append(StateTracked(state=state))
-            call, results = plan.service_call, None
-            if call is not None:
-                results = await self._backend.call(plan.service, call)
-                new.append(ServiceCalled(service=plan.service, call=call, results=results))
-                await self._notify(
-                    self.pm.hook.service_called(
-                        session_id=session_id, service=plan.service, call=call, results=results
-                    )
-                )
-                plan = await self.policy.decide(
-                    PolicyInput(after, user_acts, plan.service, call, results)
-                )
-            utterance = await self.generator.generate(plan.service, plan.actions)
-            new += [SystemActed(service=plan.service, actions=plan.actions)]
-            new += [SystemUttered(text=utterance)]
-            await self._store.append(session_id, new)
-            result = TurnResult(
-                session_id=session_id,
-                utterance=utterance,
-                service=plan.service,
-                actions=plan.actions,
-                user_acts=user_acts,
-                state=state,
-                service_call=call,
-                service_results=results,
-            )
-            await self._notify(self.pm.hook.turn_finished(session_id=session_id, result=result))
+            await pipeline.turn_started(session_id, text)
+            log = await self._session(session_id)
+            user, system = await pipeline.turn(session_id, log.context(self.schemas), text, acts)
+            if system is None:  # the NLU declined the message: nothing is stored
+                result = TurnResult.rejected(session_id, user.notice or "")
+            else:
+                await self.store.append(session_id, user_events(user) + system_events(system))
+                result = TurnResult.of(session_id, user, system)
+            await pipeline.turn_finished(session_id, result)
             return result
-
-
-def _active_service(user_acts: UserActs, state: DialogueState) -> str | None:
-    """The frame the user addressed last this turn, else the most recently added frame."""
-    if user_acts:
-        return next(reversed(user_acts))
-    return next(reversed(state)) if state else None

@@ -1,20 +1,23 @@
 """The per-session event log and what is derived from it (history, state).
 
 A session is an append-only list of events. Everything else (the SGD turns so far, the current
-state per frame, the services in use) is computed by folding that list, so undo, reset and
-replay need no extra bookkeeping. Events are pydantic models, so stores can keep them as JSON.
+state per frame, the services in use) is a fold of that list (``SessionLog``), kept up to date
+event by event, so undo, reset and replay need no extra bookkeeping and a turn costs the same
+however long the session is. Events are pydantic models, so stores can keep them as JSON.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from tod_runtime.dialogue.context import DialogueState, UserActs
+from tod_runtime.dialogue.context import DialogueState, TurnContext, UserActs
 from tod_runtime.dialogue.models import Action, Dialogue, Frame, ServiceCall, Turn
+from tod_runtime.dialogue.steps import SystemStep, UserStep
+from tod_runtime.schema.models import ServiceSchema
 
 
 class _Event(BaseModel):
@@ -72,51 +75,90 @@ Event = Annotated[
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
 
-def since_reset(events: Sequence[_Event]) -> Sequence[_Event]:
-    for index in range(len(events) - 1, -1, -1):
-        if isinstance(events[index], SessionReset):
-            return events[index + 1 :]
+def user_events(user: UserStep) -> list[Event]:
+    """The events of a turn's user step."""
+    return [
+        UserUttered(text=user.text),
+        UserActsParsed(acts=user.acts),
+        StateTracked(state=user.state),
+    ]
+
+
+def system_events(system: SystemStep) -> list[Event]:
+    """The events of a turn's system step."""
+    events: list[Event] = []
+    if system.service_call is not None:
+        results = system.service_results or []
+        events.append(
+            ServiceCalled(service=system.service, call=system.service_call, results=results)
+        )
+    events.append(SystemActed(service=system.service, actions=system.actions))
+    events.append(SystemUttered(text=system.utterance))
     return events
 
 
-def current_state(events: Sequence[_Event]) -> DialogueState:
-    for event in reversed(since_reset(events)):
-        if isinstance(event, StateTracked):
-            return {k: v.model_copy(deep=True) for k, v in event.state.items()}
-    return {}
+class SessionLog:
+    """A session folded from its events, one event at a time: the SGD turns since the last
+    reset, the current state, and ``count``, the number of events folded so far (so a store
+    can hand over only newer ones). Folding an event costs the same at turn 5 and 5,000."""
 
+    def __init__(self, events: Iterable[_Event] = ()) -> None:
+        self.count = 0
+        self._start_over()
+        self.apply(events)
 
-def history(events: Sequence[_Event]) -> list[Turn]:
-    """The session since its last reset as SGD turns (user frames carry acts and state)."""
-    turns: list[Turn] = []
-    user_text: str | None = None
-    acts: UserActs = {}
-    state: DialogueState = {}
-    call: ServiceCalled | None = None
-    sys_acts: SystemActed | None = None
-    for event in since_reset(events):
-        if isinstance(event, UserUttered):
-            user_text, acts, call, sys_acts = event.text, {}, None, None
+    def _start_over(self) -> None:
+        self.history: list[Turn] = []
+        self.state: DialogueState = {}
+        self._user_text = ""
+        self._acts: UserActs = {}
+        self._call: ServiceCalled | None = None
+        self._system: SystemActed | None = None
+
+    def apply(self, events: Iterable[_Event]) -> None:
+        for event in events:
+            self._fold(event)
+            self.count += 1
+
+    def _fold(self, event: _Event) -> None:
+        if isinstance(event, SessionReset):
+            self._start_over()
+        elif isinstance(event, UserUttered):
+            self._user_text, self._acts, self._call, self._system = event.text, {}, None, None
         elif isinstance(event, UserActsParsed):
-            acts = event.acts
+            self._acts = event.acts
         elif isinstance(event, StateTracked):
-            state = event.state
+            self.state = event.state
             frames = [
-                Frame(service=s, actions=list(acts.get(s, [])), state=state[s])
-                for s in _turn_services(acts, state)
+                Frame(service=s, actions=list(self._acts.get(s, [])), state=self.state[s])
+                for s in _turn_services(self._acts, self.state)
             ]
-            turns.append(Turn(speaker="USER", utterance=user_text or "", frames=frames))
+            self.history.append(Turn(speaker="USER", utterance=self._user_text, frames=frames))
         elif isinstance(event, ServiceCalled):
-            call = event
+            self._call = event
         elif isinstance(event, SystemActed):
-            sys_acts = event
-        elif isinstance(event, SystemUttered) and sys_acts is not None:
-            frame = Frame(service=sys_acts.service, actions=list(sys_acts.actions))
-            if call is not None and call.service == sys_acts.service:
-                frame.service_call = call.call
-                frame.service_results = call.results
-            turns.append(Turn(speaker="SYSTEM", utterance=event.text, frames=[frame]))
-    return turns
+            self._system = event
+        elif isinstance(event, SystemUttered) and self._system is not None:
+            frame = Frame(service=self._system.service, actions=list(self._system.actions))
+            if self._call is not None and self._call.service == self._system.service:
+                frame.service_call = self._call.call
+                frame.service_results = self._call.results
+            self.history.append(Turn(speaker="SYSTEM", utterance=event.text, frames=[frame]))
+            self._call = self._system = None
+
+    def context(self, schemas: Mapping[str, ServiceSchema]) -> TurnContext:
+        """What the stages read at the start of the next turn."""
+        return TurnContext(schemas, self.history, self.state)
+
+    def dialogue(self, dialogue_id: str) -> Dialogue:
+        """The session as an SGD dialogue (for ``/save`` and recording), replayable by
+        ``tod replay``."""
+        services: list[str] = []
+        for turn in self.history:
+            for frame in turn.frames:
+                if frame.service not in services:
+                    services.append(frame.service)
+        return Dialogue(dialogue_id=dialogue_id, services=services, turns=list(self.history))
 
 
 def _turn_services(acts: UserActs, state: DialogueState) -> list[str]:
@@ -125,15 +167,3 @@ def _turn_services(acts: UserActs, state: DialogueState) -> list[str]:
     if not services and state:
         services = [next(reversed(state))]
     return services
-
-
-def as_dialogue(dialogue_id: str, events: Sequence[_Event]) -> Dialogue:
-    """The session as an SGD dialogue (for ``/save`` and recording), replayable by ``tod
-    replay``."""
-    turns = history(events)
-    services: list[str] = []
-    for turn in turns:
-        for frame in turn.frames:
-            if frame.service not in services:
-                services.append(frame.service)
-    return Dialogue(dialogue_id=dialogue_id, services=services, turns=turns)

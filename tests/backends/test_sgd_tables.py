@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tod_runtime.backends.mock import MockBackend
 from tod_runtime.backends.recorded import RecordedBackend
-from tod_runtime.backends.sgd_tables import SGDTablesBackend, parse_sgd_source
+from tod_runtime.backends.sgd_tables import SGDTablesBackend, parse_sgd_source, record_key
+from tod_runtime.config import embedded_services_dir
 from tod_runtime.dialogue import ServiceCall
 
 MINI = Path(__file__).parents[1] / "fixtures" / "sgd_mini"
@@ -43,9 +45,21 @@ async def test_recorded_calls_get_their_recorded_results() -> None:
         method="ReserveCafe",
         parameters={"cafe_name": "Bean There", "city": "Oslo", "time": "17:00", "party_size": "2"},
     )
-    recorded = backend.recorded("Cafes_1", call)
-    assert recorded is not None and recorded[0]["time"] == "17:00"
+    recorded = backend.recordings[record_key("Cafes_1", call)]
+    assert recorded[0]["time"] == "17:00"
     assert await backend.call("Cafes_1", call) == recorded
+
+
+async def test_a_recording_wraps_any_backend() -> None:
+    """Replaying a conversation recorded against the embedded services: recorded calls get
+    their recorded results, others go to the services' own backend."""
+    inner = MockBackend(embedded_services_dir())
+    call = ServiceCall(method="FindRestaurants", parameters={"city": "Atlantis"})
+    backend = RecordedBackend({record_key("Restaurants", call): [{"city": "Atlantis"}]}, inner)
+    assert await backend.call("Restaurants", call) == [{"city": "Atlantis"}]
+    other = ServiceCall(method="FindRestaurants", parameters={"city": "Austin"})
+    assert await backend.call("Restaurants", other) == await inner.call("Restaurants", other)
+    assert backend.service_dirs() == inner.service_dirs()
 
 
 async def test_the_real_dev_split(sgd_zip: Path) -> None:

@@ -95,17 +95,56 @@ def test_an_invalid_file_is_skipped_or_fails_the_run_with_strict(
     assert "dialogues_002.json" in err and err.count("\n") == 1
 
 
-def test_workers_and_limit_give_the_same_numbers(split: Path, tmp_path: Path) -> None:
+def split_in_two_files(split: Path) -> None:
+    path = split / "dev" / "dialogues_001.json"
+    first, second = json.loads(path.read_text())
+    path.write_text(json.dumps([first]))
+    (split / "dev" / "dialogues_002.json").write_text(json.dumps([second]))
+
+
+@pytest.mark.parametrize("nlu", ["gold", "rules"])
+def test_a_process_pool_gives_the_single_process_report(
+    split: Path, tmp_path: Path, nlu: str
+) -> None:
+    split_in_two_files(split)  # two files: the pool really gets two tasks
     reports = []
     for workers in ("1", "2"):
         path = tmp_path / f"r{workers}.json"
-        main(["replay", str(split), "--workers", workers, "--report", str(path)])
+        code = main(["replay", str(split), "--nlu", nlu, "--workers", workers,
+                     "--report", str(path)])  # fmt: skip
+        assert code == 0
         report = json.loads(path.read_text())
-        reports.append((report["metrics"], report["dialogues"]))
+        assert report["config"].pop("workers") == int(workers)
+        report.pop("seconds")
+        reports.append(report)
+    assert reports[0]["dialogues"] == 2
     assert reports[0] == reports[1]
+
+
+def test_limit_counts_dialogues(split: Path, tmp_path: Path) -> None:
     path = tmp_path / "limited.json"
     main(["replay", str(split), "--nlu", "gold", "--limit", "1", "--report", str(path)])
     assert json.loads(path.read_text())["dialogues"] == 1
+
+
+def test_seen_depends_on_the_services_not_on_where_the_data_lies(
+    split: Path, tmp_path: Path
+) -> None:
+    """Seen: a service of the train split beside the data, else of SGD's train split."""
+
+    def seen_of(*args: str) -> tuple[float | None, float | None]:
+        path = tmp_path / "r.json"
+        assert main(["replay", *args, "--nlu", "gold", "--report", str(path)]) == 0
+        groups = json.loads(path.read_text())["groups"]
+        return groups["seen"]["joint_goal_accuracy"], groups["unseen"]["joint_goal_accuracy"]
+
+    # Cafes_1 is not an SGD train service: unseen, from the dataset root or the split folder.
+    assert seen_of(str(split)) == (None, 1.0)
+    assert seen_of(str(split / "dev"), "--split", "dev") == (None, 1.0)
+    assert seen_of(str(split / "dev"), "--split", "train") == (None, 1.0)
+    # A train split beside it that has Cafes_1: seen.
+    shutil.copytree(split / "dev", split / "train")
+    assert seen_of(str(split)) == (1.0, None)
 
 
 def test_pytest_plugin_collects_dialogues(split: Path, tmp_path: Path) -> None:
@@ -133,11 +172,36 @@ def test_pytest_plugin_collects_dialogues(split: Path, tmp_path: Path) -> None:
     assert "expected [REQ_MORE()] got [GOODBYE()]" in done.stdout
 
 
-def test_recorded_chat_conversations_replay(tmp_path: Path) -> None:
-    script = tmp_path / "turns.txt"
-    script.write_text("I need a hotel\nin Seattle\nthanks, bye\n")
-    assert main(["chat", "--script", str(script), "--record", str(tmp_path / "mine")]) == 0
+def test_a_recorded_chat_replays_with_full_agreement(tmp_path: Path) -> None:
+    """Record scripted chats against the embedded services, replay them through the same
+    pipeline: every turn agrees (acts, state, calls, replies); a changed turn fails the run."""
+    from tod_runtime.config import embedded_services_dir
+
+    scripts = [
+        "I want to find a restaurant\nin Austin\nItalian food please\nwhat is the phone number?\n"
+        "sounds good, book it\nat 7 pm\nyes\nthanks, that's all\n",
+        "I need a hotel\nin Seattle\nwhat is the address?\nthat works, book it\n"
+        "tomorrow for 2 nights\nyes\nno thanks, bye\n",
+    ]
+    recording = tmp_path / "mine"
+    for index, text in enumerate(scripts):
+        script = tmp_path / f"turns{index}.txt"
+        script.write_text(text)
+        code = main(["chat", "--script", str(script), "--session", f"chat{index}",
+                     "--record", str(recording)])  # fmt: skip
+        assert code == 0
+    replay = ["replay", str(recording), "--services", str(embedded_services_dir()),
+              "--expect-exact"]  # fmt: skip
     report = tmp_path / "r.json"
-    assert main(["replay", str(tmp_path / "mine"), "--split", "mine", "--report", str(report)]) == 0
+    assert main([*replay, "--report", str(report)]) == 0
     result = json.loads(report.read_text())
-    assert result["dialogues"] == 1 and result["passed"] == 1
+    assert result["dialogues"] == 2 and result["passed"] == 2 and result["failed"] == 0
+    assert result["metrics"]["joint_goal_accuracy"] == 1.0
+    assert result["metrics"]["system_act_f1"] == 1.0 and result["metrics"]["bleu"] == 100.0
+    assert result["groups"]["seen"]["joint_goal_accuracy"] is None  # not SGD's services
+
+    path = recording / "dialogues_002.json"
+    data = json.loads(path.read_text())
+    data[0]["turns"][1]["utterance"] = "Which city, please?"  # the system said something else
+    path.write_text(json.dumps(data))
+    assert main(replay) == 1

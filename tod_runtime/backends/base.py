@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from tod_runtime.dialogue.models import ServiceCall
@@ -27,6 +28,14 @@ class Backend(Protocol):
     async def entity_values(self, service: str) -> dict[str, list[str]]: ...
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class ServiceFolders(Protocol):
+    """An optional capability: a backend whose services live in folders (a services folder's
+    ``<Service>/``), where per-service files such as NLG templates are found."""
+
+    def service_dirs(self) -> dict[str, Path]: ...
 
 
 def known_service(schemas: Schemas, service: str) -> None:

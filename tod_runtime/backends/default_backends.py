@@ -3,18 +3,17 @@
 * ``mock``: a services folder (``<Service>/schema.json`` + ``<Service>/db.json``) served from
   an in-memory SQLite database;
 * ``sgd``: ``SGD_DIR:split`` (a folder or zip), tables built from every ``service_results``;
-* ``recorded``: like ``sgd``, but a call that matches a recording gets the recorded results.
+* ``recorded``: like ``sgd``, but a call that matches a recording gets the recorded results
+  (replay wraps whatever backend it runs on the same way).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from tod_runtime.hookspecs import hookimpl
-from tod_runtime.plugins import BackendRegister
+from tod_runtime.backends.base import Backend
+from tod_runtime.hookspecs import BackendRegister, hookimpl
 
 
-def _mock(source: str) -> Any:
+def _mock(source: str) -> Backend:
     from tod_runtime.backends.mock import MockBackend
 
     return MockBackend(source)
@@ -26,7 +25,7 @@ def _mock_accepts(source: str) -> bool:
     return bool(is_services_folder(source))
 
 
-def _sgd(source: str) -> Any:
+def _sgd(source: str) -> Backend:
     from tod_runtime.backends.sgd_tables import SGDTablesBackend
 
     return SGDTablesBackend.from_source(source)
@@ -38,7 +37,7 @@ def _sgd_accepts(source: str) -> bool:
     return bool(parse_sgd_source(source) is not None)
 
 
-def _recorded(source: str) -> Any:
+def _recorded(source: str) -> Backend:
     from tod_runtime.backends.recorded import RecordedBackend
 
     return RecordedBackend.from_source(source)

@@ -1,17 +1,44 @@
-"""The recorded-results backend for replay: a call that matches the dataset's recording gets
-the recorded results; any other call is answered from the split's tables."""
+"""The recorded-results backend for replay: a call that matches one recorded in the dialogues
+being replayed gets the recorded results; any other call goes to the backend it wraps (the
+split's own tables for SGD data, or the services a chat was recorded against)."""
 
 from __future__ import annotations
 
-from tod_runtime.backends.base import known_intent
-from tod_runtime.backends.sgd_tables import SGDTablesBackend
+from pathlib import Path
+
+from tod_runtime.backends.base import Backend, ServiceFolders, known_intent
+from tod_runtime.backends.sgd_tables import Recordings, SGDTablesBackend, record_key
 from tod_runtime.dialogue.models import ServiceCall
+from tod_runtime.schema.loader import Schemas
 
 
-class RecordedBackend(SGDTablesBackend):
+class RecordedBackend:
+    def __init__(self, recordings: Recordings, inner: Backend) -> None:
+        self.recordings = recordings
+        self.inner = inner
+
+    @classmethod
+    def from_source(cls, source: str) -> RecordedBackend:
+        """``SGD_DIR:split``: the split's recordings over the split's own tables."""
+        tables = SGDTablesBackend.from_source(source)
+        return cls(tables.recordings, tables)
+
+    def schemas(self) -> Schemas:
+        return self.inner.schemas()
+
+    def service_dirs(self) -> dict[str, Path]:
+        inner = self.inner
+        return inner.service_dirs() if isinstance(inner, ServiceFolders) else {}
+
     async def call(self, service: str, call: ServiceCall) -> list[dict[str, str]]:
-        recorded = self.recorded(service, call)
+        recorded = self.recordings.get(record_key(service, call))
         if recorded is not None:
-            known_intent(self._schemas, service, call.method)
+            known_intent(self.schemas(), service, call.method)
             return [dict(row) for row in recorded]
-        return await super().call(service, call)
+        return await self.inner.call(service, call)
+
+    async def entity_values(self, service: str) -> dict[str, list[str]]:
+        return await self.inner.entity_values(service)
+
+    async def close(self) -> None:
+        await self.inner.close()

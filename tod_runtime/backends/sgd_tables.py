@@ -23,6 +23,7 @@ from tod_runtime.progress import progress
 from tod_runtime.schema.loader import Schemas
 
 RecordKey = tuple[str, str, str]  # service, method, canonical JSON of the parameters
+Recordings = dict[RecordKey, list[dict[str, str]]]
 
 
 def parse_sgd_source(source: str) -> tuple[Path, str] | None:
@@ -40,6 +41,15 @@ def parse_sgd_source(source: str) -> tuple[Path, str] | None:
 def record_key(service: str, call: ServiceCall) -> RecordKey:
     params = {k: v.strip().lower() for k, v in call.parameters.items()}
     return service, call.method, json.dumps(params, sort_keys=True)
+
+
+def read_recordings(split: SGDSplit) -> Recordings:
+    """The results recorded in a split's dialogues, by call (the first recording wins)."""
+    recorded: Recordings = {}
+    for service, frame in _recorded_calls(split):
+        call = ServiceCall.model_validate(frame["service_call"])
+        recorded.setdefault(record_key(service, call), frame.get("service_results") or [])
+    return recorded
 
 
 def _recorded_calls(split: SGDSplit) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -61,7 +71,7 @@ class SGDTablesBackend:
     def __init__(self, split: SGDSplit) -> None:
         self._schemas = split.schemas()
         self._tables = Tables()
-        self._recorded: dict[RecordKey, list[dict[str, str]]] = {}
+        self._recorded: Recordings = {}
         by_method: dict[tuple[str, str], dict[str, dict[str, str]]] = {}
         for service, frame in _recorded_calls(split):
             call = ServiceCall.model_validate(frame["service_call"])
@@ -89,12 +99,10 @@ class SGDTablesBackend:
     def schemas(self) -> Schemas:
         return self._schemas
 
-    def service_dirs(self) -> dict[str, Path]:
-        return {}
-
-    def recorded(self, service: str, call: ServiceCall) -> list[dict[str, str]] | None:
-        """The results recorded for exactly this call, or None."""
-        return self._recorded.get(record_key(service, call))
+    @property
+    def recordings(self) -> Recordings:
+        """The results recorded in the split, by call."""
+        return self._recorded
 
     async def call(self, service: str, call: ServiceCall) -> list[dict[str, str]]:
         intent = known_intent(self._schemas, service, call.method)

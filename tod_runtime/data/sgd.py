@@ -127,8 +127,10 @@ def available_splits(path: str | Path) -> list[str]:
     return sorted(found)
 
 
-def open_split(path: str | Path, split: str) -> SGDSplit:
-    """Find split ``split`` under a dataset root: a folder, an unpacked archive or the zip."""
+def open_split(path: str | Path, split: str, *, itself: bool = True) -> SGDSplit:
+    """Find split ``split`` under a dataset root: a folder, an unpacked archive or the zip.
+    ``itself``: a folder holding schema.json is taken as the split whatever its name (a
+    recorded conversation); off, only a folder named ``split`` counts."""
     root = Path(path)
     if not root.exists():
         raise DataError(
@@ -141,10 +143,19 @@ def open_split(path: str | Path, split: str) -> SGDSplit:
     for candidate in (root / split, *sorted(root.glob(f"*/{split}"))):
         if (candidate / "schema.json").is_file():
             return SGDSplit(root, split, str(candidate))
-    if (root / "schema.json").is_file():  # the split folder itself (e.g. `tod chat --record`)
+    if (
+        itself and (root / "schema.json").is_file()
+    ):  # the split folder itself (e.g. `tod chat --record`)
         return SGDSplit(root, split, str(root))
     raise DataError(
         f"no split {split!r} (a folder with schema.json) found",
         file=str(root),
         hint=f"splits present: {', '.join(available_splits(root)) or 'none'}",
     )
+
+
+def sgd_train_services() -> frozenset[str]:
+    """The services of SGD's train split (shipped, so "seen" means the same wherever the data
+    being replayed lies)."""
+    text = (Path(__file__).parent / "sgd_train_services.txt").read_text(encoding="utf-8")
+    return frozenset(text.split())

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from tod_runtime.hookspecs import StageRegister, hookimpl
+from tod_runtime.nlg.base import Generator
+from tod_runtime.plugins import ComponentContext
 
-from tod_runtime.hookspecs import hookimpl
-from tod_runtime.plugins import ComponentContext, StageRegister
 
-
-def _template(ctx: ComponentContext) -> Any:
+def _template(ctx: ComponentContext) -> Generator:
     from tod_runtime.nlg.template import TemplateGenerator
 
     return TemplateGenerator(ctx)

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from tod_runtime.hookspecs import StageRegister, hookimpl
+from tod_runtime.nlu.base import NLU
+from tod_runtime.plugins import ComponentContext
 
-from tod_runtime.hookspecs import hookimpl
-from tod_runtime.plugins import ComponentContext, StageRegister
 
-
-def _rules(ctx: ComponentContext) -> Any:
+def _rules(ctx: ComponentContext) -> NLU:
+    """The rules NLU reads English only: other languages get a notice, unless the option
+    ``english_only = false`` is set."""
+    from tod_runtime.nlu.language import EnglishOnly
     from tod_runtime.nlu.rules import RulesNLU
 
-    return RulesNLU(ctx)
+    nlu = RulesNLU(ctx)
+    return EnglishOnly(nlu) if ctx.options.get("english_only", True) else nlu
 
 
 @hookimpl

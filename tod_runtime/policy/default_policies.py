@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from tod_runtime.hookspecs import StageRegister, hookimpl
+from tod_runtime.plugins import ComponentContext
+from tod_runtime.policy.base import Policy
 
-from tod_runtime.hookspecs import hookimpl
-from tod_runtime.plugins import ComponentContext, StageRegister
 
-
-def _rules(ctx: ComponentContext) -> Any:
+def _rules(ctx: ComponentContext) -> Policy:
     from tod_runtime.policy.rules import RulesPolicy
 
     return RulesPolicy(ctx)

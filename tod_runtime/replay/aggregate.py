@@ -27,20 +27,20 @@ class Aggregate:
         return "all", "seen" if service in self.seen else "unseen", f"service:{service}"
 
     def add(self, result: DialogueResult) -> None:
-        for service, metrics in result.frames:
-            for group in self._groups(service):
-                for key, value in metrics.items():
+        for frame in result.frames:
+            for group in self._groups(frame.service):
+                for key, value in frame.metrics.items():
                     self.values[group][key].append(value)
-        for service, f1, call in result.system:
-            for group in self._groups(service):
-                self.values[group]["system_act_f1"].append(f1)
-                if call is not None:
-                    self.values[group]["service_call_accuracy"].append(call)
-        for service, hypothesis, reference in result.generated:
-            for group in self._groups(service):
+        for system in result.system:
+            for group in self._groups(system.service):
+                self.values[group]["system_act_f1"].append(system.act_f1)
+                if system.call_match is not None:
+                    self.values[group]["service_call_accuracy"].append(system.call_match)
+        for text in result.generated:
+            for group in self._groups(text.service):
                 hyps, refs = self.texts[group]
-                hyps.append(hypothesis)
-                refs.append(reference)
+                hyps.append(text.hypothesis)
+                refs.append(text.reference)
 
     def add_all(self, results: Iterable[DialogueResult]) -> None:
         for result in results:

@@ -9,7 +9,8 @@ from typing import Any
 
 from tod_runtime.errors import ConfigError
 
-EXIT_BELOW = 1
+EXIT_BELOW = 1  # a --fail-under threshold was missed
+EXIT_DIFFERS = 1  # --expect-exact: a turn differs from the recording
 
 
 def _threshold(text: str) -> tuple[str, float]:
@@ -44,26 +45,34 @@ def _run(args: argparse.Namespace) -> int:
         workers=args.workers,
         predictions=args.predictions,
         strict=args.strict,
+        exact=args.expect_exact,
+        services=args.services,
     )
     run = run_replay(options)
-    from tod_runtime.data.sgd import open_split
-
-    services = list(open_split(args.path, args.split).schemas())
-    report = build_report(options, run, services)
+    report = build_report(options, run)
     for skipped in run.skipped:
         print(f"skipped: {skipped['error']}", file=sys.stderr)
     if args.report:
         with open(args.report, "w", encoding="utf-8") as out:
-            json.dump(report, out, indent=2)
+            json.dump(report.model_dump(mode="json"), out, indent=2)
     if args.junit:
         write_junit(args.junit, run.results, run.seconds)
     print(summary(report))
     code = 0
     for name, minimum in args.fail_under:
-        value = report["metrics"].get(name)
+        value = report.metrics.get(name)
         if value is None or value < minimum:
             print(f"tod replay: {name} = {value} is below {minimum}", file=sys.stderr)
             code = EXIT_BELOW
+    if options.exact and (report.failed or report.skipped_files):
+        for result in run.results:
+            for line in result.diffs[:5]:
+                print(f"{result.file} {result.dialogue_id}: {line}", file=sys.stderr)
+        print(
+            f"tod replay: {report.failed} dialogue(s) differ from the recording",
+            file=sys.stderr,
+        )
+        code = EXIT_DIFFERS
     return code
 
 
@@ -97,6 +106,18 @@ def add_replay_command(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="exit 1 when METRIC is below VALUE (repeatable)",
     )
     parser.add_argument("--strict", action="store_true", help="an invalid file fails the run")
+    parser.add_argument(
+        "--expect-exact",
+        action="store_true",
+        help="exit 1 when any turn differs from the recording in any way (acts, state, "
+        "service call, reply): the regression check for conversations saved by tod chat",
+    )
+    parser.add_argument(
+        "--services",
+        metavar="DIR|SGD_DIR:split",
+        help="services the pipeline runs on (NLU values, templates, unrecorded calls); "
+        "default: the split's own recorded results. Give the folder a chat was recorded with",
+    )
     parser.add_argument("--config", metavar="FILE", help="TOML config file")
     parser.add_argument("--plugins-dir", metavar="DIR", help="load plugin *.py files from DIR")
     parser.set_defaults(func=_run)

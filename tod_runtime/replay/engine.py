@@ -1,56 +1,78 @@
-"""Replay one SGD dialogue through a runtime's components and score every stage.
+"""Replay one recorded dialogue through the runtime's pipeline and score every stage.
 
-User turns (cascaded, as in DSTC8): the NLU reads the utterance (or the gold acts are given,
-``gold_nlu``) with the dataset's previous system turns as context; the tracker's own state
-carries forward and is scored per frame against the gold state.
-System turns: the policy is given the gold state, the gold user acts and the gold history;
-a service call it makes is answered with the recorded results when it matches the
-recording (else by the backend); its acts and call are scored against the annotation. The
-generator realises the gold acts and is scored against the gold utterance (BLEU).
+The dialogue runs as a session, as chat would run it: each user turn goes through the
+pipeline's user step (the NLU reads the utterance, or the gold acts are given) and the tracker's
+own state carries forward in the session's event log; each recorded system turn is folded into
+that log as what the system did, so the next user turn has the recorded context. Observer
+hooks fire as in chat.
+
+System turns are scored teacher-forced, as DSTC8 scores each component: the pipeline's system
+step runs on the gold state, the gold user acts and the recorded history; a service call it
+makes gets the recorded results when it matches the recording (the ``RecordedBackend``). The
+generator also realises the gold acts, scored against the recorded utterance (BLEU).
+
+``exact``: every turn must agree with the recording to the letter (user acts, full state,
+system acts, call and utterance): the check for conversations recorded with ``tod chat``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from pydantic import BaseModel, Field
 
-from tod_runtime.dialogue.context import (
-    DialogueState,
-    PolicyInput,
-    TrackerInput,
-    TurnContext,
-    UserActs,
-)
-from tod_runtime.dialogue.models import Action, Dialogue, Frame, ServiceCall, State, Turn
+from tod_runtime.dialogue.context import DialogueState, TurnContext, UserActs
+from tod_runtime.dialogue.models import Action, Dialogue, State, Turn
+from tod_runtime.dialogue.steps import SystemStep, TurnResult, UserStep
 from tod_runtime.replay.act_metrics import act_f1, service_call_match
 from tod_runtime.replay.state_metrics import frame_state_metrics
+from tod_runtime.runtime import Runtime
+from tod_runtime.session import SessionLog, system_events, user_events
 
 
-@dataclass
-class DialogueResult:
+class FrameScore(BaseModel):
+    """The DSTC8 state metrics of one gold user frame."""
+
+    service: str
+    metrics: dict[str, float]
+
+
+class SystemScore(BaseModel):
+    """One system turn: act F1 against the annotation, and whether the service call matched
+    (None when neither the annotation nor the policy made one)."""
+
+    service: str
+    act_f1: float
+    call_match: float | None
+
+
+class Realised(BaseModel):
+    """The generator's text for the gold acts of a system turn, and the recorded text."""
+
+    service: str
+    hypothesis: str
+    reference: str
+
+
+class DialogueResult(BaseModel):
     """Everything replay learned about one dialogue (plain data: crosses process bounds)."""
 
     dialogue_id: str
     file: str
     turns: int
-    frames: list[tuple[str, dict[str, float]]] = field(default_factory=list)
-    system: list[tuple[str, float, float | None]] = field(default_factory=list)
-    generated: list[tuple[str, str, str]] = field(default_factory=list)  # service, hyp, ref
-    diffs: list[str] = field(default_factory=list)
-    predicted: dict[str, Any] | None = None
+    frames: list[FrameScore] = Field(default_factory=list)
+    system: list[SystemScore] = Field(default_factory=list)
+    generated: list[Realised] = Field(default_factory=list)
+    diffs: list[str] = Field(default_factory=list)
+    predicted: Dialogue | None = None  # the dialogue with the predicted state in user frames
 
     @property
     def passed(self) -> bool:
         return not self.diffs
 
 
-def _fmt(values: object) -> str:
-    return repr(values)
-
-
-def state_diff(gold: State, pred: State | None) -> list[str]:
+def state_diff(gold: State, pred: State | None, *, exact: bool = False) -> list[str]:
     """Where a predicted frame state differs from the gold one. A slot matches when the
-    predicted first value is one of the gold variants (case-insensitive)."""
+    predicted first value is one of the gold variants (case-insensitive); ``exact``: when the
+    value lists are equal."""
     pred = pred or State()
     out = []
     if gold.active_intent != pred.active_intent:
@@ -62,9 +84,12 @@ def state_diff(gold: State, pred: State | None) -> list[str]:
         )
     for slot in sorted(set(gold.slot_values) | set(pred.slot_values)):
         g, p = gold.slot_values.get(slot), pred.slot_values.get(slot)
-        ok = bool(g and p and p[0].lower() in {v.lower() for v in g}) or (not g and not p)
+        if exact:
+            ok = g == p
+        else:
+            ok = bool(g and p and p[0].lower() in {v.lower() for v in g}) or (not g and not p)
         if not ok:
-            out.append(f"slot_values.{slot}: expected {_fmt(g)} got {_fmt(p)}")
+            out.append(f"slot_values.{slot}: expected {g!r} got {p!r}")
     return out
 
 
@@ -72,125 +97,125 @@ def _acts_text(actions: list[Action]) -> str:
     return "[" + ", ".join(str(a) for a in actions) + "]"
 
 
-class DialogueReplayer:
-    """Replays dialogues with one runtime's components (``runtime.start()`` done)."""
+def _recorded_step(turn: Turn) -> SystemStep:
+    """A recorded system turn as the system step chat would have produced (SGD system turns
+    have one frame)."""
+    frame = turn.frames[0]
+    return SystemStep(
+        service=frame.service,
+        actions=list(frame.actions),
+        service_call=frame.service_call,
+        service_results=frame.service_results,
+        utterance=turn.utterance,
+    )
 
-    def __init__(self, runtime: Any, *, gold_nlu: bool, keep_predictions: bool = False) -> None:
-        self.rt = runtime
+
+def _gold_acts(turn: Turn) -> UserActs:
+    return {f.service: list(f.actions) for f in turn.frames}
+
+
+class DialogueReplayer:
+    """Replays dialogues through one started runtime's pipeline."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        *,
+        gold_nlu: bool,
+        keep_predictions: bool = False,
+        exact: bool = False,
+    ) -> None:
+        self.runtime = runtime
         self.schemas = runtime.schemas
         self.gold_nlu = gold_nlu
         self.keep_predictions = keep_predictions
+        self.exact = exact
 
     async def replay(self, dialogue: Dialogue, file: str) -> DialogueResult:
-        result = DialogueResult(dialogue.dialogue_id, file, len(dialogue.turns))
-        predicted = dialogue.to_json() if self.keep_predictions else None
-        pred_state: DialogueState = {}
-        pred_history: list[Turn] = []
-        gold_history: list[Turn] = []
-        gold_state: DialogueState = {}
-        last_user: Turn | None = None
+        pipeline = self.runtime.pipeline
+        sid = dialogue.dialogue_id
+        result = DialogueResult(dialogue_id=sid, file=file, turns=len(dialogue.turns))
+        predicted = dialogue.model_copy(deep=True) if self.keep_predictions else None
+        session = SessionLog()  # the pipeline's own session, as in chat
+        recorded: list[Turn] = []  # the recording so far: the policy's teacher-forced context
         before_user: list[Turn] = []
+        gold_state: DialogueState = {}
+        user: UserStep | None = None
+        last_user: Turn | None = None
         for index, turn in enumerate(dialogue.turns):
             if turn.speaker == "USER":
-                pred_state = await self._user_turn(index, turn, pred_state, pred_history, result)
+                await pipeline.turn_started(sid, turn.utterance)
+                acts = _gold_acts(turn) if self.gold_nlu else None
+                context = session.context(self.schemas)
+                user = await pipeline.user_step(context, turn.utterance, acts)
+                session.apply(user_events(user))
+                self._score_user(index, turn, user, result)
                 if predicted is not None:
-                    for frame in predicted["turns"][index]["frames"]:
-                        state = pred_state.get(frame["service"], State())
-                        frame["state"] = state.model_dump(mode="json")
-                before_user = list(gold_history)
+                    for frame in predicted.turns[index].frames:
+                        frame.state = user.state.get(frame.service, State())
+                before_user = list(recorded)
                 for frame in turn.frames:
                     if frame.state is not None:
                         gold_state[frame.service] = frame.state
                 last_user = turn
             else:
-                if last_user is not None:
-                    await self._system_turn(index, turn, last_user, before_user, gold_state, result)
-                await self._generate(turn, result)
-                pred_history.append(turn)
-            gold_history.append(turn)
+                if last_user is not None and user is not None and turn.frames:
+                    context = TurnContext(self.schemas, before_user, dict(gold_state))
+                    system = await pipeline.system_step(sid, context, _gold_acts(last_user))
+                    self._score_system(index, turn, system, result)
+                    await pipeline.turn_finished(sid, TurnResult.of(sid, user, system))
+                await self._realise(turn, result)
+                if turn.frames:
+                    session.apply(system_events(_recorded_step(turn)))
+            recorded.append(turn)
         result.predicted = predicted
         return result
 
-    async def _user_turn(
-        self,
-        index: int,
-        turn: Turn,
-        state: DialogueState,
-        history: list[Turn],
-        result: DialogueResult,
-    ) -> DialogueState:
-        context = TurnContext(self.schemas, history, state)
-        if self.gold_nlu:
-            acts: UserActs = {f.service: list(f.actions) for f in turn.frames}
-        else:
-            acts = await self.rt.nlu.parse(turn.utterance, context)
-        new_state: DialogueState = await self.rt.tracker.update(
-            TrackerInput(context, acts, turn.utterance)
-        )
-        services = list(dict.fromkeys([*acts, *(f.service for f in turn.frames)]))
-        frames = [
-            Frame(service=s, actions=acts.get(s, []), state=new_state.get(s, State()))
-            for s in services
-        ]
-        history.append(Turn(speaker="USER", utterance=turn.utterance, frames=frames))
+    def _score_user(self, index: int, turn: Turn, user: UserStep, result: DialogueResult) -> None:
+        if self.exact and not self.gold_nlu and user.acts != _gold_acts(turn):
+            got = {s: _acts_text(a) for s, a in user.acts.items()}
+            want = {s: _acts_text(a) for s, a in _gold_acts(turn).items()}
+            result.diffs.append(f"turn {index} USER acts: expected {want} got {got}")
         for frame in turn.frames:
             if frame.state is None:
                 continue
-            pred = new_state.get(frame.service)
-            result.frames.append(
-                (frame.service, frame_state_metrics(frame.state, pred, self.schemas[frame.service]))
-            )
-            for line in state_diff(frame.state, pred):
+            pred = user.state.get(frame.service)
+            metrics = frame_state_metrics(frame.state, pred, self.schemas[frame.service])
+            result.frames.append(FrameScore(service=frame.service, metrics=metrics))
+            for line in state_diff(frame.state, pred, exact=self.exact):
                 result.diffs.append(f"turn {index} USER {frame.service} {line}")
-        return new_state
 
-    async def _system_turn(
-        self,
-        index: int,
-        turn: Turn,
-        user: Turn,
-        history: list[Turn],
-        gold_state: DialogueState,
-        result: DialogueResult,
+    def _score_system(
+        self, index: int, turn: Turn, system: SystemStep, result: DialogueResult
     ) -> None:
-        if not turn.frames:
-            return
         gold_frame = turn.frames[0]
-        acts = {f.service: list(f.actions) for f in user.frames}
-        context = TurnContext(self.schemas, history, dict(gold_state))
-        active = user.frames[-1].service if user.frames else gold_frame.service
-        plan = await self.rt.policy.decide(PolicyInput(context, acts, active))
-        call: ServiceCall | None = plan.service_call
-        if call is not None:
-            results = self._recorded(plan.service, call)
-            if results is None:
-                results = await self.rt.backend.call(plan.service, call)
-            plan = await self.rt.policy.decide(
-                PolicyInput(context, acts, plan.service, call, results)
-            )
         gold_actions = [a for f in turn.frames for a in f.actions]
         gold_call = gold_frame.service_call
-        f1 = act_f1(gold_actions, plan.actions)
-        match = service_call_match(gold_call, call)
-        result.system.append((gold_frame.service, f1, match))
-        if f1 < 1.0:
+        f1 = act_f1(gold_actions, system.actions)
+        match = service_call_match(gold_call, system.service_call)
+        service = gold_frame.service
+        result.system.append(SystemScore(service=service, act_f1=f1, call_match=match))
+        if f1 < 1.0 or (self.exact and system.actions != gold_actions):
             result.diffs.append(
-                f"turn {index} SYSTEM {gold_frame.service} acts: expected "
-                f"{_acts_text(gold_actions)} got {_acts_text(plan.actions)}"
+                f"turn {index} SYSTEM {service} acts: expected "
+                f"{_acts_text(gold_actions)} got {_acts_text(system.actions)}"
             )
         if match == 0.0:
             expected = gold_call.model_dump() if gold_call else None
-            got = call.model_dump() if call else None
+            got = system.service_call.model_dump() if system.service_call else None
             result.diffs.append(
-                f"turn {index} SYSTEM {gold_frame.service} service_call: expected {expected} "
-                f"got {got}"
+                f"turn {index} SYSTEM {service} service_call: expected {expected} got {got}"
+            )
+        if self.exact and system.utterance != turn.utterance:
+            result.diffs.append(
+                f"turn {index} SYSTEM utterance: expected {turn.utterance!r} "
+                f"got {system.utterance!r}"
             )
 
-    def _recorded(self, service: str, call: ServiceCall) -> list[dict[str, str]] | None:
-        lookup = getattr(self.rt.backend, "recorded", None)
-        return lookup(service, call) if callable(lookup) else None
-
-    async def _generate(self, turn: Turn, result: DialogueResult) -> None:
-        parts = [await self.rt.generator.generate(f.service, f.actions) for f in turn.frames]
+    async def _realise(self, turn: Turn, result: DialogueResult) -> None:
+        pipeline = self.runtime.pipeline
+        parts = [await pipeline.realise(f.service, f.actions) for f in turn.frames]
         service = turn.frames[0].service if turn.frames else ""
-        result.generated.append((service, " ".join(parts), turn.utterance))
+        result.generated.append(
+            Realised(service=service, hypothesis=" ".join(parts), reference=turn.utterance)
+        )

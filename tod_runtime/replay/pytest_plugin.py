@@ -46,16 +46,16 @@ class DialogueItem(pytest.Item):
 
 def _replayer(config: pytest.Config) -> Any:
     if _REPLAYER not in config.stash:
+        from tod_runtime.data.sgd import open_split
         from tod_runtime.replay.engine import DialogueReplayer
-        from tod_runtime.replay.runner import GOLD, ReplayOptions
-        from tod_runtime.runtime import Runtime
+        from tod_runtime.replay.runner import GOLD, ReplayOptions, replay_runtime
 
         folder = Path(config.getoption("tod_dialogues"))
         nlu = config.getoption("tod_nlu")
         options = ReplayOptions(
             root=str(folder), split=folder.name, nlu=nlu, policy=config.getoption("tod_policy")
         )
-        runtime = Runtime(options.runtime_config())
+        runtime = replay_runtime(options, open_split(options.root, options.split))
         loop = asyncio.new_event_loop()
         loop.run_until_complete(runtime.start())
         config.stash[_REPLAYER] = (DialogueReplayer(runtime, gold_nlu=nlu == GOLD), loop)

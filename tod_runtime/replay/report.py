@@ -1,67 +1,123 @@
-"""The replay report: JSON with the keys outside checks rely on, and a short text summary."""
+"""The replay report: a pydantic model whose fields are the JSON contract outside checks rely
+on (``dialogues``, ``turns``, ``seconds``, ``metrics``, ``groups``...), and a text summary."""
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import BaseModel, Field
 
-from tod_runtime.data.sgd import open_split
+from tod_runtime.data.sgd import open_split, sgd_train_services
 from tod_runtime.errors import TodError
 from tod_runtime.replay.aggregate import METRICS, Aggregate
 from tod_runtime.replay.runner import ReplayOptions, ReplayRun
-from tod_runtime.replay.state_metrics import seen_services
 
 
-def seen_and_notes(options: ReplayOptions, services: list[str]) -> tuple[set[str], list[str]]:
-    """Seen services: those in both the split's schema and train/schema.json of the root."""
+class Metrics(BaseModel):
+    """Averages over frames (state) and system turns (acts, calls); BLEU over the corpus.
+    None where a group has nothing to average."""
+
+    joint_goal_accuracy: float | None = None
+    average_goal_accuracy: float | None = None
+    active_intent_accuracy: float | None = None
+    requested_slots_f1: float | None = None
+    system_act_f1: float | None = None
+    service_call_accuracy: float | None = None
+    bleu: float | None = None
+
+    def get(self, name: str) -> float | None:
+        value: float | None = getattr(self, name)
+        return value
+
+
+class Groups(BaseModel):
+    seen: Metrics
+    unseen: Metrics
+    services: dict[str, Metrics]
+
+
+class SkippedFile(BaseModel):
+    file: str
+    error: str
+
+
+class RunConfig(BaseModel):
+    split: str
+    nlu: str
+    policy: str
+    limit: int | None
+    workers: int
+    exact: bool = False
+
+
+class ReplayReport(BaseModel):
+    dialogues: int
+    turns: int
+    seconds: float
+    metrics: Metrics
+    groups: Groups
+    passed: int
+    failed: int
+    skipped_files: list[SkippedFile] = Field(default_factory=list)
+    config: RunConfig
+    notes: list[str] = Field(default_factory=list)
+
+
+def seen_and_notes(root: str) -> tuple[frozenset[str], list[str]]:
+    """Seen services: those of the train split beside the data (a folder named train under
+    the same root), else SGD train's services, shipped with the package. Either way the
+    answer depends on the services, not on where the data was read from."""
     try:
-        train = open_split(options.root, "train").schemas()
+        train = open_split(root, "train", itself=False).schemas()
     except TodError:
-        return set(), ["no train split next to this one: every service counts as unseen"]
-    return seen_services(train, services), []
+        note = "no train split beside the data: 'seen' means a service of SGD's train split"
+        return sgd_train_services(), [note]
+    return frozenset(train), []
 
 
-def build_report(options: ReplayOptions, run: ReplayRun, services: list[str]) -> dict[str, Any]:
-    seen, notes = seen_and_notes(options, services)
-    aggregate = Aggregate(seen)
+def build_report(options: ReplayOptions, run: ReplayRun) -> ReplayReport:
+    seen, notes = seen_and_notes(options.root)
+    aggregate = Aggregate(set(seen) & set(run.services))
     aggregate.add_all(run.results)
     passed = sum(r.passed for r in run.results)
-    return {
-        "dialogues": len(run.results),
-        "turns": sum(r.turns for r in run.results),
-        "seconds": run.seconds,
-        "metrics": aggregate.metrics("all"),
-        "groups": {
-            "seen": aggregate.metrics("seen"),
-            "unseen": aggregate.metrics("unseen"),
-            "services": {s: aggregate.metrics(f"service:{s}") for s in aggregate.services()},
-        },
-        "passed": passed,
-        "failed": len(run.results) - passed,
-        "skipped_files": run.skipped,
-        "config": {
-            "split": options.split,
-            "nlu": options.nlu,
-            "policy": options.policy or "rules",
-            "limit": options.limit,
-            "workers": options.workers,
-        },
-        "notes": notes,
-    }
+    return ReplayReport(
+        dialogues=len(run.results),
+        turns=sum(r.turns for r in run.results),
+        seconds=run.seconds,
+        metrics=Metrics(**aggregate.metrics("all")),
+        groups=Groups(
+            seen=Metrics(**aggregate.metrics("seen")),
+            unseen=Metrics(**aggregate.metrics("unseen")),
+            services={
+                s: Metrics(**aggregate.metrics(f"service:{s}")) for s in aggregate.services()
+            },
+        ),
+        passed=passed,
+        failed=len(run.results) - passed,
+        skipped_files=[SkippedFile(**s) for s in run.skipped],
+        config=RunConfig(
+            split=options.split,
+            nlu=options.nlu,
+            policy=options.policy or "rules",
+            limit=options.limit,
+            workers=options.workers,
+            exact=options.exact,
+        ),
+        notes=notes,
+    )
 
 
 def _cell(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
 
 
-def summary(report: dict[str, Any]) -> str:
+def summary(report: ReplayReport) -> str:
     lines = [
-        f"{report['dialogues']} dialogues, {report['turns']} turns in {report['seconds']} s; "
-        f"{report['passed']} passed, {report['failed']} failed, "
-        f"{len(report['skipped_files'])} files skipped",
+        f"{report.dialogues} dialogues, {report.turns} turns in {report.seconds} s; "
+        f"{report.passed} passed, {report.failed} failed, "
+        f"{len(report.skipped_files)} files skipped",
         f"{'group':<10}" + "".join(f"{m[:14]:>16}" for m in METRICS),
     ]
-    rows = [("all", report["metrics"])]
-    rows += [(g, report["groups"][g]) for g in ("seen", "unseen")]
+    rows = [("all", report.metrics), ("seen", report.groups.seen)]
+    rows.append(("unseen", report.groups.unseen))
     for name, metrics in rows:
-        lines.append(f"{name:<10}" + "".join(f"{_cell(metrics[m]):>16}" for m in METRICS))
+        lines.append(f"{name:<10}" + "".join(f"{_cell(metrics.get(m)):>16}" for m in METRICS))
     return "\n".join(lines)

@@ -10,11 +10,13 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from tod_runtime.config import load_config
+from tod_runtime.backends.recorded import RecordedBackend
+from tod_runtime.backends.sgd_tables import SGDTablesBackend, read_recordings
+from tod_runtime.config import Config, load_config
 from tod_runtime.data.sgd import SGDSplit, open_split
 from tod_runtime.errors import TodError
+from tod_runtime.plugins import collect_components, make_plugin_manager
 from tod_runtime.progress import progress
 from tod_runtime.replay.engine import DialogueReplayer, DialogueResult
 from tod_runtime.runtime import Runtime
@@ -34,20 +36,32 @@ class ReplayOptions:
     workers: int = 1
     predictions: str | None = None
     strict: bool = False
+    exact: bool = False
+    services: str | None = None  # what the pipeline runs on; default: the split's own
 
-    def runtime_config(self) -> Any:
+    def runtime_config(self) -> Config:
         return load_config(
             self.config,
-            services=f"{self.root}:{self.split}",
-            backend="recorded",
+            services=self.services or f"{self.root}:{self.split}",
             nlu=None if self.nlu == GOLD else self.nlu,
             policy=self.policy,
             plugins_dir=self.plugins_dir,
         )
 
 
+def replay_runtime(options: ReplayOptions, split: SGDSplit) -> Runtime:
+    """A runtime on the configured services whose service calls get the split's recorded
+    results when they match the recording."""
+    config = options.runtime_config()
+    pm = make_plugin_manager(config.plugins_dir)
+    inner = collect_components(pm).open_backend(config.backend, config.services)
+    recordings = inner.recordings if isinstance(inner, SGDTablesBackend) else read_recordings(split)
+    return Runtime(config, plugin_manager=pm, backend=RecordedBackend(recordings, inner))
+
+
 @dataclass
 class ReplayRun:
+    services: list[str]  # the split's services, from its schema.json
     results: list[DialogueResult] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
     seconds: float = 0.0
@@ -62,13 +76,14 @@ class _Worker:
     def __init__(self, options: ReplayOptions) -> None:
         self.options = options
         self.split = open_split(options.root, options.split)
-        self.runtime = Runtime(options.runtime_config())
+        self.runtime = replay_runtime(options, self.split)
         self.loop = asyncio.new_event_loop()
         self.loop.run_until_complete(self.runtime.start())
         self.replayer = DialogueReplayer(
             self.runtime,
             gold_nlu=options.nlu == GOLD,
             keep_predictions=options.predictions is not None,
+            exact=options.exact,
         )
 
     def run(self, task: Task) -> tuple[list[DialogueResult], dict[str, str] | None]:
@@ -82,7 +97,8 @@ class _Worker:
         ]
         if self.options.predictions is not None:
             out = Path(self.options.predictions) / file
-            out.write_text(json.dumps([r.predicted for r in results], indent=1))
+            predicted = [r.predicted.to_json() for r in results if r.predicted is not None]
+            out.write_text(json.dumps(predicted, indent=1))
             for r in results:
                 r.predicted = None
         return results, None
@@ -129,10 +145,11 @@ def _check(options: ReplayOptions, skipped: dict[str, str] | None) -> None:
 def run_replay(options: ReplayOptions) -> ReplayRun:
     start = time.perf_counter()
     split = open_split(options.root, options.split)
+    services = list(split.schemas())
     tasks = plan_tasks(split, options.limit)
     if options.predictions is not None:
         Path(options.predictions).mkdir(parents=True, exist_ok=True)
-    run = ReplayRun()
+    run = ReplayRun(services)
     outcomes: dict[int, tuple[list[DialogueResult], dict[str, str] | None]] = {}
     with progress(f"replay {options.split}", len(tasks)) as bar:
         for index, outcome in _execute(options, tasks):

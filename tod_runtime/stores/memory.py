@@ -11,8 +11,8 @@ class MemoryStore:
     def __init__(self) -> None:
         self._logs: dict[str, list[Event]] = {}
 
-    async def load(self, session_id: str) -> list[Event]:
-        return list(self._logs.get(session_id, ()))
+    async def load(self, session_id: str, start: int = 0) -> list[Event]:
+        return self._logs.get(session_id, [])[start:]
 
     async def append(self, session_id: str, events: Sequence[Event]) -> None:
         self._logs.setdefault(session_id, []).extend(events)

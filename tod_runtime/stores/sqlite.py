@@ -28,9 +28,10 @@ class SQLiteStore:
         self._db.execute(_SCHEMA)
         self._lock = asyncio.Lock()
 
-    def _load(self, session_id: str) -> list[Event]:
+    def _load(self, session_id: str, start: int) -> list[Event]:
         rows = self._db.execute(
-            "SELECT event FROM events WHERE session_id = ? ORDER BY seq", (session_id,)
+            "SELECT event FROM events WHERE session_id = ? AND seq >= ? ORDER BY seq",
+            (session_id, start),
         ).fetchall()
         return [EVENT_ADAPTER.validate_python(json.loads(r[0])) for r in rows]
 
@@ -48,9 +49,9 @@ class SQLiteStore:
                 ],
             )
 
-    async def load(self, session_id: str) -> list[Event]:
+    async def load(self, session_id: str, start: int = 0) -> list[Event]:
         async with self._lock:
-            return await asyncio.to_thread(self._load, session_id)
+            return await asyncio.to_thread(self._load, session_id, start)
 
     async def append(self, session_id: str, events: Sequence[Event]) -> None:
         async with self._lock:

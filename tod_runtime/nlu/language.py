@@ -1,4 +1,7 @@
-"""A light guess at whether a message is not in English (the rules pipeline reads English only).
+"""English only: a light guess at whether a message is not in English, and an NLU wrapper that
+declines such messages with a polite notice. The rules NLU is wrapped by default (it reads
+English only); ``[options.nlu] english_only = false`` turns the check off, and an NLU that
+reads other languages simply does not use the wrapper.
 
 Two signals, no model: mostly non-Latin letters (Cyrillic, Chinese, Arabic, ...), or more
 function words of a common Latin-script language (French, Spanish, German, Italian,
@@ -9,6 +12,11 @@ Bernardin" or "Casa Bonita" inside an English sentence, do not tip it.
 from __future__ import annotations
 
 import re
+
+from tod_runtime.dialogue.context import TurnContext, UserActs
+from tod_runtime.nlu.base import NLU, NotUnderstood
+
+NOT_ENGLISH = "Sorry, I can only understand English for now. Could you rephrase that?"
 
 
 def _words(text: str) -> frozenset[str]:
@@ -46,3 +54,15 @@ def looks_non_english(text: str) -> bool:
     english = sum(w in ENGLISH for w in words)
     other = sum(w in OTHER for w in words)
     return other >= 2 and other > english
+
+
+class EnglishOnly:
+    """Wraps an NLU: a message that looks non-English is declined before the NLU sees it."""
+
+    def __init__(self, inner: NLU) -> None:
+        self.inner = inner
+
+    async def parse(self, text: str, context: TurnContext) -> UserActs:
+        if looks_non_english(text):
+            raise NotUnderstood(NOT_ENGLISH)
+        return await self.inner.parse(text, context)

@@ -1,0 +1,122 @@
+"""The one stage sequence of a turn. ``Runtime`` (chat, the Python API) and replay both run it.
+
+    user step:    text --NLU--> user acts --DST--> state
+    system step:  state --policy--> plan (--backend--> results --policy--> plan) --NLG--> reply
+
+Each step takes a ``TurnContext`` (the schemas, the history so far, a state) and returns plain
+data (``UserStep``, ``SystemStep``); it stores nothing. The caller folds the steps into the
+session's event log: the runtime from what the pipeline produced, replay from what the
+recording says the system did. Observer hooks (``turn_started``, ``service_called``,
+``turn_finished``) are fired from here; an async hook implementation is awaited.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pluggy
+
+from tod_runtime.backends.base import Backend
+from tod_runtime.dialogue.context import (
+    DialogueState,
+    PolicyInput,
+    TrackerInput,
+    TurnContext,
+    UserActs,
+)
+from tod_runtime.dialogue.models import Action
+from tod_runtime.dialogue.steps import SystemStep, TurnResult, UserStep
+from tod_runtime.dst.base import Tracker
+from tod_runtime.nlg.base import Generator
+from tod_runtime.nlu.base import NLU, NotUnderstood
+from tod_runtime.policy.base import Policy
+
+
+@dataclass(frozen=True)
+class Stages:
+    """The built components of one pipeline."""
+
+    nlu: NLU
+    tracker: Tracker
+    policy: Policy
+    generator: Generator
+    backend: Backend
+
+
+class Pipeline:
+    def __init__(self, stages: Stages, hooks: pluggy.HookRelay) -> None:
+        self.stages = stages
+        self.hooks = hooks
+
+    async def user_step(
+        self, context: TurnContext, text: str, acts: UserActs | None = None
+    ) -> UserStep:
+        """NLU (skipped when ``acts`` are given: gold acts, an act-level user) then DST."""
+        if acts is None:
+            try:
+                acts = await self.stages.nlu.parse(text, context)
+            except NotUnderstood as declined:
+                return UserStep(text=text, state=context.state, notice=declined.notice)
+        state = await self.stages.tracker.update(TrackerInput(context, acts, text))
+        return UserStep(text=text, acts=acts, state=state)
+
+    async def system_step(
+        self, session_id: str, context: TurnContext, user_acts: UserActs
+    ) -> SystemStep:
+        """Policy; when it asks for a service call, the backend, then the policy again with
+        the results; then NLG. ``context.state`` is the state after the user step."""
+        policy, backend = self.stages.policy, self.stages.backend
+        active = active_service(user_acts, context.state)
+        plan = await policy.decide(PolicyInput(context, user_acts, active))
+        call, results = plan.service_call, None
+        if call is not None:
+            results = await backend.call(plan.service, call)
+            await _settle(
+                self.hooks.service_called(
+                    session_id=session_id, service=plan.service, call=call, results=results
+                )
+            )
+            plan = await policy.decide(PolicyInput(context, user_acts, plan.service, call, results))
+        return SystemStep(
+            service=plan.service,
+            actions=plan.actions,
+            service_call=call,
+            service_results=results,
+            utterance=await self.realise(plan.service, plan.actions),
+        )
+
+    async def realise(self, service: str, actions: Sequence[Action]) -> str:
+        return await self.stages.generator.generate(service, actions)
+
+    async def turn(
+        self, session_id: str, context: TurnContext, text: str, acts: UserActs | None = None
+    ) -> tuple[UserStep, SystemStep | None]:
+        """A whole turn: the user step, then (unless the NLU declined the message) the system
+        step on the new state. The system step sees the history before this turn."""
+        user = await self.user_step(context, text, acts)
+        if user.notice is not None:
+            return user, None
+        after = TurnContext(context.schemas, context.history, user.state)
+        return user, await self.system_step(session_id, after, user.acts)
+
+    async def turn_started(self, session_id: str, text: str) -> None:
+        await _settle(self.hooks.turn_started(session_id=session_id, text=text))
+
+    async def turn_finished(self, session_id: str, result: TurnResult) -> None:
+        await _settle(self.hooks.turn_finished(session_id=session_id, result=result))
+
+
+def active_service(user_acts: UserActs, state: DialogueState) -> str | None:
+    """The frame the user addressed last this turn, else the most recently added frame."""
+    if user_acts:
+        return next(reversed(user_acts))
+    return next(reversed(state)) if state else None
+
+
+async def _settle(results: Sequence[object]) -> None:
+    """Await what observer hooks returned (an async implementation returns a coroutine)."""
+    for value in results:
+        if inspect.isawaitable(value):
+            await value
