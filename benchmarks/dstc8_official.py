@@ -112,9 +112,7 @@ def main() -> None:
     parser.add_argument("--nlu", default="gold")
     parser.add_argument("--workers", default="2")
     parser.add_argument("--limit")
-    parser.add_argument(
-        "--fuzzy", choices=("port", "whole-percent", "fuzzywuzzy"), default="port"
-    )
+    parser.add_argument("--fuzzy", choices=("port", "whole-percent", "fuzzywuzzy"), default="port")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)

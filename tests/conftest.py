@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -35,6 +34,3 @@ def sgd_zip() -> Path:
 def pm():  # type: ignore[no-untyped-def]
     """A fresh plugin manager per test (built-ins only, no entry points)."""
     return make_plugin_manager(entry_points=False)
-
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # echo_plugin for the tests

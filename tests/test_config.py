@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-import echo_plugin
+import tod_echo
 from tod_runtime import Runtime
 from tod_runtime.config import Config, embedded_services_dir, load_config
 from tod_runtime.errors import ConfigError
@@ -55,5 +55,7 @@ async def test_stage_options_reach_the_chosen_component() -> None:
         services="echo", backend="echo", nlu="echo", tracker="echo", policy="echo",
         generator="echo", options={"nlu": {"threshold": 90}},
     )  # fmt: skip
-    async with Runtime(config, plugin_manager=make_plugin_manager(extra=(echo_plugin,))) as rt:
+    async with Runtime(
+        config, plugin_manager=make_plugin_manager(entry_points=False, extra=(tod_echo,))
+    ) as rt:
         assert rt.nlu.options == {"threshold": 90}

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-import echo_plugin
+import tod_echo
 from tod_runtime import Config, Runtime, hookimpl, hookspecs
 from tod_runtime.cli import main
 from tod_runtime.errors import ConfigError, PluginError
@@ -27,7 +27,7 @@ def echo_runtime(*extra: object) -> Runtime:
     config = Config(
         services="echo", backend="echo", nlu="echo", tracker="echo", policy="echo", generator="echo"
     )
-    pm = make_plugin_manager(entry_points=False, extra=(echo_plugin, *extra))
+    pm = make_plugin_manager(entry_points=False, extra=(tod_echo, *extra))
     return Runtime(config, plugin_manager=pm)
 
 
@@ -117,29 +117,29 @@ def test_tod_plugins_lists_components(capsys: pytest.CaptureFixture[str]) -> Non
 
 async def test_hook_register_nlu() -> None:
     async with echo_runtime() as rt:
-        assert isinstance(rt.nlu, echo_plugin.EchoNLU)
+        assert isinstance(rt.nlu, tod_echo.EchoNLU)
         assert (await rt.handle("s", "city=Lima")).user_acts["Echo_1"][0].values == ["Lima"]
 
 
 async def test_hook_register_trackers() -> None:
     async with echo_runtime() as rt:
-        assert isinstance(rt.tracker, echo_plugin.EchoTracker)
+        assert isinstance(rt.tracker, tod_echo.EchoTracker)
 
 
 async def test_hook_register_policies() -> None:
     async with echo_runtime() as rt:
-        assert isinstance(rt.policy, echo_plugin.EchoPolicy)
+        assert isinstance(rt.policy, tod_echo.EchoPolicy)
 
 
 async def test_hook_register_generators() -> None:
     async with echo_runtime() as rt:
-        assert isinstance(rt.generator, echo_plugin.EchoGenerator)
+        assert isinstance(rt.generator, tod_echo.EchoGenerator)
         assert (await rt.handle("s", "city=Lima")).utterance == "REQ_MORE()"
 
 
 async def test_hook_register_backends() -> None:
     async with echo_runtime() as rt:
-        assert isinstance(rt.backend, echo_plugin.EchoBackend)
+        assert isinstance(rt.backend, tod_echo.EchoBackend)
         assert list(rt.schemas) == ["Echo_1"]
 
 
@@ -184,25 +184,25 @@ async def test_hook_prepare_schema() -> None:
 
 
 async def test_hook_turn_started() -> None:
-    echo_plugin.observed.clear()
+    tod_echo.observed.clear()
     async with echo_runtime() as rt:
         await rt.handle("s", "city=Lima")
-    assert ("turn_started", ("s", "city=Lima")) in echo_plugin.observed
+    assert ("turn_started", ("s", "city=Lima")) in tod_echo.observed
 
 
 async def test_hook_service_called() -> None:
-    echo_plugin.observed.clear()
+    tod_echo.observed.clear()
     async with echo_runtime() as rt:
         await rt.handle("s", "city=Lima")
         await rt.handle("s", "call")
-    assert ("service_called", ("s", "Echo_1", "FindThing", 1)) in echo_plugin.observed
+    assert ("service_called", ("s", "Echo_1", "FindThing", 1)) in tod_echo.observed
 
 
 async def test_hook_turn_finished() -> None:
-    echo_plugin.observed.clear()
+    tod_echo.observed.clear()
     async with echo_runtime() as rt:
         await rt.handle("s", "city=Lima")
-    assert echo_plugin.observed[-1] == ("turn_finished", ("s", "REQ_MORE()"))
+    assert tod_echo.observed[-1] == ("turn_finished", ("s", "REQ_MORE()"))
 
 
 def test_a_component_that_breaks_its_protocol_is_a_plugin_error_naming_the_plugin() -> None:

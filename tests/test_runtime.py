@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-import echo_plugin
+import tod_echo
 from tod_runtime import Config, Runtime
 from tod_runtime.plugins import make_plugin_manager
 from tod_runtime.session import StateTracked, UserUttered
@@ -15,11 +15,11 @@ from tod_runtime.session import StateTracked, UserUttered
 
 @pytest.fixture
 async def runtime() -> AsyncIterator[Runtime]:
-    echo_plugin.observed.clear()
+    tod_echo.observed.clear()
     config = Config(
         services="echo", backend="echo", nlu="echo", tracker="echo", policy="echo", generator="echo"
     )
-    pm = make_plugin_manager(entry_points=False, extra=(echo_plugin,))
+    pm = make_plugin_manager(entry_points=False, extra=(tod_echo,))
     async with Runtime(config, plugin_manager=pm) as rt:
         yield rt
 
@@ -147,10 +147,12 @@ async def test_sqlite_store_keeps_sessions_across_runtimes(tmp_path: object) -> 
         generator="echo",
         store=url,
     )
-    pm = make_plugin_manager(entry_points=False, extra=(echo_plugin,))
+    pm = make_plugin_manager(entry_points=False, extra=(tod_echo,))
     async with Runtime(config, plugin_manager=pm) as rt:
         await rt.handle("s1", "city=Oslo")
-    async with Runtime(config, plugin_manager=make_plugin_manager(extra=(echo_plugin,))) as rt:
+    async with Runtime(
+        config, plugin_manager=make_plugin_manager(entry_points=False, extra=(tod_echo,))
+    ) as rt:
         assert (await rt.state("s1"))["Echo_1"].slot_values == {"city": ["Oslo"]}
         assert await rt.store.sessions() == ["s1"]
 

@@ -1,155 +1,19 @@
-"""The ``tod`` command line. Errors a user can cause print one line and exit 2."""
+"""The ``tod`` command line. Errors a user can cause print one line and exit 2.
+
+Every sub-command, the built-in ones included (``tod_runtime.default_commands``), is added
+through the ``register_commands`` hook. Only the console entry point imports this module.
+"""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 import sys
 from collections.abc import Sequence
-from typing import Any
 
-from tod_runtime.errors import TodError
+from tod_runtime.errors import PluginError, TodError
 from tod_runtime.plugins import make_plugin_manager
-from tod_runtime.replay.command import add_replay_command
 
 EXIT_USAGE = 2
-
-
-def add_pipeline_options(parser: argparse.ArgumentParser) -> None:
-    """Options shared by every command that builds a runtime; each overrides the config."""
-    group = parser.add_argument_group("pipeline (override the config file)")
-    group.add_argument("--config", metavar="FILE", help="TOML config file")
-    group.add_argument("--plugins-dir", metavar="DIR", help="load plugin *.py files from DIR")
-    group.add_argument("--nlu", metavar="NAME", help="NLU component (default: rules)")
-    group.add_argument("--tracker", metavar="NAME", help="DST component (default: rules)")
-    group.add_argument("--policy", metavar="NAME", help="policy component (default: rules)")
-    group.add_argument("--generator", metavar="NAME", help="NLG component (default: template)")
-    group.add_argument("--backend", metavar="NAME", help="service backend (default: auto)")
-
-
-def config_from_args(args: argparse.Namespace, **extra: Any) -> Any:
-    from tod_runtime.config import load_config
-
-    overrides = {
-        key: getattr(args, key, None)
-        for key in ("nlu", "tracker", "policy", "generator", "backend")
-    }
-    overrides["plugins_dir"] = getattr(args, "plugins_dir", None) or getattr(
-        args, "global_plugins_dir", None
-    )
-    return load_config(getattr(args, "config", None), **overrides, **extra)
-
-
-# ---------------------------------------------------------------- tod data
-
-
-def _cmd_data_fetch(args: argparse.Namespace) -> int:
-    from tod_runtime.data.fetch import fetch
-
-    print(fetch(args.dataset, source=args.source, dest=args.dest, force=args.force))
-    return 0
-
-
-def _cmd_data_validate(args: argparse.Namespace) -> int:
-    from tod_runtime.data.sgd import open_split
-    from tod_runtime.progress import progress
-
-    split = open_split(args.path, args.split)
-    schemas = split.schemas()
-    files = split.dialogue_files()
-    dialogues = turns = 0
-    errors: list[str] = []
-    with progress(f"validate {args.split}", len(files)) as bar:
-        for file in files:
-            try:
-                for dialogue in split.read_file(file, schemas=schemas):
-                    dialogues += 1
-                    turns += len(dialogue.turns)
-            except TodError as exc:
-                errors.append(str(exc))
-            bar.advance()
-    for line in errors:
-        print(f"invalid: {line}", file=sys.stderr)
-    summary = {"services": len(schemas), "files": len(files), "dialogues": dialogues}
-    summary |= {"turns": turns, "invalid_files": len(errors)}
-    print(json.dumps(summary))
-    return 1 if errors else 0
-
-
-def _add_data(sub: argparse._SubParsersAction[Any]) -> None:
-    data = sub.add_parser("data", help="fetch and check datasets")
-    data_sub = data.add_subparsers(dest="data_command", required=True, metavar="COMMAND")
-    fetch = data_sub.add_parser("fetch", help="download a dataset and unpack it")
-    fetch.add_argument("dataset", choices=["sgd"], help="dataset name")
-    fetch.add_argument("--source", metavar="URL|PATH", help="URL or local zip (default: GitHub)")
-    fetch.add_argument("--dest", metavar="DIR", help="target folder (default: $TOD_DATA_DIR)")
-    fetch.add_argument("--force", action="store_true", help="fetch again even if present")
-    fetch.set_defaults(func=_cmd_data_fetch)
-    validate = data_sub.add_parser("validate", help="validate every file of an SGD split")
-    validate.add_argument("path", metavar="SGD_DIR", help="dataset folder or zip")
-    validate.add_argument("--split", default="dev")
-    validate.set_defaults(func=_cmd_data_validate)
-
-
-# ---------------------------------------------------------------- tod plugins
-
-
-def _cmd_plugins(args: argparse.Namespace) -> int:
-    from tod_runtime.plugins import collect_components, plugin_names
-
-    pm = make_plugin_manager(args.plugins_dir or args.global_plugins_dir)
-    components = collect_components(pm)
-    plugins = [{"name": n, "hooks": hooks} for n, hooks in plugin_names(pm)]
-    by_kind = {
-        kind: {name: reg.plugin for name, reg in registry.entries.items()}
-        for kind, registry in components.registries().items()
-    }
-    if args.json:
-        print(json.dumps({"plugins": plugins, "components": by_kind}, indent=2))
-        return 0
-    for name, hooks in plugin_names(pm):
-        print(f"{name}: {', '.join(hooks)}")
-    print()
-    for kind, names in by_kind.items():
-        print(f"{kind:10} {', '.join(names)}")
-    return 0
-
-
-def _add_plugins(sub: argparse._SubParsersAction[Any]) -> None:
-    cmd = sub.add_parser("plugins", help="list loaded plugins and the components they register")
-    cmd.add_argument("--plugins-dir", metavar="DIR", help="load plugin *.py files from DIR")
-    cmd.add_argument("--json", action="store_true", help="print JSON")
-    cmd.set_defaults(func=_cmd_plugins)
-
-
-# ---------------------------------------------------------------- tod chat
-
-
-def _cmd_chat(args: argparse.Namespace) -> int:
-    from tod_runtime.repl import run_chat
-
-    config = config_from_args(args, services=args.services)
-    return asyncio.run(run_chat(config, args))
-
-
-def _add_chat(sub: argparse._SubParsersAction[Any]) -> None:
-    chat = sub.add_parser("chat", help="talk to the runtime (REPL or scripted)")
-    chat.add_argument(
-        "--services",
-        metavar="DIR|SGD_DIR:split",
-        help="services folder, or an SGD split (default: the embedded services)",
-    )
-    chat.add_argument("--script", metavar="FILE", help="read user turns from FILE ('-': stdin)")
-    chat.add_argument("--json", action="store_true", help="print one JSON object per turn")
-    chat.add_argument("--debug", action="store_true", help="show acts, state and service calls")
-    chat.add_argument("--record", metavar="DIR", help="save the conversation as SGD files")
-    chat.add_argument("--session", default="chat", help="session id (default: chat)")
-    add_pipeline_options(chat)
-    chat.set_defaults(func=_cmd_chat)
-
-
-# ---------------------------------------------------------------- main
 
 
 def build_parser(plugins_dir: str | None = None) -> argparse.ArgumentParser:
@@ -161,12 +25,13 @@ def build_parser(plugins_dir: str | None = None) -> argparse.ArgumentParser:
         "--plugins-dir", dest="global_plugins_dir", metavar="DIR", help="load plugin files"
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    _add_data(sub)
-    _add_plugins(sub)
-    _add_chat(sub)
-    add_replay_command(sub)
-
-    make_plugin_manager(plugins_dir).hook.register_commands(cli=sub)
+    try:
+        make_plugin_manager(plugins_dir).hook.register_commands(cli=sub)
+    except argparse.ArgumentError as exc:  # two plugins add the same command
+        raise PluginError(
+            f"a plugin added a command that exists already ({exc})",
+            hint="remove or rename one of them; TOD_TRACE_HOOKS=1 shows which plugin adds what",
+        ) from exc
     return parser
 
 

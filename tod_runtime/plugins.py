@@ -39,6 +39,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "tod_runtime.nlg.default_generators",
     "tod_runtime.backends.default_backends",
     "tod_runtime.stores.default_stores",
+    "tod_runtime.default_commands",
 )
 
 

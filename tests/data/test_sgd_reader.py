@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
+import tod_echo
 from tod_runtime.cli import main
 from tod_runtime.data import open_split
 from tod_runtime.errors import DataError, SchemaError
 
-SCHEMA = json.loads((Path(__file__).parents[1] / "fixtures" / "echo_schema.json").read_text())
+SCHEMA = json.loads(tod_echo.SCHEMA.read_text())
 
 
 def dialogue(**changes: object) -> dict[str, object]:

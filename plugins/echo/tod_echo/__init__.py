@@ -1,13 +1,19 @@
-"""A tiny deterministic plugin that drives the tests of the runtime machinery.
+"""tod-runtime-echo: a tiny deterministic plugin that drives the tests of the runtime machinery.
 
-Its NLU reads ``slot=value`` words as INFORM acts for the first service; the tracker merges
-them into the state; the policy calls the service when the user says ``call``; the generator
-prints the acts. It also records observer-hook calls (async on purpose).
+Every component is named ``echo``. Its backend serves one service, ``Echo_1`` (the schema in
+``echo_schema.json`` beside this module), for the source ``"echo"`` only; its NLU reads
+``slot=value`` words as INFORM acts for the first service; the tracker merges them into the
+state; the policy calls the service when the user says ``call``; the generator prints the
+acts. It also records its observer-hook calls in ``observed`` (async on purpose).
+
+Installed, it is found through its entry point (``[project.entry-points.tod_runtime] echo =
+"tod_echo"``); the module itself is the plugin.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -24,7 +30,8 @@ from tod_runtime.dialogue.context import (
 from tod_runtime.dialogue.models import Action, ServiceCall, State
 from tod_runtime.schema import Schemas, load_schema_file
 
-SCHEMA = Path(__file__).parent / "fixtures" / "echo_schema.json"
+SCHEMA = Path(__file__).with_name("echo_schema.json")
+SOURCE = "echo"  # the only source the echo backend accepts with ``backend = "auto"``
 
 
 class EchoBackend:
@@ -104,7 +111,9 @@ class EchoGenerator:
         return " ".join(str(a) for a in actions) or "..."
 
 
-observed: list[tuple[str, object]] = []
+# The latest observer-hook calls. Bounded: once installed, the plugin observes every runtime
+# built with entry points (a long replay or server must not grow it without end).
+observed: deque[tuple[str, object]] = deque(maxlen=1000)
 
 
 @hookimpl
@@ -129,7 +138,9 @@ def register_generators(register: Any) -> None:
 
 @hookimpl
 def register_backends(register: Any) -> None:
-    register("echo", lambda source: EchoBackend(), lambda source: source == "echo")
+    # ``accepts`` matches the exact source "echo" only, so ``backend = "auto"`` never picks this
+    # backend for a services folder or an SGD split, whatever the order of the plugins.
+    register("echo", lambda source: EchoBackend(), lambda source: source == SOURCE)
 
 
 @hookimpl
