@@ -10,7 +10,8 @@ import pytest
 import tod_echo
 from tod_runtime import Config, Runtime
 from tod_runtime.plugins import make_plugin_manager
-from tod_runtime.session import StateTracked, UserUttered
+from tod_runtime.session import Event, StateTracked, UserUttered
+from tod_runtime.stores.memory import MemoryStore
 
 
 @pytest.fixture
@@ -160,3 +161,30 @@ async def test_sqlite_store_keeps_sessions_across_runtimes(tmp_path: object) -> 
 async def test_foreign_names_in_an_english_message_are_fine(runtime: Runtime) -> None:
     result = await runtime.handle("s1", "book a table at Le Petit Bistro de la Mer")
     assert result.notice is None
+
+
+class CountingStore(MemoryStore):
+    """Records how many events each load hands over."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.handed: list[int] = []
+
+    async def load(self, session_id: str, start: int = 0) -> list[Event]:
+        events = await super().load(session_id, start)
+        self.handed.append(len(events))
+        return events
+
+
+async def test_a_turn_reads_only_the_events_it_has_not_folded() -> None:
+    """The session is kept folded: however long it is, a turn asks the store only for what
+    is new (its own events of the last turn), so a turn does not get slower with length."""
+    store = CountingStore()
+    async with Runtime(Config(), store=store) as rt:
+        for line in ["I want to find a restaurant", "in Austin"] * 20:
+            await rt.handle("long", line)
+        assert max(store.handed) <= 7  # one turn's events at most
+        assert len((await rt.dialogue("long")).turns) == 80
+        other = Runtime(Config(), store=store)  # another runtime on the same store
+        await other.start()
+        assert len((await other.dialogue("long")).turns) == 80  # folds the whole log once

@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from tod_runtime.dialogue.context import DialogueState, TurnContext, UserActs
+from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import Action, Dialogue, Frame, ServiceCall, Turn
 from tod_runtime.dialogue.steps import SystemStep, UserStep
 from tod_runtime.schema.models import ServiceSchema
@@ -88,10 +89,8 @@ def system_events(system: SystemStep) -> list[Event]:
     """The events of a turn's system step."""
     events: list[Event] = []
     if system.service_call is not None:
-        results = system.service_results or []
-        events.append(
-            ServiceCalled(service=system.service, call=system.service_call, results=results)
-        )
+        call, results = system.service_call, system.service_results or []
+        events.append(ServiceCalled(service=system.service, call=call, results=results))
     events.append(SystemActed(service=system.service, actions=system.actions))
     events.append(SystemUttered(text=system.utterance))
     return events
@@ -108,7 +107,7 @@ class SessionLog:
         self.apply(events)
 
     def _start_over(self) -> None:
-        self.history: list[Turn] = []
+        self.history = History()
         self.state: DialogueState = {}
         self._user_text = ""
         self._acts: UserActs = {}

@@ -1,5 +1,6 @@
 """SGD dialogue models, shared by every pipeline stage."""
 
+from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import (
     DONTCARE,
     SYSTEM_ACTS,
@@ -11,6 +12,7 @@ from tod_runtime.dialogue.models import (
     SlotSpan,
     State,
     Turn,
+    act,
 )
 from tod_runtime.dialogue.validate import check_against_schemas, parse_dialogue_list
 
@@ -21,10 +23,12 @@ __all__ = [
     "Action",
     "Dialogue",
     "Frame",
+    "History",
     "ServiceCall",
     "SlotSpan",
     "State",
     "Turn",
+    "act",
     "check_against_schemas",
     "parse_dialogue_list",
 ]

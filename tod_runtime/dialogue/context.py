@@ -3,15 +3,17 @@
 Data flows one way: ``text -> NLU -> UserActs -> DST -> DialogueState -> policy ->
 SystemPlan (-> service call -> results -> policy) -> NLG -> utterance``. Every stage also
 sees the dialogue ``history``: the session's earlier turns as SGD ``Turn`` objects (user turns
-with acts and state per frame, system turns with acts, service call and results).
+with acts and state per frame, system turns with acts, service call and results) in a
+``History``, which answers questions about them without scanning.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from tod_runtime.dialogue.models import Action, ServiceCall, State, Turn
+from tod_runtime.dialogue.history import History, as_history
+from tod_runtime.dialogue.models import Action, ServiceCall, State
 from tod_runtime.schema.models import ServiceSchema
 
 UserActs = dict[str, list[Action]]
@@ -26,19 +28,11 @@ class TurnContext:
     """What every stage may read about the dialogue so far (never mutated by a stage)."""
 
     schemas: Mapping[str, ServiceSchema]
-    history: Sequence[Turn]
+    history: History  # the one reader of what was said so far (a list of turns is wrapped)
     state: DialogueState
 
-    @property
-    def last_system_turn(self) -> Turn | None:
-        for turn in reversed(self.history):
-            if turn.speaker == "SYSTEM":
-                return turn
-        return None
-
-    def last_system_acts(self) -> UserActs:
-        turn = self.last_system_turn
-        return {f.service: list(f.actions) for f in turn.frames} if turn else {}
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "history", as_history(self.history))
 
 
 @dataclass(frozen=True)

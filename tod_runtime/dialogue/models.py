@@ -7,6 +7,7 @@ unchanged. The same models carry data between pipeline stages: a user turn's act
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -80,6 +81,18 @@ class Action(_SGDModel):
     def __str__(self) -> str:
         vals = "=" + "|".join(self.values) if self.values else ""
         return f"{self.act}({self.slot}{vals})"
+
+
+def act(
+    name: ActName,
+    slot: str = "",
+    values: Sequence[str] = (),
+    canonical: Sequence[str] | None = None,
+) -> Action:
+    """The one act constructor: ``act("INFORM", "city", ["SF"], ["San Francisco"])``.
+    ``canonical`` defaults to the values themselves."""
+    exact = list(values if canonical is None else canonical)
+    return Action(act=name, slot=slot, values=list(values), canonical_values=exact)
 
 
 class SlotSpan(_SGDModel):

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from tod_runtime.dialogue.context import DialogueState, TrackerInput, UserActs
+from tod_runtime.dialogue.history import History, as_history
 from tod_runtime.dialogue.models import DONTCARE, Action, State, Turn
 from tod_runtime.dst.carry import carry_over
-from tod_runtime.dst.memory import SystemMemory
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.schema.models import ServiceSchema
 
@@ -40,15 +40,15 @@ def track(
 ) -> DialogueState:
     """The new state: a copy of ``before`` updated with this turn's acts."""
     state = {service: _copy(frame) for service, frame in before.items()}
-    memory = SystemMemory(history)
+    history = as_history(history)
     for service, acts in user_acts.items():
         is_new = service not in state
         frame = state.setdefault(service, State())
         schema = schemas.get(service)
         intent_before = frame.active_intent
-        _apply(frame, acts, memory, service, schema)
+        _apply(frame, acts, history, service, schema)
         if schema is not None and (is_new or frame.active_intent != intent_before):
-            carry_over(frame, service, state, schemas, memory, opening=is_new)
+            carry_over(frame, service, state, schemas, history, opening=is_new)
     return state
 
 
@@ -95,12 +95,12 @@ def enters_on_select(schema: ServiceSchema | None, slot: str) -> bool:
 def _apply(
     frame: State,
     acts: Sequence[Action],
-    memory: SystemMemory,
+    history: History,
     service: str,
     schema: ServiceSchema | None,
 ) -> None:
     kinds = {a.act for a in acts}
-    sys_acts = memory.last_acts(service)
+    sys_acts = history.last_system_acts(service)
     sys_kinds = {a.act for a in sys_acts}
     if kinds and kinds <= CLOSING and sys_kinds & {"REQ_MORE", "GOODBYE", "OFFER_INTENT"}:
         frame.active_intent = "NONE"  # "no, that's all": the task is over
@@ -118,13 +118,13 @@ def _apply(
             said = frame.slot_values.get(sys.slot, [""])[0]
             if sys.act == "CONFIRM" and sys.slot and said != DONTCARE:  # "any" stays "any"
                 put(frame, sys.slot, sys.values, keep_known=True)
-        _fill_optional_defaults(frame, memory, service, schema)
+        _fill_optional_defaults(frame, history, service, schema)
     if "AFFIRM" in kinds and "OFFER" in sys_kinds:  # "yes, try that" after a failure
         for sys in sys_acts:
             if sys.act == "OFFER" and sys.slot and enters_on_select(schema, sys.slot):
                 put(frame, sys.slot, sys.values)
     if kinds & ACCEPTS_OFFER and not kinds & REJECTS_OFFER:
-        offer = memory.current_offer(service)
+        offer = history.current_offer(service)
         for position, sys in enumerate(offer):
             # The first offered slot names the entity: choosing it sets that slot when the
             # user could have asked for it (an input slot), whatever its default.
@@ -138,7 +138,7 @@ def _apply(
 
 
 def _fill_optional_defaults(
-    frame: State, memory: SystemMemory, service: str, schema: ServiceSchema | None
+    frame: State, history: History, service: str, schema: ServiceSchema | None
 ) -> None:
     """On confirmation the intent's optional slots take the value the system last asked to
     confirm for them (maybe turns ago), else the schema's default (never "dontcare")."""
@@ -148,7 +148,7 @@ def _fill_optional_defaults(
     for slot, default in intent.optional_slots.items():
         if slot in frame.slot_values:
             continue
-        said = memory.confirmed(service, slot)
+        said = history.confirmed(service, slot)
         if said:
             put(frame, slot, said)
         elif default != DONTCARE:

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from tod_runtime.dialogue.context import TurnContext, UserActs
-from tod_runtime.dialogue.models import DONTCARE, Action
+from tod_runtime.dialogue.models import DONTCARE, Action, act
 from tod_runtime.nlu.values import (
     DATE,
     NUMBER,
@@ -22,13 +22,13 @@ from tod_runtime.nlu.values import (
     Found,
     ValueIndex,
     canonical_time,
-    kind_of,
     number_value,
     slot_words,
     words,
 )
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
+from tod_runtime.schema.roles import slot_roles
 
 YES = re.compile(
     r"\b(yes|yeah|yep|yup|sure|ok(ay)?|correct|right|exactly|perfect|great|sounds good|"
@@ -69,14 +69,6 @@ def _camel(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", " ", name)
 
 
-def act(
-    name: str, slot: str = "", value: str | None = None, canonical: str | None = None
-) -> Action:
-    values = [value] if value is not None else []
-    canon = [canonical] if canonical is not None else list(values)
-    return Action(act=name, slot=slot, values=values, canonical_values=canon)  # type: ignore[arg-type]
-
-
 class RulesNLU:
     def __init__(self, ctx: ComponentContext) -> None:
         self.schemas = ctx.schemas
@@ -99,7 +91,7 @@ class RulesNLU:
             for slot in s.slots
         }
         self._kind_counts = {
-            s.service_name: Counter(kind_of(slot) for slot in s.slots)
+            s.service_name: Counter(r.value_type for r in slot_roles(s).values())
             for s in self.schemas.values()
         }
         self._slot_keys = {
@@ -131,7 +123,7 @@ class RulesNLU:
 
     async def parse(self, text: str, context: TurnContext) -> UserActs:
         lowered = text.lower()
-        last = context.last_system_turn
+        last = context.history.last_system_turn
         last_service = last.frames[0].service if last and last.frames else None
         system = last.frames[0].actions if last and last.frames else []
         sys_kinds: set[str] = {a.act for a in system}
@@ -145,7 +137,7 @@ class RulesNLU:
         acts: list[Action] = []
         current = context.state.get(service)
         if intent and (current is None or current.active_intent != intent[1].name):
-            acts.append(act("INFORM_INTENT", "intent", intent[1].name))
+            acts.append(act("INFORM_INTENT", "intent", [intent[1].name]))
         acts += self._dialogue_acts(lowered, sys_kinds, service == last_service, bool(acts))
         acts += self._requests(lowered, service, schema)
         acts += await self._values(
@@ -206,7 +198,7 @@ class RulesNLU:
         keys = _keys(text)
         times = [m.span() for m in TIME.finditer(lowered)]
         for slot in schema.slots:
-            kind = kind_of(slot)
+            kind = slot_roles(schema)[slot.name].value_type
             name_keys = self._name_keys[(service, slot.name)]
             named = bool(name_keys) and name_keys <= keys
             described = bool(keys & self._slot_keys[(service, slot.name)] - GENERIC)
@@ -249,7 +241,7 @@ class RulesNLU:
                     found.append(Found(slot.name, truth, truth, 0, 0))
         acts = _pick(found, schema)
         if not acts and len(requested) == 1 and DONTCARE_CUE.search(lowered):
-            acts.append(act("INFORM", requested[0], DONTCARE))
+            acts.append(act("INFORM", requested[0], [DONTCARE]))
         return acts
 
 
@@ -265,7 +257,7 @@ def _pick(found: Sequence[Found], schema: ServiceSchema) -> list[Action]:
         slots.add(f.slot)
         if f.end > f.start:
             spans.append((f.start, f.end))
-        acts.append(act("INFORM", f.slot, f.value, f.canonical))
+        acts.append(act("INFORM", f.slot, [f.value], [f.canonical]))
     return acts
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from tod_runtime.schema.models import ServiceSchema, SlotSchema
+from tod_runtime.schema.roles import slot_roles
 
 WORD = re.compile(r"[a-z0-9]+(?:['&.-][a-z0-9]+)*")
 NUMBER_WORDS = {
@@ -50,21 +51,6 @@ def slot_words(slot: SlotSchema) -> set[str]:
     return {w for w in words(slot.name.replace("_", " ") + " " + slot.description) if w not in stop}
 
 
-def kind_of(slot: SlotSchema) -> str:
-    """What recogniser fits a slot: 'bool', 'number', 'time', 'date' or 'text'."""
-    values = {v.lower() for v in slot.possible_values}
-    if values and values <= {"true", "false"}:
-        return "bool"
-    if values and all(v.isdigit() for v in values):
-        return "number"
-    named = set(words(slot.name.replace("_", " ")))
-    if "time" in named or "hour" in named:
-        return "time"
-    if "date" in named or "day" in named:
-        return "date"
-    return "text"
-
-
 def canonical_time(match: re.Match[str]) -> str:
     if match["noon"]:
         return "00:00" if match["noon"] == "midnight" else "12:00"
@@ -90,8 +76,9 @@ class ValueIndex:
         self.schema = schema
         self.by_phrase: dict[str, list[tuple[str, str]]] = {}
         self.values: dict[str, list[str]] = {}
+        roles = slot_roles(schema)
         for slot in schema.slots:
-            if kind_of(slot) in ("bool", "number"):
+            if roles[slot.name].value_type in ("bool", "number"):
                 continue
             known = list(dict.fromkeys([*slot.possible_values, *entity_values.get(slot.name, [])]))
             self.values[slot.name] = known

@@ -14,29 +14,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tod_runtime.dialogue.context import PolicyInput, SystemPlan
-from tod_runtime.dialogue.models import DONTCARE, Action, Frame, ServiceCall, State, Turn
+from tod_runtime.dialogue.history import History
+from tod_runtime.dialogue.models import DONTCARE, Action, Frame, ServiceCall, State, act
 from tod_runtime.plugins import ComponentContext
-from tod_runtime.policy.history import (
-    asked_before,
-    call_parameters,
-    canonical,
-    last_search,
-    last_success,
-    last_system_acts,
-)
+from tod_runtime.policy.history import call_parameters, canonical
 from tod_runtime.schema.loader import Schemas
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 
 MAX_REQUESTS = 1  # SGD's system mostly asks for one slot at a time
 MAX_OFFERED_SLOTS = 3
-
-
-def act(
-    name: str, slot: str = "", values: Sequence[str] = (), exact: Sequence[str] | None = None
-) -> Action:
-    """An act; ``exact`` are the canonical values when they differ from ``values``."""
-    canonical_values = list(values if exact is None else exact)
-    return Action(act=name, slot=slot, values=list(values), canonical_values=canonical_values)  # type: ignore[arg-type]
 
 
 class RulesPolicy:
@@ -96,7 +82,7 @@ class _Decision:
         service: str,
         schema: ServiceSchema,
         state: State,
-        history: Sequence[Turn],
+        history: History,
         turn: PolicyInput,
     ) -> None:
         self.service = service
@@ -106,7 +92,7 @@ class _Decision:
         self.acts = turn.user_acts.get(service, [])
         self.user = {a.act for a in self.acts}
         self.heard = bool(turn.user_acts)
-        self.previous = last_system_acts(history, service)
+        self.previous = history.last_system_acts(service)
         self.prev_kinds = {a.act for a in self.previous}
         self.intent: IntentSchema | None = schema.intent(state.active_intent)
 
@@ -128,7 +114,7 @@ class _Decision:
             if finder is not None:  # asked already, and the user does not know: look it up
                 return self.find(finder)
             return self.request(missing)
-        search, shown = last_search(self.history, self.service)
+        search, shown = self.history.last_search(self.service)
         results = (search.service_results or []) if search else []
         entity = results[shown - 1] if 0 < shown <= len(results) else None
         if self.intent.is_transactional:
@@ -138,7 +124,7 @@ class _Decision:
     def finder(self, slot: str) -> IntentSchema | None:
         """A search intent that returns ``slot``, when the user was asked for it before and
         did not give it (say, a restaurant's name when they want any Italian place)."""
-        if not asked_before(self.history, self.service, slot):
+        if not self.history.asked(self.service, slot):
             return None
         return next(
             (i for i in self.schema.intents if not i.is_transactional and slot in i.result_slots),
@@ -169,7 +155,7 @@ class _Decision:
 
     def transaction(self, entity: dict[str, str] | None) -> SystemPlan:
         assert self.intent is not None
-        booked = last_success(self.history, self.service, self.intent.name)
+        booked = self.history.last_success(self.service, self.intent.name)
         if booked is not None and booked[0] == self.parameters(self.intent):
             if self.state.requested_slots:  # questions about what was just booked
                 return self.done(*inform(booked[1], self.state.requested_slots))

@@ -20,6 +20,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from tod_runtime.dialogue.context import DialogueState, TurnContext, UserActs
+from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import Action, Dialogue, State, Turn
 from tod_runtime.dialogue.steps import SystemStep, TurnResult, UserStep
 from tod_runtime.replay.act_metrics import act_f1, service_call_match
@@ -137,11 +138,11 @@ class DialogueReplayer:
         result = DialogueResult(dialogue_id=sid, file=file, turns=len(dialogue.turns))
         predicted = dialogue.model_copy(deep=True) if self.keep_predictions else None
         session = SessionLog()  # the pipeline's own session, as in chat
-        recorded: list[Turn] = []  # the recording so far: the policy's teacher-forced context
-        before_user: list[Turn] = []
+        recorded = History()  # the recording before the current user turn: the policy's context
         gold_state: DialogueState = {}
         user: UserStep | None = None
         last_user: Turn | None = None
+        pending: Turn | None = None  # the user turn not yet in `recorded`
         for index, turn in enumerate(dialogue.turns):
             if turn.speaker == "USER":
                 await pipeline.turn_started(sid, turn.utterance)
@@ -153,21 +154,25 @@ class DialogueReplayer:
                 if predicted is not None:
                     for frame in predicted.turns[index].frames:
                         frame.state = user.state.get(frame.service, State())
-                before_user = list(recorded)
+                if pending is not None:  # two user turns in a row
+                    recorded.append(pending)
                 for frame in turn.frames:
                     if frame.state is not None:
                         gold_state[frame.service] = frame.state
-                last_user = turn
+                last_user = pending = turn
             else:
                 if last_user is not None and user is not None and turn.frames:
-                    context = TurnContext(self.schemas, before_user, dict(gold_state))
+                    context = TurnContext(self.schemas, recorded, dict(gold_state))
                     system = await pipeline.system_step(sid, context, _gold_acts(last_user))
                     self._score_system(index, turn, system, result)
                     await pipeline.turn_finished(sid, TurnResult.of(sid, user, system))
                 await self._realise(turn, result)
                 if turn.frames:
                     session.apply(system_events(_recorded_step(turn)))
-            recorded.append(turn)
+                if pending is not None:
+                    recorded.append(pending)
+                    pending = None
+                recorded.append(turn)
         result.predicted = predicted
         return result
 

@@ -1,0 +1,120 @@
+"""History: the one reader of what was said, answering from indexes kept on append."""
+
+from __future__ import annotations
+
+from stage_helpers import SERVICE, a, system, user
+
+from tod_runtime.dialogue.history import History
+from tod_runtime.dialogue.models import Frame, ServiceCall, Turn, act
+
+OTHER = "Buses_1"
+
+
+def searched(*actions: object, results: list[dict[str, str]], method: str = "FindCafes") -> Turn:
+    frame = Frame(
+        service=SERVICE,
+        actions=list(actions),  # type: ignore[arg-type]
+        service_call=ServiceCall(method=method, parameters={"city": "Oslo"}),
+        service_results=results,
+    )
+    return Turn(speaker="SYSTEM", utterance="...", frames=[frame])
+
+
+TURNS = [
+    user(a("INFORM_INTENT", "intent", "FindCafes")),
+    system(a("REQUEST", "city")),
+    user(a("INFORM", "city", "oslo", canonical=("Oslo",))),
+    searched(
+        a("OFFER", "cafe_name", "Bean There"),
+        a("INFORM_COUNT", "count", "2"),
+        results=[{"cafe_name": "Bean There"}, {"cafe_name": "Grind"}],
+    ),  # fmt: skip
+    user(a("REQUEST_ALTS")),
+    system(a("OFFER", "cafe_name", "Grind"), a("INFORM", "address", "1 Main St")),
+    user(a("SELECT")),
+    system(a("CONFIRM", "time", "5 pm", canonical=("17:00",)), a("CONFIRM", "time", "6 pm")),
+    user(a("AFFIRM")),
+    searched(
+        a("NOTIFY_SUCCESS"), results=[{"cafe_name": "Grind", "time": "17:00"}], method="ReserveCafe"
+    ),  # fmt: skip
+    user(a("INFORM_INTENT", "intent", "FindBus"), service=OTHER),
+    system(a("REQUEST", "to_city"), service=OTHER),
+]
+
+
+def test_it_is_the_sequence_of_turns() -> None:
+    history = History(TURNS)
+    assert len(history) == len(TURNS) and list(history) == TURNS
+    assert history[-1] is TURNS[-1] and list(reversed(history))[0] is TURNS[-1]
+
+
+def test_the_last_system_turn_and_its_acts_per_service() -> None:
+    history = History(TURNS)
+    assert history.last_system_turn is TURNS[-1]
+    assert history.last_system_acts(OTHER) == [a("REQUEST", "to_city")]
+    assert history.last_system_acts(SERVICE) == []  # the system last spoke of another service
+    assert History(TURNS[:4]).last_system_acts(SERVICE)[0] == a("OFFER", "cafe_name", "Bean There")
+    assert History().last_system_turn is None and History().last_system_acts(SERVICE) == []
+
+
+def test_offers_confirmations_and_requests() -> None:
+    history = History(TURNS)
+    assert history.current_offer(SERVICE) == [a("OFFER", "cafe_name", "Grind")]
+    assert history.confirmed(SERVICE, "time") == ["5 pm"]  # the first of a turn's acts
+    assert history.confirmed(SERVICE, "date") == []
+    assert history.asked(SERVICE, "city") and history.asked(OTHER, "to_city")
+    assert not history.asked(SERVICE, "time")
+
+
+def test_the_last_search_counts_offers_since() -> None:
+    frame, shown = History(TURNS[:4]).last_search(SERVICE)
+    assert frame is not None and shown == 1
+    frame, shown = History(TURNS[:6]).last_search(SERVICE)
+    assert frame is not None and frame.service_results == [
+        {"cafe_name": "Bean There"},
+        {"cafe_name": "Grind"},
+    ] and shown == 2  # fmt: skip
+    assert History(TURNS[:3]).last_search(SERVICE) == (None, 0)
+
+
+def test_the_last_success_of_a_method() -> None:
+    history = History(TURNS)
+    assert history.last_success(SERVICE, "ReserveCafe") == (
+        {"city": "Oslo"},
+        {"cafe_name": "Grind", "time": "17:00"},
+    )
+    assert history.last_success(SERVICE, "BuyCoffee") is None
+    failed = searched(a("NOTIFY_FAILURE"), results=[], method="ReserveCafe")
+    assert History([*TURNS, failed]).last_success(SERVICE, "ReserveCafe") is None
+
+
+def test_what_the_system_told_last_of_some_slots() -> None:
+    history = History(TURNS)
+    assert history.last_told(SERVICE, lambda slot: slot == "address") == ["1 Main St"]
+    assert history.last_told(SERVICE, lambda slot: slot in ("address", "cafe_name")) == ["Grind"]
+    assert history.last_told(OTHER, lambda slot: True) == []
+
+
+def test_canonical_forms_newest_act_first_then_any_slot() -> None:
+    history = History(TURNS)
+    assert history.canonical(["oslo"], "city") == "Oslo"
+    assert history.canonical(["5 pm"], "time") == "17:00"
+    assert history.canonical(["5 pm"], "start_time") is None
+    assert history.canonical(["5 pm"], None) == "17:00"
+    newer = user(act("INFORM", "city", ["oslo"], ["OSLO"]))
+    assert History([*TURNS, newer]).canonical(["oslo"], "city") == "OSLO"
+
+
+def test_grown_turn_by_turn_it_answers_as_built_at_once() -> None:
+    grown = History()
+    for index, turn in enumerate(TURNS):
+        grown.append(turn)
+        whole = History(TURNS[: index + 1])
+        for service in (SERVICE, OTHER):
+            assert grown.last_system_acts(service) == whole.last_system_acts(service)
+            assert grown.current_offer(service) == whole.current_offer(service)
+            assert grown.last_search(service) == whole.last_search(service)
+            assert grown.last_told(service, lambda s: True) == whole.last_told(
+                service, lambda s: True
+            )
+        assert grown.canonical(["oslo", "5 pm"], None) == whole.canonical(["oslo", "5 pm"], None)

@@ -1,0 +1,169 @@
+"""The dialogue so far, and the one reader of what was said in it.
+
+``History`` is the turns of a dialogue (a ``Sequence[Turn]``) plus indexes kept up to date
+as turns are appended, so every question a stage asks about the past ("what did the system
+just say in this service?", "what is on offer?", "was this slot asked for?", "what did the
+last search return?") is answered without scanning the dialogue: a turn costs the same at
+turn 10 and at turn 5,000. A session appends to one History as the dialogue goes on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import overload
+
+from tod_runtime.dialogue.models import Action, Frame, Turn
+
+# A place in the order "newest first, then earlier acts first within a turn": larger is found
+# first by a newest-first scan.
+Rank = tuple[int, int]
+
+
+class History(Sequence[Turn]):
+    def __init__(self, turns: Iterable[Turn] = ()) -> None:
+        self._turns: list[Turn] = []
+        self._last_system: Turn | None = None
+        self._offers: dict[str, list[Action]] = {}
+        self._confirmed: dict[tuple[str, str], list[str]] = {}
+        self._asked: set[tuple[str, str]] = set()
+        self._search: dict[str, tuple[Frame, int]] = {}
+        self._calls: dict[tuple[str, str], Frame] = {}
+        self._told: dict[str, dict[str, tuple[Rank, list[str]]]] = {}
+        self._canonical: dict[tuple[str, str], tuple[Rank, str]] = {}
+        self._canonical_any: dict[str, tuple[Rank, str]] = {}
+        for turn in turns:
+            self.append(turn)
+
+    # ------------------------------------------------------------ the sequence
+
+    @overload
+    def __getitem__(self, index: int) -> Turn: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Turn]: ...
+
+    def __getitem__(self, index: int | slice) -> Turn | Sequence[Turn]:
+        return self._turns[index]
+
+    def __len__(self) -> int:
+        return len(self._turns)
+
+    def __iter__(self) -> Iterator[Turn]:
+        return iter(self._turns)
+
+    def __reversed__(self) -> Iterator[Turn]:
+        return reversed(self._turns)
+
+    def __repr__(self) -> str:
+        return f"History({len(self._turns)} turns)"
+
+    def append(self, turn: Turn) -> None:
+        """Add the next turn and index it (the turn must not be changed afterwards)."""
+        position = len(self._turns)
+        self._turns.append(turn)
+        acts = [a for f in turn.frames for a in f.actions]
+        for order, act in reversed(list(enumerate(acts))):  # earlier acts win: written last
+            self._index_canonical((position, -order), act)
+        if turn.speaker == "SYSTEM":
+            self._last_system = turn
+            for frame in turn.frames:
+                self._index_system_frame(position, frame)
+
+    def _index_canonical(self, rank: Rank, act: Action) -> None:
+        firsts: dict[str, str] = {}  # a value listed twice keeps its first canonical form
+        for value, canonical in zip(act.values, act.canonical_values, strict=False):
+            firsts.setdefault(value, canonical)
+        for value, canonical in firsts.items():
+            self._canonical[(value, act.slot)] = (rank, canonical)
+            if canonical:
+                self._canonical_any[value] = (rank, canonical)
+
+    def _index_system_frame(self, position: int, frame: Frame) -> None:
+        service, actions = frame.service, frame.actions
+        offers = [a for a in actions if a.act == "OFFER" and a.slot]
+        if offers:
+            self._offers[service] = offers
+        told = self._told.setdefault(service, {})
+        for order, act in reversed(list(enumerate(actions))):  # the first act of a slot wins
+            if act.act == "CONFIRM" and act.slot and act.values:
+                self._confirmed[(service, act.slot)] = list(act.values)
+            if act.act in ("INFORM", "OFFER") and act.slot and act.values:
+                told[act.slot] = ((position, -order), list(act.values))
+            if act.act == "REQUEST" and act.slot:
+                self._asked.add((service, act.slot))
+        offered = any(a.act == "OFFER" for a in actions)
+        if frame.service_call is not None:
+            self._calls[(service, frame.service_call.method)] = frame
+        if frame.service_call is not None and frame.service_results is not None:
+            self._search[service] = (frame, int(offered))
+        elif offered and service in self._search:
+            search, shown = self._search[service]
+            self._search[service] = (search, shown + 1)
+
+    # ------------------------------------------------------------ what the system said
+
+    @property
+    def last_system_turn(self) -> Turn | None:
+        return self._last_system
+
+    def last_system_acts(self, service: str) -> list[Action]:
+        """The previous system turn's acts in ``service`` (empty if it spoke of another)."""
+        if self._last_system is None:
+            return []
+        frame = self._last_system.frame(service)
+        return list(frame.actions) if frame else []
+
+    def current_offer(self, service: str) -> list[Action]:
+        """The OFFER acts of the latest system turn in ``service`` that made an offer."""
+        return list(self._offers.get(service, ()))
+
+    def confirmed(self, service: str, slot: str) -> list[str]:
+        """The values the system last asked the user to confirm for ``slot`` in ``service``."""
+        return list(self._confirmed.get((service, slot), ()))
+
+    def asked(self, service: str, slot: str) -> bool:
+        """Whether the system has requested ``slot`` of ``service`` in this dialogue."""
+        return (service, slot) in self._asked
+
+    def last_told(self, service: str, which: Callable[[str], bool]) -> list[str]:
+        """The values of the newest INFORM or OFFER in ``service`` of a slot that ``which``
+        accepts (say, an address or a venue), else empty."""
+        best: tuple[Rank, list[str]] | None = None
+        for slot, (rank, values) in self._told.get(service, {}).items():
+            if which(slot) and (best is None or rank > best[0]):
+                best = (rank, values)
+        return list(best[1]) if best else []
+
+    def last_search(self, service: str) -> tuple[Frame | None, int]:
+        """The newest system frame of ``service`` holding a call and its results, and how many
+        system turns since then offered an entity (the index of the next one to offer)."""
+        return self._search.get(service, (None, 0))
+
+    def last_success(
+        self, service: str, method: str
+    ) -> tuple[dict[str, str], dict[str, str]] | None:
+        """(parameters, first result) of the newest call of ``method``, if it succeeded."""
+        frame = self._calls.get((service, method))
+        if frame is None or frame.service_call is None or not frame.service_results:
+            return None
+        return dict(frame.service_call.parameters), frame.service_results[0]
+
+    # ------------------------------------------------------------ values
+
+    def canonical(self, values: Sequence[str], slot: str | None) -> str | None:
+        """The canonical form the newest act naming one of ``values`` gave: an act of ``slot``,
+        or of any slot when ``slot`` is None. None when no act did."""
+        best: tuple[Rank, str] | None = None
+        for value in values:
+            if slot is None:
+                found = self._canonical_any.get(value)
+            else:
+                found = self._canonical.get((value, slot))
+            if found is not None and (best is None or found[0] > best[0]):
+                best = found
+        return best[1] if best else None
+
+
+def as_history(turns: Sequence[Turn]) -> History:
+    """``turns`` as a History (itself when it is one already)."""
+    return turns if isinstance(turns, History) else History(turns)
