@@ -205,3 +205,22 @@ def test_a_recorded_chat_replays_with_full_agreement(tmp_path: Path) -> None:
     data[0]["turns"][1]["utterance"] = "Which city, please?"  # the system said something else
     path.write_text(json.dumps(data))
     assert main(replay) == 1
+
+
+def test_errors_lists_misses_wrong_values_and_false_fills_by_slot(
+    split: Path, tmp_path: Path
+) -> None:
+    path = split / "dev" / "dialogues_001.json"
+    data = json.loads(path.read_text())
+    for turn in data[0]["turns"]:  # the annotation now expects another city
+        for frame in turn["frames"]:
+            if "state" in frame and "city" in frame["state"]["slot_values"]:
+                frame["state"]["slot_values"]["city"] = ["Trondheim"]
+    path.write_text(json.dumps(data))
+    errors = tmp_path / "errors.txt"
+    assert main(["replay", str(split), "--nlu", "gold", "--errors", str(errors)]) == 0
+    text = errors.read_text()
+    assert "== Cafes_1:" in text
+    assert "  city: " in text and "wrong value" in text
+    assert "expected Trondheim, got Oslo" in text
+    assert "1_00000 turn" in text

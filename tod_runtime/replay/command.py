@@ -46,6 +46,7 @@ def _run(args: argparse.Namespace) -> int:
         predictions=args.predictions,
         strict=args.strict,
         exact=args.expect_exact,
+        errors=args.errors is not None,
         services=args.services,
     )
     run = run_replay(options)
@@ -57,6 +58,16 @@ def _run(args: argparse.Namespace) -> int:
             json.dump(report.model_dump(mode="json"), out, indent=2)
     if args.junit:
         write_junit(args.junit, run.results, run.seconds)
+    if args.errors:
+        from tod_runtime.replay.errors import error_report
+
+        frames: dict[str, int] = {}
+        for result in run.results:
+            for frame in result.frames:
+                frames[frame.service] = frames.get(frame.service, 0) + 1
+        errors = (e for r in run.results for e in r.errors)
+        with open(args.errors, "w", encoding="utf-8") as out:
+            out.write(error_report(errors, frames))
     print(summary(report))
     code = 0
     for name, minimum in args.fail_under:
@@ -96,6 +107,12 @@ def add_replay_command(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     parser.add_argument(
         "--junit", metavar="FILE.xml", help="write one JUnit test case per dialogue"
+    )
+    parser.add_argument(
+        "--errors",
+        metavar="FILE",
+        help="write an error analysis: per service and slot, misses, wrong values and false "
+        "fills with example turns",
     )
     parser.add_argument(
         "--fail-under",

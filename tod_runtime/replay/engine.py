@@ -24,6 +24,7 @@ from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import Action, Dialogue, State, Turn
 from tod_runtime.dialogue.steps import SystemStep, TurnResult, UserStep
 from tod_runtime.replay.act_metrics import act_f1, service_call_match
+from tod_runtime.replay.errors import StateError, frame_errors
 from tod_runtime.replay.state_metrics import frame_state_metrics
 from tod_runtime.runtime import Runtime
 from tod_runtime.session import SessionLog, system_events, user_events
@@ -63,6 +64,7 @@ class DialogueResult(BaseModel):
     system: list[SystemScore] = Field(default_factory=list)
     generated: list[Realised] = Field(default_factory=list)
     diffs: list[str] = Field(default_factory=list)
+    errors: list[StateError] = Field(default_factory=list)  # with keep_errors
     predicted: Dialogue | None = None  # the dialogue with the predicted state in user frames
 
     @property
@@ -124,12 +126,14 @@ class DialogueReplayer:
         *,
         gold_nlu: bool,
         keep_predictions: bool = False,
+        keep_errors: bool = False,
         exact: bool = False,
     ) -> None:
         self.runtime = runtime
         self.schemas = runtime.schemas
         self.gold_nlu = gold_nlu
         self.keep_predictions = keep_predictions
+        self.keep_errors = keep_errors
         self.exact = exact
 
     async def replay(self, dialogue: Dialogue, file: str) -> DialogueResult:
@@ -185,7 +189,11 @@ class DialogueReplayer:
             if frame.state is None:
                 continue
             pred = user.state.get(frame.service)
-            metrics = frame_state_metrics(frame.state, pred, self.schemas[frame.service])
+            schema = self.schemas[frame.service]
+            metrics = frame_state_metrics(frame.state, pred, schema)
+            if self.keep_errors:
+                where = (result.dialogue_id, index, turn.utterance)
+                result.errors += frame_errors(frame.state, pred, schema, where)
             result.frames.append(FrameScore(service=frame.service, metrics=metrics))
             for line in state_diff(frame.state, pred, exact=self.exact):
                 result.diffs.append(f"turn {index} USER {frame.service} {line}")

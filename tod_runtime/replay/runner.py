@@ -37,6 +37,7 @@ class ReplayOptions:
     predictions: str | None = None
     strict: bool = False
     exact: bool = False
+    errors: bool = False  # keep the state errors of every frame (for --errors)
     services: str | None = None  # what the pipeline runs on; default: the split's own
 
     def runtime_config(self) -> Config:
@@ -83,6 +84,7 @@ class _Worker:
             self.runtime,
             gold_nlu=options.nlu == GOLD,
             keep_predictions=options.predictions is not None,
+            keep_errors=options.errors,
             exact=options.exact,
         )
 
