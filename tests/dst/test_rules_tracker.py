@@ -198,3 +198,13 @@ def test_a_new_frame_starts_from_the_place_and_party_of_the_last_one() -> None:
     }  # no date for a search
     state = track(state, {"Coaches_1": [a("INFORM_INTENT", "intent", "BookCoach")]}, [], both)
     assert state["Coaches_1"].slot_values["leaving_date"] == ["Friday"]  # a booking takes the date
+
+
+def test_a_categorical_slot_holds_its_possible_value_others_the_users_words() -> None:
+    state = run(
+        [
+            a("INFORM", "party_size", "two", canonical=("2",)),
+            a("INFORM", "city", "oslo", canonical=("Oslo",)),
+        ]
+    )
+    assert state[SERVICE].slot_values == {"party_size": ["2"], "city": ["oslo"]}

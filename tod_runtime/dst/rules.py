@@ -134,7 +134,16 @@ def _apply(
                 put(frame, sys.slot, sys.values)
     for act in acts:
         if act.act in ("INFORM", "SELECT") and act.slot and act.values:
-            put(frame, act.slot, act.values)
+            put(frame, act.slot, _state_values(act, schema))
+
+
+def _state_values(act: Action, schema: ServiceSchema | None) -> list[str]:
+    """SGD's state semantics: a categorical slot holds one of its possible values (the act's
+    canonical value, "1" for "one"), any other slot the words the user used."""
+    spec = schema.slot(act.slot) if schema is not None else None
+    if spec is not None and spec.is_categorical and act.canonical_values:
+        return list(act.canonical_values)
+    return list(act.values)
 
 
 def _fill_optional_defaults(
