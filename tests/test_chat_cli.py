@@ -68,3 +68,57 @@ def test_record_writes_a_replayable_sgd_split(tmp_path: Path) -> None:
     split = open_split(tmp_path / "rec", "rec")
     [dialogue] = list(split.dialogues(schemas=split.schemas()))
     assert [t.speaker for t in dialogue.turns] == ["USER", "SYSTEM"]
+
+
+def test_record_is_written_after_every_turn_so_a_crash_loses_nothing(tmp_path: Path) -> None:
+    from tod_runtime.data import open_split
+
+    script = tmp_path / "turns.txt"
+    script.write_text("city=Paris\nsize=large\nboom\n")  # the echo NLU raises on "boom"
+    echo = ["--services", "echo", "--backend", "echo", "--nlu", "echo", "--tracker", "echo",
+            "--policy", "echo", "--generator", "echo"]  # fmt: skip
+    with pytest.raises(RuntimeError, match="boom"):
+        main(["chat", "--script", str(script), "--record", str(tmp_path / "rec"), *echo])
+    split = open_split(tmp_path / "rec", "rec")
+    [dialogue] = list(split.dialogues(schemas=split.schemas()))
+    assert [t.utterance for t in dialogue.turns if t.speaker == "USER"] == [
+        "city=Paris",
+        "size=large",
+    ]
+
+
+def test_a_reset_starts_a_new_recorded_dialogue(tmp_path: Path) -> None:
+    script = tmp_path / "turns.txt"
+    script.write_text("I want to find a restaurant\n/reset\nI need a hotel\n")
+    assert main(["chat", "--script", str(script), "--record", str(tmp_path / "rec")]) == 0
+    assert sorted(p.name for p in (tmp_path / "rec").glob("dialogues_*.json")) == [
+        "dialogues_001.json",
+        "dialogues_002.json",
+    ]
+
+
+def test_a_script_with_crlf_line_ends_and_a_non_utf8_script(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "turns.txt"
+    script.write_bytes(b"I want to find a restaurant\r\nin Austin\r\n")
+    assert main(["chat", "--script", str(script), "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert lines[-1]["state"]["Restaurants"]["slot_values"]["city"] == ["Austin"]
+    script.write_bytes("café à Paris\n".encode("latin-1"))
+    assert main(["chat", "--script", str(script)]) == 2
+    err = capsys.readouterr().err
+    assert "not UTF-8" in err and err.count("\n") == 1
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    script = tmp_path / "turns.txt"
+    script.write_text("I want to find a restaurant\n" * 1500)  # far more than a pipe holds
+    done = subprocess.run(
+        f"{sys.executable} -m tod_runtime.cli chat --json --script {script} | head -c 10",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr

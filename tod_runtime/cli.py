@@ -7,6 +7,7 @@ through the ``register_commands`` hook. Only the console entry point imports thi
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -14,6 +15,7 @@ from tod_runtime.errors import PluginError, TodError
 from tod_runtime.plugins import make_plugin_manager
 
 EXIT_USAGE = 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command killed by it
 
 
 def build_parser(plugins_dir: str | None = None) -> argparse.ArgumentParser:
@@ -59,6 +61,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("tod: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `tod ... | head`: the reader left; stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":  # pragma: no cover

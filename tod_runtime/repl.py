@@ -52,7 +52,7 @@ async def _interactive_lines() -> AsyncIterator[str]:
 
 async def _plain_lines(lines: Iterable[str]) -> AsyncIterator[str]:
     for line in lines:
-        yield line.rstrip("\n")
+        yield line.rstrip("\r\n")  # CRLF files and pipes too
 
 
 def _script_lines(path: str) -> Iterable[str]:
@@ -62,6 +62,12 @@ def _script_lines(path: str) -> Iterable[str]:
         return Path(path).read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise TodError(f"cannot read script: {exc.strerror}", file=path) from None
+    except UnicodeDecodeError as exc:
+        raise TodError(
+            f"the script is not UTF-8 text (byte {exc.start})",
+            file=path,
+            hint="save it as UTF-8, e.g. iconv -f latin1 -t utf-8",
+        ) from None
 
 
 class Chat:
@@ -74,6 +80,20 @@ class Chat:
         self.debug = args.debug
         self.out = sys.stdout
         self._console: Any = None
+        self.record: Path | None = Path(args.record) if args.record else None
+        self.recording: Path | None = None  # this dialogue's file, from its first turn
+
+    async def keep_record(self) -> None:
+        """With --record, write the conversation so far after every turn (atomically: the
+        file is a valid SGD dialogue file at every moment, so a crash loses nothing)."""
+        if self.record is None:
+            return
+        from tod_runtime.data.record import next_dialogue_file
+
+        if self.recording is None:
+            self.record.mkdir(parents=True, exist_ok=True)
+            self.recording = next_dialogue_file(self.record)
+        await self.save(str(self.recording))
 
     def emit(self, obj: dict[str, Any], text: str) -> None:
         if self.json:
@@ -109,6 +129,7 @@ class Chat:
             self.emit({"command": "help", "help": HELP}, HELP)
         elif name == "/reset":
             await rt.reset(self.session)
+            self.recording = None  # a new dialogue: the next turn starts a new file
             self.emit({"command": "reset"}, "(session reset)")
         elif name == "/state":
             state = {s: st.model_dump() for s, st in (await rt.state(self.session)).items()}
@@ -135,6 +156,8 @@ class Chat:
 
     async def turn(self, line: str) -> None:
         result = await self.runtime.handle(self.session, line)
+        if result.notice is None:
+            await self.keep_record()
         if self.debug:
             self._show_debug(result)
         self.emit(result.model_dump(mode="json", exclude_none=True), f"bot> {result.utterance}")
@@ -163,9 +186,8 @@ async def run_chat(config: Config, args: argparse.Namespace) -> int:
                     await chat.turn(line)
             except TodError as exc:
                 chat.emit({"error": str(exc)}, f"error: {exc}")
-        if args.record:
-            path = await chat.save(args.record)
-            print(f"(recorded to {path})", file=sys.stderr)
+        if chat.recording is not None:
+            print(f"(recorded to {chat.recording})", file=sys.stderr)
     finally:
         await runtime.close()
     return 0
