@@ -141,7 +141,7 @@ def test_seen_depends_on_the_services_not_on_where_the_data_lies(
     # Cafes_1 is not an SGD train service: unseen, from the dataset root or the split folder.
     assert seen_of(str(split)) == (None, 1.0)
     assert seen_of(str(split / "dev"), "--split", "dev") == (None, 1.0)
-    assert seen_of(str(split / "dev"), "--split", "train") == (None, 1.0)
+    assert seen_of(str(split / "dev")) == (None, 1.0)
     # A train split beside it that has Cafes_1: seen.
     shutil.copytree(split / "dev", split / "train")
     assert seen_of(str(split)) == (1.0, None)
@@ -224,3 +224,12 @@ def test_errors_lists_misses_wrong_values_and_false_fills_by_slot(
     assert "  city: " in text and "wrong value" in text
     assert "expected Trondheim, got Oslo" in text
     assert "1_00000 turn" in text
+
+
+def test_a_split_folder_is_not_replayed_under_another_splits_name(
+    split: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", str(split / "dev"), "--split", "train", "--nlu", "gold"]) == 2
+    assert "this folder is one split ('dev'), not 'train'" in capsys.readouterr().err
+    assert main(["replay", str(split), "--split", "test"]) == 2
+    assert "splits present: dev" in capsys.readouterr().err

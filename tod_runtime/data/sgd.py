@@ -159,3 +159,20 @@ def sgd_train_services() -> frozenset[str]:
     being replayed lies)."""
     text = (Path(__file__).parent / "sgd_train_services.txt").read_text(encoding="utf-8")
     return frozenset(text.split())
+
+
+def resolve_split(path: str | Path, split: str | None) -> str:
+    """The split to read under ``path``: ``split``, or by default the folder itself when it is
+    one split (it holds schema.json, as a recording does), else ``dev``. A split folder asked
+    for by another split's name is an error, not a silent relabelling."""
+    root = Path(path)
+    itself = root.is_dir() and (root / "schema.json").is_file()
+    if split is None:
+        return root.name if itself else "dev"
+    if itself and split != root.name and not (root / split / "schema.json").is_file():
+        raise DataError(
+            f"this folder is one split ({root.name!r}), not {split!r}",
+            file=str(root),
+            hint=f"leave out --split, or give the dataset folder that holds {split!r}",
+        )
+    return split

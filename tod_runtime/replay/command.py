@@ -34,9 +34,11 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.workers < 1 or (args.limit is not None and args.limit < 1):
         raise ConfigError("--workers and --limit take a positive number")
+    from tod_runtime.data.sgd import resolve_split
+
     options = ReplayOptions(
         root=args.path,
-        split=args.split,
+        split=resolve_split(args.path, args.split),
         nlu=args.nlu or "rules",
         policy=args.policy,
         config=args.config,
@@ -94,7 +96,9 @@ def add_replay_command(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument(
         "path", metavar="SGD_DIR", help="SGD dataset folder or zip, or a split folder"
     )
-    parser.add_argument("--split", default="dev", help="split name (default: dev)")
+    parser.add_argument(
+        "--split", help="split name (default: dev, or the folder itself when it is one split)"
+    )
     parser.add_argument(
         "--nlu", help="'gold' (annotated user acts) or an NLU name (default: rules)"
     )
