@@ -70,21 +70,43 @@ def test_record_writes_a_replayable_sgd_split(tmp_path: Path) -> None:
     assert [t.speaker for t in dialogue.turns] == ["USER", "SYSTEM"]
 
 
-def test_record_is_written_after_every_turn_so_a_crash_loses_nothing(tmp_path: Path) -> None:
+def test_record_is_written_after_every_turn_so_kill_9_loses_nothing(tmp_path: Path) -> None:
     from tod_runtime.data import open_split
 
-    script = tmp_path / "turns.txt"
-    script.write_text("city=Paris\nsize=large\nboom\n")  # the echo NLU raises on "boom"
-    echo = ["--services", "echo", "--backend", "echo", "--nlu", "echo", "--tracker", "echo",
-            "--policy", "echo", "--generator", "echo"]  # fmt: skip
-    with pytest.raises(RuntimeError, match="boom"):
-        main(["chat", "--script", str(script), "--record", str(tmp_path / "rec"), *echo])
+    chat = subprocess.Popen(
+        [sys.executable, "-m", "tod_runtime.cli", "chat", "--record", str(tmp_path / "rec")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert chat.stdin is not None and chat.stdout is not None
+    for line in ["I want to find a restaurant", "in Austin"]:
+        chat.stdin.write(line + "\n")
+        chat.stdin.flush()
+        assert chat.stdout.readline().startswith("bot> ")  # the turn is done
+    chat.kill()  # SIGKILL: no clean-up runs
+    chat.wait(timeout=30)
+    chat.stdin.close()
+    chat.stdout.close()
     split = open_split(tmp_path / "rec", "rec")
     [dialogue] = list(split.dialogues(schemas=split.schemas()))
     assert [t.utterance for t in dialogue.turns if t.speaker == "USER"] == [
-        "city=Paris",
-        "size=large",
+        "I want to find a restaurant",
+        "in Austin",
     ]
+
+
+def test_a_failing_plugin_fails_its_turn_and_chat_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "turns.txt"
+    script.write_text("city=Paris\nboom\nsize=large\n")  # the echo NLU raises on "boom"
+    echo = ["--services", "echo", "--backend", "echo", "--nlu", "echo", "--tracker", "echo",
+            "--policy", "echo", "--generator", "echo"]  # fmt: skip
+    assert main(["chat", "--script", str(script), *echo]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "bot> REQ_MORE()" and out[2] == "bot> REQ_MORE()"
+    assert out[1].startswith("error: nlu 'echo' (plugin echo) failed: RuntimeError('boom')")
 
 
 def test_a_reset_starts_a_new_recorded_dialogue(tmp_path: Path) -> None:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
 import tod_echo
-from tod_runtime import Config, Runtime
+from tod_runtime import Config, Runtime, hookimpl
+from tod_runtime.errors import StageFailed
 from tod_runtime.plugins import make_plugin_manager
 from tod_runtime.session import Event, StateTracked, UserUttered
 from tod_runtime.stores.memory import MemoryStore
@@ -118,7 +120,7 @@ async def test_the_language_check_is_an_nlu_option_that_can_be_turned_off() -> N
 async def test_a_failing_stage_leaves_the_session_as_it_was(runtime: Runtime) -> None:
     await runtime.handle("s1", "city=Paris")
     before = await runtime.events("s1")
-    with pytest.raises(RuntimeError):
+    with pytest.raises(StageFailed, match=r"nlu 'echo' \(plugin tod_echo\) failed: RuntimeError"):
         await runtime.handle("s1", "boom")
     assert await runtime.events("s1") == before
     assert (await runtime.handle("s1", "size=small")).state["Echo_1"].slot_values["city"] == [
@@ -188,3 +190,26 @@ async def test_a_turn_reads_only_the_events_it_has_not_folded() -> None:
         other = Runtime(Config(), store=store)  # another runtime on the same store
         await other.start()
         assert len((await other.dialogue("long")).turns) == 80  # folds the whole log once
+
+
+async def test_a_turn_over_its_time_limit_is_dropped_and_the_session_kept() -> None:
+    class Slow:
+        def __init__(self, ctx: object) -> None:
+            pass
+
+        async def decide(self, turn: object) -> object:
+            await asyncio.sleep(30)
+            raise AssertionError("not reached")
+
+    class SlowPlugin:
+        @hookimpl
+        def register_policies(self, register: Any) -> None:
+            register("slow", Slow)
+
+    config = Config(services="echo", backend="echo", nlu="echo", tracker="echo", policy="slow",
+                    generator="echo", turn_timeout=0.05)  # fmt: skip
+    pm = make_plugin_manager(entry_points=False, extra=(tod_echo, SlowPlugin()))
+    async with Runtime(config, plugin_manager=pm) as rt:
+        with pytest.raises(StageFailed, match=r"policy 'slow' .* did not answer within .* 0.05 s"):
+            await rt.handle("s", "city=Lima")
+        assert await rt.events("s") == []

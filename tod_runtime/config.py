@@ -34,6 +34,12 @@ class Config(BaseModel):
     store: str = "memory://"
     plugins_dir: str | None = None
     max_message_chars: int = Field(default=2000, ge=1)
+    turn_timeout: float = Field(
+        default=30.0,
+        ge=0,
+        description="seconds a turn may take before it is dropped (0: no limit); a component "
+        "that blocks the event loop without awaiting cannot be interrupted",
+    )
     options: dict[str, dict[str, Any]] = Field(
         default_factory=dict,
         description="options for the chosen component of a stage: nlu, tracker, policy, generator",

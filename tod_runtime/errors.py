@@ -52,6 +52,11 @@ class PluginError(TodError):
     """A plugin registered something invalid (bad name, duplicate)."""
 
 
+class StageFailed(PluginError):
+    """A component raised, or a turn ran over its time limit: the turn is dropped and the
+    session is left as it was before it."""
+
+
 class InputError(TodError):
     """A request to the runtime is malformed (unknown service, slot or session)."""
 

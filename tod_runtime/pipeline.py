@@ -12,9 +12,13 @@ recording says the system did. Observer hooks (``turn_started``, ``service_calle
 
 from __future__ import annotations
 
+import asyncio
 import inspect
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import TypeVar
 
 import pluggy
 
@@ -29,6 +33,7 @@ from tod_runtime.dialogue.context import (
 from tod_runtime.dialogue.models import Action
 from tod_runtime.dialogue.steps import SystemStep, TurnResult, UserStep
 from tod_runtime.dst.base import Tracker
+from tod_runtime.errors import StageFailed, TodError
 from tod_runtime.nlg.base import Generator
 from tod_runtime.nlu.base import NLU, NotUnderstood
 from tod_runtime.policy.base import Policy
@@ -43,12 +48,51 @@ class Stages:
     policy: Policy
     generator: Generator
     backend: Backend
+    names: Mapping[str, str] = field(default_factory=dict)  # stage -> "nlu 'x' of plugin y"
+
+
+T = TypeVar("T")
+_DEADLINE: ContextVar[float | None] = ContextVar("tod_turn_deadline", default=None)
 
 
 class Pipeline:
-    def __init__(self, stages: Stages, hooks: pluggy.HookRelay) -> None:
+    def __init__(self, stages: Stages, hooks: pluggy.HookRelay, turn_timeout: float = 0) -> None:
         self.stages = stages
         self.hooks = hooks
+        self.turn_timeout = turn_timeout
+
+    @asynccontextmanager
+    async def time_limit(self) -> AsyncIterator[None]:
+        """Within this block, stages must finish before the turn's time limit."""
+        limit = self.turn_timeout
+        deadline = asyncio.get_running_loop().time() + limit if limit > 0 else None
+        token = _DEADLINE.set(deadline)
+        try:
+            yield
+        finally:
+            _DEADLINE.reset(token)
+
+    async def _run(self, stage: str, work: Awaitable[T]) -> T:
+        """Await a stage; an exception it raises (other than a TodError) or running over the
+        turn's time limit becomes a StageFailed naming the stage and its plugin."""
+        name = self.stages.names.get(stage, stage)
+        try:
+            async with asyncio.timeout_at(_DEADLINE.get()):
+                return await work
+        except (TodError, NotUnderstood):
+            raise
+        except TimeoutError:
+            raise StageFailed(
+                f"{name} did not answer within the turn's {self.turn_timeout:g} s",
+                hint="the turn was dropped and the session is as it was; raise turn_timeout "
+                "in the config or fix the component",
+            ) from None
+        except Exception as exc:
+            raise StageFailed(
+                f"{name} failed: {exc!r}",
+                hint="the turn was dropped and the session is as it was; "
+                "TOD_TRACE_HOOKS=1 traces plugin calls",
+            ) from exc
 
     async def user_step(
         self, context: TurnContext, text: str, acts: UserActs | None = None
@@ -56,10 +100,12 @@ class Pipeline:
         """NLU (skipped when ``acts`` are given: gold acts, an act-level user) then DST."""
         if acts is None:
             try:
-                acts = await self.stages.nlu.parse(text, context)
+                acts = await self._run("nlu", self.stages.nlu.parse(text, context))
             except NotUnderstood as declined:
                 return UserStep(text=text, state=context.state, notice=declined.notice)
-        state = await self.stages.tracker.update(TrackerInput(context, acts, text))
+        state = await self._run(
+            "tracker", self.stages.tracker.update(TrackerInput(context, acts, text))
+        )
         return UserStep(text=text, acts=acts, state=state)
 
     async def system_step(
@@ -69,16 +115,17 @@ class Pipeline:
         the results; then NLG. ``context.state`` is the state after the user step."""
         policy, backend = self.stages.policy, self.stages.backend
         active = active_service(user_acts, context.state)
-        plan = await policy.decide(PolicyInput(context, user_acts, active))
+        plan = await self._run("policy", policy.decide(PolicyInput(context, user_acts, active)))
         call, results = plan.service_call, None
         if call is not None:
-            results = await backend.call(plan.service, call)
+            results = await self._run("backend", backend.call(plan.service, call))
             await _settle(
                 self.hooks.service_called(
                     session_id=session_id, service=plan.service, call=call, results=results
                 )
             )
-            plan = await policy.decide(PolicyInput(context, user_acts, plan.service, call, results))
+            second = PolicyInput(context, user_acts, plan.service, call, results)
+            plan = await self._run("policy", policy.decide(second))
         return SystemStep(
             service=plan.service,
             actions=plan.actions,
@@ -88,18 +135,19 @@ class Pipeline:
         )
 
     async def realise(self, service: str, actions: Sequence[Action]) -> str:
-        return await self.stages.generator.generate(service, actions)
+        return await self._run("generator", self.stages.generator.generate(service, actions))
 
     async def turn(
         self, session_id: str, context: TurnContext, text: str, acts: UserActs | None = None
     ) -> tuple[UserStep, SystemStep | None]:
         """A whole turn: the user step, then (unless the NLU declined the message) the system
         step on the new state. The system step sees the history before this turn."""
-        user = await self.user_step(context, text, acts)
-        if user.notice is not None:
-            return user, None
-        after = TurnContext(context.schemas, context.history, user.state)
-        return user, await self.system_step(session_id, after, user.acts)
+        async with self.time_limit():
+            user = await self.user_step(context, text, acts)
+            if user.notice is not None:
+                return user, None
+            after = TurnContext(context.schemas, context.history, user.state)
+            return user, await self.system_step(session_id, after, user.acts)
 
     async def turn_started(self, session_id: str, text: str) -> None:
         await _settle(self.hooks.turn_started(session_id=session_id, text=text))

@@ -138,6 +138,15 @@ class Components:
     def registries(self) -> dict[str, Registry[Any, Any]]:
         return {kind: getattr(self, kind) for kind in COMPONENT_KINDS}
 
+    def describe(self, **chosen: str) -> dict[str, str]:
+        """For error messages: each chosen component as "nlu 'rules' (plugin ...)"."""
+        registries = self.registries()
+        return {
+            kind: f"{kind} {name!r} (plugin {registries[kind].entries[name].plugin})"
+            for kind, name in chosen.items()
+            if name in registries[kind].entries
+        }
+
     def open_backend(self, name: str, source: str) -> Backend:
         """The backend ``name`` serving ``source``; ``auto``: the first that accepts it."""
         if name == "auto":

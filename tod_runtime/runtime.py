@@ -96,8 +96,11 @@ class Runtime:
             policy=components.policy.build(cfg.policy, context("policy")),
             generator=components.generator.build(cfg.generator, context("generator")),
             backend=backend,
+            names=components.describe(
+                nlu=cfg.nlu, tracker=cfg.tracker, policy=cfg.policy, generator=cfg.generator
+            ),
         )
-        self._pipeline = Pipeline(stages, self.pm.hook)
+        self._pipeline = Pipeline(stages, self.pm.hook, cfg.turn_timeout)
         return self
 
     async def close(self) -> None:

@@ -233,3 +233,33 @@ def test_a_split_folder_is_not_replayed_under_another_splits_name(
     assert "this folder is one split ('dev'), not 'train'" in capsys.readouterr().err
     assert main(["replay", str(split), "--split", "test"]) == 2
     assert "splits present: dev" in capsys.readouterr().err
+
+
+def test_a_failing_component_fails_its_dialogue_and_replay_goes_on(
+    split: Path, tmp_path: Path
+) -> None:
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "fragile.py").write_text(
+        "from tod_runtime import hookimpl\n"
+        "from tod_runtime.nlu.rules import RulesNLU\n"
+        "class Fragile(RulesNLU):\n"
+        "    async def parse(self, text, context):\n"
+        "        if 'phone' in text:\n"
+        "            raise ValueError('cannot cope')\n"
+        "        return await super().parse(text, context)\n"
+        "@hookimpl\n"
+        "def register_nlu(register):\n"
+        "    register('fragile', Fragile)\n"
+    )
+    report = tmp_path / "r.json"
+    junit = tmp_path / "r.xml"
+    code = main(["replay", str(split), "--nlu", "fragile", "--plugins-dir", str(plugins),
+                 "--report", str(report), "--junit", str(junit)])  # fmt: skip
+    assert code == 0
+    result = json.loads(report.read_text())
+    assert result["dialogues"] == 2 and result["failed"] >= 1
+    failures = [f.text or "" for f in ET.parse(junit).getroot().iter("failure")]
+    assert any(
+        "nlu 'fragile' (plugin file:" in t and "ValueError('cannot cope')" in t for t in failures
+    )

@@ -23,6 +23,7 @@ from tod_runtime.dialogue.context import DialogueState, TurnContext, UserActs
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import Action, Dialogue, State, Turn
 from tod_runtime.dialogue.steps import SystemStep, TurnResult, UserStep
+from tod_runtime.errors import StageFailed
 from tod_runtime.replay.act_metrics import act_f1, service_call_match
 from tod_runtime.replay.errors import StateError, frame_errors
 from tod_runtime.replay.state_metrics import frame_state_metrics
@@ -137,50 +138,27 @@ class DialogueReplayer:
         self.exact = exact
 
     async def replay(self, dialogue: Dialogue, file: str) -> DialogueResult:
+        """Replay one dialogue. A component that fails (or runs over the turn's time limit)
+        ends the dialogue's replay: it counts as failed, with the error as its last diff."""
+        result = DialogueResult(
+            dialogue_id=dialogue.dialogue_id, file=file, turns=len(dialogue.turns)
+        )
+        run = _DialogueRun(self, dialogue, result)
         pipeline = self.runtime.pipeline
-        sid = dialogue.dialogue_id
-        result = DialogueResult(dialogue_id=sid, file=file, turns=len(dialogue.turns))
-        predicted = dialogue.model_copy(deep=True) if self.keep_predictions else None
-        session = SessionLog()  # the pipeline's own session, as in chat
-        recorded = History()  # the recording before the current user turn: the policy's context
-        gold_state: DialogueState = {}
-        user: UserStep | None = None
-        last_user: Turn | None = None
-        pending: Turn | None = None  # the user turn not yet in `recorded`
         for index, turn in enumerate(dialogue.turns):
-            if turn.speaker == "USER":
-                await pipeline.turn_started(sid, turn.utterance)
-                acts = _gold_acts(turn) if self.gold_nlu else None
-                context = session.context(self.schemas)
-                user = await pipeline.user_step(context, turn.utterance, acts)
-                session.apply(user_events(user))
-                self._score_user(index, turn, user, result)
-                if predicted is not None:
-                    for frame in predicted.turns[index].frames:
-                        frame.state = user.state.get(frame.service, State())
-                if pending is not None:  # two user turns in a row
-                    recorded.append(pending)
-                for frame in turn.frames:
-                    if frame.state is not None:
-                        gold_state[frame.service] = frame.state
-                last_user = pending = turn
-            else:
-                if last_user is not None and user is not None and turn.frames:
-                    context = TurnContext(self.schemas, recorded, dict(gold_state))
-                    system = await pipeline.system_step(sid, context, _gold_acts(last_user))
-                    self._score_system(index, turn, system, result)
-                    await pipeline.turn_finished(sid, TurnResult.of(sid, user, system))
-                await self._realise(turn, result)
-                if turn.frames:
-                    session.apply(system_events(_recorded_step(turn)))
-                if pending is not None:
-                    recorded.append(pending)
-                    pending = None
-                recorded.append(turn)
-        result.predicted = predicted
+            try:
+                async with pipeline.time_limit():
+                    if turn.speaker == "USER":
+                        await run.user_turn(index, turn)
+                    else:
+                        await run.system_turn(index, turn)
+            except StageFailed as failed:
+                result.diffs.append(f"turn {index} {turn.speaker}: {failed}")
+                break
+        result.predicted = run.predicted
         return result
 
-    def _score_user(self, index: int, turn: Turn, user: UserStep, result: DialogueResult) -> None:
+    def score_user(self, index: int, turn: Turn, user: UserStep, result: DialogueResult) -> None:
         if self.exact and not self.gold_nlu and user.acts != _gold_acts(turn):
             got = {s: _acts_text(a) for s, a in user.acts.items()}
             want = {s: _acts_text(a) for s, a in _gold_acts(turn).items()}
@@ -198,7 +176,7 @@ class DialogueReplayer:
             for line in state_diff(frame.state, pred, exact=self.exact):
                 result.diffs.append(f"turn {index} USER {frame.service} {line}")
 
-    def _score_system(
+    def score_system(
         self, index: int, turn: Turn, system: SystemStep, result: DialogueResult
     ) -> None:
         gold_frame = turn.frames[0]
@@ -225,10 +203,61 @@ class DialogueReplayer:
                 f"got {system.utterance!r}"
             )
 
-    async def _realise(self, turn: Turn, result: DialogueResult) -> None:
+    async def realise(self, turn: Turn, result: DialogueResult) -> None:
         pipeline = self.runtime.pipeline
         parts = [await pipeline.realise(f.service, f.actions) for f in turn.frames]
         service = turn.frames[0].service if turn.frames else ""
         result.generated.append(
             Realised(service=service, hypothesis=" ".join(parts), reference=turn.utterance)
         )
+
+
+class _DialogueRun:
+    """One dialogue being replayed: the pipeline's own session (as in chat), the recording so
+    far (the policy's teacher-forced context) and the gold state."""
+
+    def __init__(self, replayer: DialogueReplayer, dialogue: Dialogue, result: DialogueResult):
+        self.replayer = replayer
+        self.pipeline = replayer.runtime.pipeline
+        self.schemas = replayer.schemas
+        self.sid = dialogue.dialogue_id
+        self.result = result
+        self.predicted = dialogue.model_copy(deep=True) if replayer.keep_predictions else None
+        self.session = SessionLog()
+        self.recorded = History()  # the recording before the current user turn
+        self.gold_state: DialogueState = {}
+        self.user: UserStep | None = None
+        self.last_user: Turn | None = None
+        self.pending: Turn | None = None  # the user turn not yet in `recorded`
+
+    async def user_turn(self, index: int, turn: Turn) -> None:
+        await self.pipeline.turn_started(self.sid, turn.utterance)
+        acts = _gold_acts(turn) if self.replayer.gold_nlu else None
+        context = self.session.context(self.schemas)
+        user = self.user = await self.pipeline.user_step(context, turn.utterance, acts)
+        self.session.apply(user_events(user))
+        self.replayer.score_user(index, turn, user, self.result)
+        if self.predicted is not None:
+            for frame in self.predicted.turns[index].frames:
+                frame.state = user.state.get(frame.service, State())
+        if self.pending is not None:  # two user turns in a row
+            self.recorded.append(self.pending)
+        for frame in turn.frames:
+            if frame.state is not None:
+                self.gold_state[frame.service] = frame.state
+        self.last_user = self.pending = turn
+
+    async def system_turn(self, index: int, turn: Turn) -> None:
+        user, last_user = self.user, self.last_user
+        if last_user is not None and user is not None and turn.frames:
+            context = TurnContext(self.schemas, self.recorded, dict(self.gold_state))
+            system = await self.pipeline.system_step(self.sid, context, _gold_acts(last_user))
+            self.replayer.score_system(index, turn, system, self.result)
+            await self.pipeline.turn_finished(self.sid, TurnResult.of(self.sid, user, system))
+        await self.replayer.realise(turn, self.result)
+        if turn.frames:
+            self.session.apply(system_events(_recorded_step(turn)))
+        if self.pending is not None:
+            self.recorded.append(self.pending)
+            self.pending = None
+        self.recorded.append(turn)
