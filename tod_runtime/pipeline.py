@@ -119,10 +119,12 @@ class Pipeline:
         call, results = plan.service_call, None
         if call is not None:
             results = await self._run("backend", backend.call(plan.service, call))
-            await _settle(
-                self.hooks.service_called(
-                    session_id=session_id, service=plan.service, call=call, results=results
-                )
+            await self._observe(
+                "service_called",
+                session_id=session_id,
+                service=plan.service,
+                call=call,
+                results=results,
             )
             second = PolicyInput(context, user_acts, plan.service, call, results)
             plan = await self._run("policy", policy.decide(second))
@@ -150,10 +152,21 @@ class Pipeline:
             return user, await self.system_step(session_id, after, user.acts)
 
     async def turn_started(self, session_id: str, text: str) -> None:
-        await _settle(self.hooks.turn_started(session_id=session_id, text=text))
+        await self._observe("turn_started", session_id=session_id, text=text)
 
     async def turn_finished(self, session_id: str, result: TurnResult) -> None:
-        await _settle(self.hooks.turn_finished(session_id=session_id, result=result))
+        await self._observe("turn_finished", session_id=session_id, result=result)
+
+    async def _observe(self, hook: str, **kwargs: object) -> None:
+        """Call an observer hook and await what async implementations returned; one that
+        raises is a StageFailed like any component."""
+
+        async def settle() -> None:
+            for value in getattr(self.hooks, hook)(**kwargs):
+                if inspect.isawaitable(value):
+                    await value
+
+        await self._run(f"an observer of {hook}", settle())
 
 
 def active_service(user_acts: UserActs, state: DialogueState) -> str | None:
@@ -161,10 +174,3 @@ def active_service(user_acts: UserActs, state: DialogueState) -> str | None:
     if user_acts:
         return next(reversed(user_acts))
     return next(reversed(state)) if state else None
-
-
-async def _settle(results: Sequence[object]) -> None:
-    """Await what observer hooks returned (an async implementation returns a coroutine)."""
-    for value in results:
-        if inspect.isawaitable(value):
-            await value
