@@ -39,7 +39,7 @@ def add_pipeline_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("pipeline (override the config file)")
     group.add_argument("--config", metavar="FILE", help="TOML config file")
     group.add_argument("--plugins-dir", metavar="DIR", help="load plugin *.py files from DIR")
-    group.add_argument("--nlu", metavar="NAME", help="NLU component (default: rules)")
+    group.add_argument("--nlu", metavar="NAME", help="NLU component (default: learned)")
     group.add_argument("--tracker", metavar="NAME", help="DST component (default: rules)")
     group.add_argument("--policy", metavar="NAME", help="policy component (default: rules)")
     group.add_argument("--generator", metavar="NAME", help="NLG component (default: template)")
