@@ -20,6 +20,7 @@ from tod_runtime.nlu.learned.features import (
     describe_intent,
     describe_slots,
     intent_features,
+    intent_role,
     intent_strings,
     slot_features,
     slot_strings,
@@ -148,3 +149,15 @@ def test_tod_train_nlu_with_a_limit(
     dialogue = split.read_raw(split.dialogue_files()[0])[0]
     first = next(gold_turns(dialogue))
     assert Scorer(model, split.schemas()).rank(first.view)
+
+
+def test_ranking_shares_the_turn_part_without_changing_scores() -> None:
+    model = load_model()
+    scorer = Scorer(model, schemas())
+    history = [(SERVICE, [("OFFER_INTENT", "intent", ["ReserveCafe"]), ("OFFER", "cafe_name", [])])]
+    turn = view("yes please book it, where is it?", *history[0], {SERVICE: "FindCafes"})
+    for fast, candidate in scorer.rank(turn):
+        described = dict(scorer.intents)[candidate]
+        role = intent_role(candidate, turn.current, turn.offered, turn.active)
+        full = intent_features(turn.utterance, turn.sys_acts, described, role)
+        assert fast == pytest.approx(float(model.intent[full].sum()), abs=1e-4)

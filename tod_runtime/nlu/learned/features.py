@@ -92,20 +92,31 @@ def _bucket(n: int, top: int = 3) -> int:
 
 
 def intent_strings(u: Utterance, sys_acts: Sequence[str], c: Described, role: str) -> list[str]:
-    tx = int(c.flag)
-    on, od = u.content & c.name, u.content & c.description
-    out = [f"r:{role}", f"on:{_bucket(len(on))}|{role}", f"od:{_bucket(len(od))}|{role}"]
-    out.append(f"onod:{_bucket(len(on), 2)}:{_bucket(len(od), 2)}")
-    if c.name:
-        out.append(f"onf:{round(4 * len(on) / len(c.name))}|{role}")
+    return intent_context_strings(u, sys_acts, role, c.flag) + intent_pair_strings(u, c, role)
+
+
+def intent_context_strings(u: Utterance, sys_acts: Sequence[str], role: str, tx: bool) -> list[str]:
+    """The features of a pair that depend on the turn, the role and is_transactional only
+    (shared by every candidate with the same role and flag)."""
+    out = [f"r:{role}"]
     out += [f"w:{w}|{role}" for w in u.words]
     out += [f"b:{b}|{role}" for b in u.bigrams]
     out += [f"s:{a}|{role}" for a in sys_acts]
-    out += [f"st:{a}|{tx}|{role}" for a in sys_acts]
+    out += [f"st:{a}|{int(tx)}|{role}" for a in sys_acts]
+    if role not in ("none", "none_current"):
+        out += [f"t:{w}|{int(tx)}" for w in u.words]
+    return out
+
+
+def intent_pair_strings(u: Utterance, c: Described, role: str) -> list[str]:
+    """The features of a pair that depend on the candidate's words."""
+    on, od = u.content & c.name, u.content & c.description
+    out = [f"on:{_bucket(len(on))}|{role}", f"od:{_bucket(len(od))}|{role}"]
+    out.append(f"onod:{_bucket(len(on), 2)}:{_bucket(len(od), 2)}")
+    if c.name:
+        out.append(f"onf:{round(4 * len(on) / len(c.name))}|{role}")
     out += [f"ov:{w}" for w in on | od]
     out += [f"x:{w}|{n}" for w in u.content for n in c.name]
-    if role not in ("none", "none_current"):
-        out += [f"t:{w}|{tx}" for w in u.words]
     return out
 
 

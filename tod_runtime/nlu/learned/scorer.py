@@ -12,7 +12,9 @@ from tod_runtime.nlu.learned.features import (
     Utterance,
     describe_intent,
     describe_slots,
-    intent_features,
+    hashed,
+    intent_context_strings,
+    intent_pair_strings,
     intent_role,
     slot_features,
 )
@@ -70,12 +72,16 @@ class Scorer:
     def rank(self, turn: TurnView) -> list[tuple[float, Intent | None]]:
         """Every candidate with its score, best first (None is NONE)."""
         scored = []
+        shared: dict[tuple[str, bool], float] = {}  # the turn's part of a pair's score
+        u, bits, weights = turn.utterance, self.model.bits, self.model.intent
         for candidate, described in self.intents:
             role = intent_role(candidate, turn.current, turn.offered, turn.active)
-            features = intent_features(
-                turn.utterance, turn.sys_acts, described, role, self.model.bits
-            )
-            scored.append((score(self.model.intent, features), candidate))
+            key = (role, described.flag)
+            if key not in shared:
+                context = intent_context_strings(u, turn.sys_acts, role, described.flag)
+                shared[key] = score(weights, hashed(context, bits))
+            pair = hashed(intent_pair_strings(u, described, role), bits)
+            scored.append((shared[key] + score(weights, pair), candidate))
         scored.sort(key=lambda pair: -pair[0])
         return scored
 
