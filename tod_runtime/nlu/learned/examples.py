@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from array import array
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tod_runtime.nlu.learned.features import (
@@ -96,8 +96,15 @@ class Featurised:
 
 
 class Featuriser:
-    def __init__(self, schemas: Mapping[str, ServiceSchema], bits: int) -> None:
+    """Rows from gold turns. With ``noise`` > 0, that share of the turns made in a frame with an
+    active intent also gives a second set of intent rows in which the frame's intent is NONE
+    and the target unchanged: the context a missed intent leaves behind, so the scorer learns
+    to recover from it. (Putting another intent of the service there instead taught it that
+    "yes" to an offer means the search intent, even when the offer served a booking.)"""
+
+    def __init__(self, schemas: Mapping[str, ServiceSchema], bits: int, noise: float = 0.0) -> None:
         self.bits = bits
+        self.noise = noise
         self.service_ids = {name: n for n, name in enumerate(sorted(schemas))}
         self.intents: list[tuple[Intent | None, Described]] = [(None, NONE_INTENT)]
         self.intents += [
@@ -109,10 +116,21 @@ class Featuriser:
 
     def add(self, out: Featurised, turn: GoldTurn, rng: random.Random) -> None:
         sid = self.service_ids.get(turn.service, -1)
-        u, acts = turn.view.utterance, turn.view.sys_acts
+        self._add_intent(out, turn, turn.view, sid, rng)
+        service, intent = turn.view.current
+        if self.noise and service and intent != "NONE" and rng.random() < self.noise:
+            active = turn.view.active - {(service, intent)}
+            misled = replace(turn.view, current=(service, "NONE"), active=active)
+            self._add_intent(out, turn, misled, sid, rng)
+        self._add_slots(out, turn, sid, rng)
+
+    def _add_intent(
+        self, out: Featurised, turn: GoldTurn, view: TurnView, sid: int, rng: random.Random
+    ) -> None:
+        u, acts = view.utterance, view.sys_acts
         picked, others = [], []
         for candidate, described in self.intents:
-            role = intent_role(candidate, turn.view.current, turn.view.offered, turn.view.active)
+            role = intent_role(candidate, view.current, view.offered, view.active)
             if candidate == turn.target or role != "other":
                 picked.append((candidate, described, role, 1.0))
             else:
@@ -127,6 +145,9 @@ class Featuriser:
             )
             out.intent_turn.append(sid)
             out.intent_candidate.append(self.service_ids.get(candidate[0], -1) if candidate else -1)
+
+    def _add_slots(self, out: Featurised, turn: GoldTurn, sid: int, rng: random.Random) -> None:
+        u, acts = turn.view.utterance, turn.view.sys_acts
         if not (u.cues or turn.requested):
             if rng.random() >= KEEP_PLAIN:
                 return

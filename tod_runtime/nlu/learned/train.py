@@ -25,7 +25,13 @@ from tod_runtime.progress import progress
 from tod_runtime.schema.models import ServiceSchema
 
 HOLD_EVERY = 10  # with --cv: every 10th dialogue is held aside for scoring the folds
-SETTINGS: dict[str, Any] = {"epochs": 3, "rate": 0.1, "l2": 1e-6, "threshold": 0.5}
+SETTINGS: dict[str, Any] = {
+    "epochs": 3,
+    "rate": 0.1,
+    "l2": 1e-6,
+    "threshold": 0.5,
+    "context_noise": 0.15,  # see Featuriser
+}
 
 
 def add_train_options(parser: argparse.ArgumentParser) -> None:
@@ -71,10 +77,11 @@ def featurise(
     hold: bool,
     limit: int | None,
     workers: int,
+    files: list[str] | None = None,
 ) -> Featurised:
     jobs: list[tuple[str, int | None]] = []
     left = limit
-    for file in split.dialogue_files():
+    for file in split.dialogue_files() if files is None else files:
         if left is not None and left <= 0:
             break
         jobs.append((file, left))
@@ -206,9 +213,9 @@ def run_train_nlu(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     split = open_split(args.path, "train")
     schemas = split.schemas()
-    featuriser = Featuriser(schemas, BITS)
     config: dict[str, Any] = {"bits": BITS, "seed": args.seed, **SETTINGS}
     config |= {"split": "train", "limit": args.limit, "cv": args.cv or None}
+    featuriser = Featuriser(schemas, BITS, float(config["context_noise"]))
     data = featurise(
         split,
         featuriser,
