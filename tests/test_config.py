@@ -16,7 +16,7 @@ from tod_runtime.plugins import make_plugin_manager
 def test_defaults_need_no_file() -> None:
     config = load_config()
     assert (config.nlu, config.tracker, config.policy, config.generator) == (
-        "rules", "rules", "rules", "template"
+        "learned", "rules", "rules", "template"
     )  # fmt: skip
     assert Path(config.services) == embedded_services_dir() and config.store == "memory://"
 

@@ -85,7 +85,7 @@ def test_an_invalid_name_is_refused(bad: str) -> None:
 
 
 def test_an_unknown_component_names_the_available_ones(pm: Any) -> None:
-    with pytest.raises(ConfigError, match="unknown nlu 'nope'.*available: rules"):
+    with pytest.raises(ConfigError, match="unknown nlu 'nope'.*available: learned, rules"):
         collect_components(pm).nlu.get("nope")
 
 

@@ -27,7 +27,7 @@ class Config(BaseModel):
         description="a services folder, or SGD_DIR:split to serve an SGD split's services",
     )
     backend: str = "auto"
-    nlu: str = "rules"
+    nlu: str = "learned"
     tracker: str = "rules"
     policy: str = "rules"
     generator: str = "template"

@@ -1,8 +1,9 @@
 """The built-in ``tod`` commands, registered through ``register_commands`` like any plugin's.
 
-Listed in ``tod_runtime.plugins.DEFAULT_PLUGINS``: ``tod data``, ``tod plugins``, ``tod chat``
-and ``tod replay`` (built in ``tod_runtime.replay.command``). ``add_pipeline_options`` and
-``config_from_args`` are for any command that builds a runtime, a plugin's included.
+Listed in ``tod_runtime.plugins.DEFAULT_PLUGINS``: ``tod data``, ``tod plugins``,
+``tod chat``, ``tod train`` (body in ``tod_runtime.nlu.learned.train``) and ``tod replay``
+(built in ``tod_runtime.replay.command``). ``add_pipeline_options`` and ``config_from_args``
+are for any command that builds a runtime, a plugin's included.
 
 This module must not import ``tod_runtime.cli`` (only the console entry point does).
 """
@@ -26,6 +27,7 @@ def register_commands(cli: argparse._SubParsersAction[Any]) -> None:
     _add_plugins(cli)
     _add_chat(cli)
     add_replay_command(cli)
+    _add_train(cli)
 
 
 # ---------------------------------------------------------------- shared options
@@ -37,7 +39,7 @@ def add_pipeline_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("pipeline (override the config file)")
     group.add_argument("--config", metavar="FILE", help="TOML config file")
     group.add_argument("--plugins-dir", metavar="DIR", help="load plugin *.py files from DIR")
-    group.add_argument("--nlu", metavar="NAME", help="NLU component (default: rules)")
+    group.add_argument("--nlu", metavar="NAME", help="NLU component (default: learned)")
     group.add_argument("--tracker", metavar="NAME", help="DST component (default: rules)")
     group.add_argument("--policy", metavar="NAME", help="policy component (default: rules)")
     group.add_argument("--generator", metavar="NAME", help="NLG component (default: template)")
@@ -170,3 +172,22 @@ def _add_chat(sub: argparse._SubParsersAction[Any]) -> None:
     chat.add_argument("--session", default="chat", help="session id (default: chat)")
     add_pipeline_options(chat)
     chat.set_defaults(func=_cmd_chat)
+
+
+# ---------------------------------------------------------------- tod train
+
+
+def _cmd_train_nlu(args: argparse.Namespace) -> int:
+    from tod_runtime.nlu.learned.train import run_train_nlu
+
+    return run_train_nlu(args)
+
+
+def _add_train(sub: argparse._SubParsersAction[Any]) -> None:
+    from tod_runtime.nlu.learned.train import add_train_options
+
+    train = sub.add_parser("train", help="train a learned component on SGD train")
+    kinds = train.add_subparsers(dest="train_command", required=True, metavar="KIND")
+    nlu = kinds.add_parser("nlu", help="the learned NLU (active intent, requested slots)")
+    add_train_options(nlu)
+    nlu.set_defaults(func=_cmd_train_nlu)

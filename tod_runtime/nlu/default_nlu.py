@@ -17,6 +17,17 @@ def _rules(ctx: ComponentContext) -> NLU:
     return EnglishOnly(nlu) if ctx.options.get("english_only", True) else nlu
 
 
+def _learned(ctx: ComponentContext) -> NLU:
+    """The learned NLU (frame and requested slots learned, values and acts by rules); English
+    only like the rules NLU. ``[options.nlu] model = "DIR/nlu.npz"`` loads a retrained model."""
+    from tod_runtime.nlu.language import EnglishOnly
+    from tod_runtime.nlu.learned.nlu import LearnedNLU
+
+    nlu = LearnedNLU(ctx)
+    return EnglishOnly(nlu) if ctx.options.get("english_only", True) else nlu
+
+
 @hookimpl
 def register_nlu(register: StageRegister) -> None:
     register("rules", _rules)
+    register("learned", _learned)

@@ -1,0 +1,163 @@
+"""The learned NLU: features carry no schema identity, training on a small slice works, the
+shipped model loads from the package and drives the NLU."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from stage_helpers import SERVICE, a, schemas, system
+
+from tod_runtime.cli import main
+from tod_runtime.data.sgd import open_split
+from tod_runtime.dialogue.context import TurnContext
+from tod_runtime.dialogue.models import State
+from tod_runtime.nlu.learned.examples import Featurised, Featuriser, gold_turns
+from tod_runtime.nlu.learned.features import (
+    Utterance,
+    describe_intent,
+    describe_slots,
+    intent_features,
+    intent_role,
+    intent_strings,
+    slot_features,
+    slot_strings,
+)
+from tod_runtime.nlu.learned.model import NLUModel, load_model, train_logreg
+from tod_runtime.nlu.learned.nlu import LearnedNLU
+from tod_runtime.nlu.learned.scorer import Scorer, view
+from tod_runtime.nlu.learned.text import name_words
+from tod_runtime.plugins import ComponentContext
+from tod_runtime.schema.models import ServiceSchema
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "sgd_mini"
+
+
+def renamed(schema: ServiceSchema) -> ServiceSchema:
+    """The same service under new names: the service renamed outright, each intent and slot
+    renamed to a different spelling of the same words (descriptions kept)."""
+    data = json.loads(json.dumps(schema.to_json()))
+    slots = {s["name"]: "_".join(name_words(s["name"])).upper() for s in data["slots"]}
+    intents = {i["name"]: "_".join(name_words(i["name"])) for i in data["intents"]}
+    data["service_name"] = "Zzyzx_42"
+    for s in data["slots"]:
+        s["name"] = slots[s["name"]]
+    for i in data["intents"]:
+        i["name"] = intents[i["name"]]
+        i["required_slots"] = [slots[x] for x in i["required_slots"]]
+        i["optional_slots"] = {slots[k]: v for k, v in i["optional_slots"].items()}
+        i["result_slots"] = [slots[x] for x in i["result_slots"]]
+    return ServiceSchema.model_validate(data)
+
+
+def test_names_split_into_words() -> None:
+    assert name_words("FindRestaurants") == ["find", "restaurant"]
+    assert name_words("number_of_seats") == ["number", "of", "seat"]
+
+
+def test_scores_depend_on_words_not_on_identity() -> None:
+    model = load_model()
+    original = schemas()[SERVICE]
+    other = renamed(original)
+    assert other.service_name != original.service_name
+    u = Utterance.of("Can you reserve a table at a cafe? What is their phone number?")
+    acts = ("OFFER", "REQUEST")
+    for before, after in zip(original.intents, other.intents, strict=True):
+        assert before.name != after.name
+        for role in ("current", "other", "offered"):
+            f1 = intent_features(u, acts, describe_intent(before), role)
+            f2 = intent_features(u, acts, describe_intent(after), role)
+            assert f1 == f2
+            names = (original.service_name, before.name)
+            assert not any(
+                n in f
+                for f in intent_strings(u, acts, describe_intent(before), role)
+                for n in names
+            )
+    slots_before, slots_after = describe_slots(original), describe_slots(other)
+    for d1, d2 in zip(slots_before.values(), slots_after.values(), strict=True):
+        assert slot_features(u, acts, ("INFORM",), d1) == slot_features(u, acts, ("INFORM",), d2)
+        assert not any(original.service_name in f for f in slot_strings(u, acts, (), d1))
+    # The same pair scores the same under either name.
+    turn = view(u.text, None, [], {})
+    assert [s for s, _ in Scorer(model, {SERVICE: original}).rank(turn)] == [
+        s for s, _ in Scorer(model, {"Zzyzx_42": other}).rank(turn)
+    ]
+
+
+def test_training_on_a_few_dialogues_fits_them(tmp_path: Path) -> None:
+    split = open_split(FIXTURE, "dev")
+    mini = split.schemas()
+    featuriser = Featuriser(mini, 18)
+    data = Featurised()
+    turns = [t for d in split.read_raw("dialogues_001.json") for t in gold_turns(d)]
+    rng = random.Random(0)
+    for turn in turns:
+        featuriser.add(data, turn, rng)
+    model = NLUModel(
+        train_logreg(data.intent, epochs=20, seed=0),
+        train_logreg(data.slots, epochs=20, seed=1),
+        {"bits": 18, "threshold": 0.5},
+    )
+    model.save(tmp_path / "nlu.npz")
+    loaded = load_model(tmp_path / "nlu.npz")
+    assert loaded.config == {"bits": 18, "threshold": 0.5}
+    scorer = Scorer(loaded, mini)
+    right = sum(scorer.intent(t.view) == t.target for t in turns)
+    assert right >= 0.8 * len(turns)
+
+
+def test_the_shipped_model_loads_from_the_package() -> None:
+    model = load_model()
+    assert model.intent.shape == (1 << model.bits,) and model.slots.shape == model.intent.shape
+    assert model.config["split"] == "train"
+
+
+async def test_the_learned_nlu_picks_the_frame_and_requests() -> None:
+    nlu = LearnedNLU(ComponentContext(schemas=schemas(), backend=None))
+    acts = await nlu.parse("I want to find a cafe", TurnContext(nlu.schemas, [], {}))
+    assert [str(x) for x in acts[SERVICE]] == ["INFORM_INTENT(intent=FindCafes)"]
+    history = [system(a("OFFER", "cafe_name", "Grind"))]
+    state = {SERVICE: State(active_intent="FindCafes")}
+    acts = await nlu.parse("What is their phone number?", TurnContext(nlu.schemas, history, state))
+    assert "REQUEST(phone)" in [str(x) for x in acts[SERVICE]]
+
+
+def test_learned_is_registered(pm) -> None:  # type: ignore[no-untyped-def]
+    from tod_runtime.plugins import collect_components
+
+    assert "learned" in collect_components(pm).nlu.entries
+
+
+@pytest.mark.shared
+def test_tod_train_nlu_with_a_limit(
+    sgd_zip: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "model"
+    code = main(
+        ["train", "nlu", str(sgd_zip), "--out", str(out), "--limit", "30", "--workers", "1"]
+    )
+    assert code == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["model"] == str(out / "nlu.npz")
+    config = json.loads((out / "nlu.json").read_text())
+    assert config["limit"] == 30 and config["seed"] == 0
+    model = load_model(out / "nlu.npz")
+    split = open_split(sgd_zip, "train")
+    dialogue = split.read_raw(split.dialogue_files()[0])[0]
+    first = next(gold_turns(dialogue))
+    assert Scorer(model, split.schemas()).rank(first.view)
+
+
+def test_ranking_shares_the_turn_part_without_changing_scores() -> None:
+    model = load_model()
+    scorer = Scorer(model, schemas())
+    history = [(SERVICE, [("OFFER_INTENT", "intent", ["ReserveCafe"]), ("OFFER", "cafe_name", [])])]
+    turn = view("yes please book it, where is it?", *history[0], {SERVICE: "FindCafes"})
+    for fast, candidate in scorer.rank(turn):
+        described = dict(scorer.intents)[candidate]
+        role = intent_role(candidate, turn.current, turn.offered, turn.active)
+        full = intent_features(turn.utterance, turn.sys_acts, described, role)
+        assert fast == pytest.approx(float(model.intent[full].sum()), abs=1e-4)

@@ -1,0 +1,156 @@
+"""Hashed pairwise features: (utterance, context) against one intent or one slot.
+
+A schema element enters only through the words of its name and description and its schema
+properties (transactional, categorical, an input of some intent), crossed with the utterance,
+the previous system acts and the element's role in the dialogue (the current intent, one the
+system offered, ...). No feature holds a service's, intent's or slot's name as such, so a
+service never seen in training is scored from its schema alone. Feature strings are hashed
+with crc32 (stable across processes) into 2**BITS buckets.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from tod_runtime.nlu.learned.text import content, name_words, question_cues, tokens
+from tod_runtime.schema.models import IntentSchema, ServiceSchema, SlotSchema
+
+BITS = 18
+ROLES = ("none", "none_current", "current", "offered", "active", "sibling", "other")
+
+
+def hashed(features: Iterable[str], bits: int = BITS) -> list[int]:
+    mask = (1 << bits) - 1
+    return [zlib.crc32(f.encode()) & mask for f in features]
+
+
+@dataclass(frozen=True)
+class Utterance:
+    text: str
+    words: tuple[str, ...]
+    content: frozenset[str]
+    bigrams: tuple[str, ...]
+    cues: tuple[str, ...]
+
+    @classmethod
+    def of(cls, text: str) -> Utterance:
+        words = tokens(text)
+        bigrams = tuple(f"{a}_{b}" for a, b in zip(["^", *words], [*words, "$"], strict=True))
+        return cls(text, tuple(words), content(words), bigrams, tuple(question_cues(text, words)))
+
+
+@dataclass(frozen=True)
+class Described:
+    """An intent or a slot as the features see it: words and schema properties only."""
+
+    name: frozenset[str]
+    description: frozenset[str]
+    flag: bool  # intent: is_transactional; slot: is_categorical
+    extra: bool = False  # slot: an input of some intent
+
+
+NONE_INTENT = Described(frozenset(), frozenset(), False)
+
+
+def describe_intent(intent: IntentSchema) -> Described:
+    name = content(name_words(intent.name))
+    return Described(name, content(tokens(intent.description)) - name, intent.is_transactional)
+
+
+def describe_slots(schema: ServiceSchema) -> dict[str, Described]:
+    inputs = {s for i in schema.intents for s in (*i.required_slots, *i.optional_slots)}
+    return {slot.name: _describe_slot(slot, slot.name in inputs) for slot in schema.slots}
+
+
+def _describe_slot(slot: SlotSchema, is_input: bool) -> Described:
+    name = content(name_words(slot.name))
+    return Described(name, content(tokens(slot.description)) - name, slot.is_categorical, is_input)
+
+
+def intent_role(
+    candidate: tuple[str, str] | None,
+    current: tuple[str | None, str],
+    offered: frozenset[tuple[str, str]],
+    active: frozenset[tuple[str, str]],
+) -> str:
+    """The candidate's place in the dialogue; ``candidate`` None is NONE (no intent)."""
+    if candidate is None:
+        return "none_current" if current[1] == "NONE" else "none"
+    if candidate == current:
+        return "current"
+    if candidate in offered:
+        return "offered"
+    if candidate in active:
+        return "active"
+    return "sibling" if candidate[0] == current[0] else "other"
+
+
+def _bucket(n: int, top: int = 3) -> int:
+    return min(n, top)
+
+
+def intent_strings(u: Utterance, sys_acts: Sequence[str], c: Described, role: str) -> list[str]:
+    return intent_context_strings(u, sys_acts, role, c.flag) + intent_pair_strings(u, c, role)
+
+
+def intent_context_strings(u: Utterance, sys_acts: Sequence[str], role: str, tx: bool) -> list[str]:
+    """The features of a pair that depend on the turn, the role and is_transactional only
+    (shared by every candidate with the same role and flag)."""
+    out = [f"r:{role}"]
+    out += [f"w:{w}|{role}" for w in u.words]
+    out += [f"b:{b}|{role}" for b in u.bigrams]
+    out += [f"s:{a}|{role}" for a in sys_acts]
+    out += [f"st:{a}|{int(tx)}|{role}" for a in sys_acts]
+    if role not in ("none", "none_current"):
+        out += [f"t:{w}|{int(tx)}" for w in u.words]
+    return out
+
+
+def intent_pair_strings(u: Utterance, c: Described, role: str) -> list[str]:
+    """The features of a pair that depend on the candidate's words."""
+    on, od = u.content & c.name, u.content & c.description
+    out = [f"on:{_bucket(len(on))}|{role}", f"od:{_bucket(len(od))}|{role}"]
+    out.append(f"onod:{_bucket(len(on), 2)}:{_bucket(len(od), 2)}")
+    if c.name:
+        out.append(f"onf:{round(4 * len(on) / len(c.name))}|{role}")
+    out += [f"ov:{w}" for w in on | od]
+    out += [f"x:{w}|{n}" for w in u.content for n in c.name]
+    return out
+
+
+def intent_features(
+    u: Utterance, sys_acts: Sequence[str], c: Described, role: str, bits: int = BITS
+) -> list[int]:
+    return hashed(intent_strings(u, sys_acts, c, role), bits)
+
+
+def slot_strings(
+    u: Utterance, sys_acts: Sequence[str], slot_acts: Sequence[str], c: Described
+) -> list[str]:
+    q = int(bool(u.cues))
+    on, od = u.content & c.name, u.content & c.description
+    out = [f"q:{q}", f"on:{_bucket(len(on))}|{q}", f"od:{_bucket(len(od))}|{q}"]
+    out.append(f"onod:{_bucket(len(on), 2)}:{_bucket(len(od), 2)}|{q}")
+    if c.name:
+        out.append(f"onf:{round(4 * len(on) / len(c.name))}|{q}")
+    out += [f"cat:{int(c.flag)}:{int(c.extra)}|{q}", f"cat:{int(c.flag)}:{int(c.extra)}|{len(on)}"]
+    out += [f"ov:{w}|{q}" for w in on | od]
+    out += [f"x:{w}|{n}" for w in u.content for n in c.name]
+    out += [f"qn:{cue}|{n}" for cue in u.cues for n in c.name]
+    out += [f"sa:{a}|{q}" for a in slot_acts]
+    out += [f"sa:{a}|{_bucket(len(on), 1)}" for a in slot_acts]
+    out += [f"s:{a}|{q}|{_bucket(len(on), 1)}" for a in sys_acts]
+    out += [f"u:{w}|{q}|{_bucket(len(on | od), 1)}" for w in u.words]
+    return out
+
+
+def slot_features(
+    u: Utterance,
+    sys_acts: Sequence[str],
+    slot_acts: Sequence[str],
+    c: Described,
+    bits: int = BITS,
+) -> list[int]:
+    return hashed(slot_strings(u, sys_acts, slot_acts, c), bits)

@@ -1,0 +1,144 @@
+"""Logistic regression over sparse hashed features, in numpy: rows, a seeded minibatch
+AdaGrad trainer with L2, and the model file (``nlu.npz``)."""
+
+from __future__ import annotations
+
+import json
+from array import array
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from tod_runtime.errors import DataError
+from tod_runtime.nlu.learned.features import BITS
+
+Vector = npt.NDArray[np.float32]
+
+
+@dataclass
+class Rows:
+    """Training rows: binary features (bucket indices), a 0/1 label and a weight each."""
+
+    indices: array[int] = field(default_factory=lambda: array("i"))
+    offsets: array[int] = field(default_factory=lambda: array("q", [0]))
+    labels: array[float] = field(default_factory=lambda: array("f"))
+    weights: array[float] = field(default_factory=lambda: array("f"))
+
+    def add(self, features: Sequence[int], label: bool, weight: float = 1.0) -> None:
+        self.indices.extend(features)
+        self.offsets.append(len(self.indices))
+        self.labels.append(float(label))
+        self.weights.append(weight)
+
+    def extend(self, other: Rows) -> None:
+        base = len(self.indices)
+        self.indices.extend(other.indices)
+        self.offsets.extend(base + o for o in other.offsets[1:])
+        self.labels.extend(other.labels)
+        self.weights.extend(other.weights)
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+
+def train_logreg(
+    rows: Rows,
+    *,
+    bits: int = BITS,
+    epochs: int = 3,
+    rate: float = 0.1,
+    l2: float = 1e-6,
+    batch: int = 1024,
+    seed: int = 0,
+    subset: npt.NDArray[np.int64] | None = None,
+    advance: Callable[[float], None] | None = None,
+) -> Vector:
+    """Weights of a logistic regression fitted to ``rows`` (a bias is an ordinary feature)."""
+    rng = np.random.default_rng(seed)
+    idx = np.frombuffer(rows.indices, dtype=np.int32)
+    off = np.frombuffer(rows.offsets, dtype=np.int64)
+    y = np.frombuffer(rows.labels, dtype=np.float32)
+    sw = np.frombuffer(rows.weights, dtype=np.float32)
+    w = np.zeros(1 << bits, dtype=np.float64)
+    g2 = np.full(1 << bits, 1e-8, dtype=np.float64)
+    chosen = np.arange(len(y)) if subset is None else subset
+    n = len(chosen)
+    for _ in range(epochs):
+        order = chosen[rng.permutation(n)]
+        for start in range(0, n, batch):
+            r = order[start : start + batch]
+            lens = off[r + 1] - off[r]
+            row_of = np.repeat(np.arange(len(r)), lens)
+            shift = np.repeat(off[r] - np.concatenate(([0], np.cumsum(lens)[:-1])), lens)
+            feat = idx[shift + np.arange(int(lens.sum()))]
+            z = np.bincount(row_of, weights=w[feat], minlength=len(r))
+            p = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+            g = (p - y[r]) * sw[r]
+            touched, inverse = np.unique(feat, return_inverse=True)
+            grad = np.bincount(inverse, weights=g[row_of], minlength=len(touched))
+            grad += l2 * w[touched] * len(r)
+            g2[touched] += grad * grad
+            w[touched] -= rate * grad / np.sqrt(g2[touched])
+            if advance is not None:
+                advance(len(r))
+    return w.astype(np.float32)
+
+
+def score(weights: Vector, features: Sequence[int]) -> float:
+    return float(weights[list(features)].sum())
+
+
+def probability(weights: Vector, features: Sequence[int]) -> float:
+    return float(1.0 / (1.0 + np.exp(-score(weights, features))))
+
+
+@dataclass(frozen=True)
+class NLUModel:
+    intent: Vector
+    slots: Vector
+    config: dict[str, Any]
+
+    @property
+    def bits(self) -> int:
+        return int(self.config.get("bits", BITS))
+
+    @property
+    def threshold(self) -> float:
+        return float(self.config.get("threshold", 0.5))
+
+    def save(self, path: str | Path) -> None:
+        np.savez_compressed(
+            path,
+            intent=self.intent.astype(np.float16),
+            slots=self.slots.astype(np.float16),
+            config=np.array(json.dumps(self.config, sort_keys=True)),
+        )
+
+
+def load_model(path: str | Path | None = None) -> NLUModel:
+    """The model at ``path``, or the one shipped in the package."""
+    try:
+        if path is None:
+            with resources.as_file(resources.files(__package__) / "nlu.npz") as shipped:
+                return _load(shipped)
+        return _load(Path(path))
+    except (OSError, KeyError, ValueError) as exc:
+        raise DataError(
+            f"cannot load the NLU model: {exc}",
+            file=str(path or "tod_runtime/nlu/learned/nlu.npz"),
+            hint="train one with `tod train nlu SGD_DIR --out DIR`",
+        ) from None
+
+
+def _load(path: Path) -> NLUModel:
+    with np.load(path, allow_pickle=False) as data:
+        return NLUModel(
+            data["intent"].astype(np.float32),
+            data["slots"].astype(np.float32),
+            json.loads(str(data["config"])),
+        )

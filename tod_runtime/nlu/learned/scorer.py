@@ -1,0 +1,103 @@
+"""What a turn looks like to the learned scorers, and the scorers themselves: rank every
+intent of every service (plus NONE), and the probability that each slot is requested."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from tod_runtime.nlu.learned.features import (
+    NONE_INTENT,
+    Described,
+    Utterance,
+    describe_intent,
+    describe_slots,
+    hashed,
+    intent_context_strings,
+    intent_pair_strings,
+    intent_role,
+    slot_features,
+)
+from tod_runtime.nlu.learned.model import NLUModel, probability, score
+from tod_runtime.schema.models import ServiceSchema
+
+Intent = tuple[str, str]  # (service, intent name)
+
+
+@dataclass(frozen=True)
+class TurnView:
+    """A user turn in context: the utterance, the previous system frame's acts, the frame
+    the dialogue is in (``current``: its service and active intent) and the other frames'
+    active intents."""
+
+    utterance: Utterance
+    sys_acts: tuple[str, ...] = ()
+    offered: frozenset[Intent] = frozenset()
+    current: tuple[str | None, str] = (None, "NONE")
+    active: frozenset[Intent] = frozenset()
+
+
+def view(
+    text: str,
+    sys_service: str | None,
+    sys_acts: Sequence[tuple[str, str, Sequence[str]]],
+    state: Mapping[str, str],
+) -> TurnView:
+    """``sys_acts``: (act, slot, values) of the previous system frame; ``state``: each
+    frame's active intent, oldest frame first."""
+    service = sys_service if sys_service else next(reversed(list(state)), None)
+    offered = frozenset(
+        (sys_service or "", v) for a, _, values in sys_acts if a == "OFFER_INTENT" for v in values
+    )
+    return TurnView(
+        Utterance.of(text),
+        tuple(sorted({a for a, _, _ in sys_acts})),
+        offered,
+        (service, state.get(service, "NONE") if service else "NONE"),
+        frozenset((s, i) for s, i in state.items() if i != "NONE"),
+    )
+
+
+class Scorer:
+    def __init__(self, model: NLUModel, schemas: Mapping[str, ServiceSchema]) -> None:
+        self.model = model
+        self.intents: list[tuple[Intent | None, Described]] = [(None, NONE_INTENT)]
+        self.intents += [
+            ((s.service_name, i.name), describe_intent(i))
+            for s in schemas.values()
+            for i in s.intents
+        ]
+        self.slots = {name: describe_slots(s) for name, s in schemas.items()}
+
+    def rank(self, turn: TurnView) -> list[tuple[float, Intent | None]]:
+        """Every candidate with its score, best first (None is NONE)."""
+        scored = []
+        shared: dict[tuple[str, bool], float] = {}  # the turn's part of a pair's score
+        u, bits, weights = turn.utterance, self.model.bits, self.model.intent
+        for candidate, described in self.intents:
+            role = intent_role(candidate, turn.current, turn.offered, turn.active)
+            key = (role, described.flag)
+            if key not in shared:
+                context = intent_context_strings(u, turn.sys_acts, role, described.flag)
+                shared[key] = score(weights, hashed(context, bits))
+            pair = hashed(intent_pair_strings(u, described, role), bits)
+            scored.append((shared[key] + score(weights, pair), candidate))
+        scored.sort(key=lambda pair: -pair[0])
+        return scored
+
+    def intent(self, turn: TurnView) -> Intent | None:
+        return self.rank(turn)[0][1]
+
+    def requested(
+        self, turn: TurnView, service: str, slot_acts: Mapping[str, Sequence[str]]
+    ) -> list[str]:
+        """The slots of ``service`` the user asks about (``slot_acts``: the previous system
+        frame's acts on each slot of this service)."""
+        out = []
+        for slot, described in self.slots.get(service, {}).items():
+            features = slot_features(
+                turn.utterance, turn.sys_acts, slot_acts.get(slot, ()), described, self.model.bits
+            )
+            if probability(self.model.slots, features) >= self.model.threshold:
+                out.append(slot)
+        return out
