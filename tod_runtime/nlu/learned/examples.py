@@ -10,16 +10,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tod_runtime.nlu.learned.features import (
-    NONE_INTENT,
-    Described,
-    describe_intent,
     describe_slots,
     intent_features,
     intent_role,
     slot_features,
 )
 from tod_runtime.nlu.learned.model import Rows
-from tod_runtime.nlu.learned.scorer import Intent, TurnView, view
+from tod_runtime.nlu.learned.scorer import Intent, TurnView, intent_candidates, view
 from tod_runtime.schema.models import ServiceSchema
 
 OTHERS_PER_TURN = 6  # sampled "other" intents per turn (weighted up to stand for all of them)
@@ -106,12 +103,7 @@ class Featuriser:
         self.bits = bits
         self.noise = noise
         self.service_ids = {name: n for n, name in enumerate(sorted(schemas))}
-        self.intents: list[tuple[Intent | None, Described]] = [(None, NONE_INTENT)]
-        self.intents += [
-            ((s.service_name, i.name), describe_intent(i))
-            for s in schemas.values()
-            for i in s.intents
-        ]
+        self.intents = intent_candidates(schemas)
         self.slots = {name: describe_slots(s) for name, s in schemas.items()}
 
     def add(self, out: Featurised, turn: GoldTurn, rng: random.Random) -> None:

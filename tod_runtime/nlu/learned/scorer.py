@@ -58,15 +58,22 @@ def view(
     )
 
 
+Candidate = tuple[Intent | None, Described]  # None: the NONE intent
+
+
+def intent_candidates(schemas: Mapping[str, ServiceSchema]) -> list[Candidate]:
+    """Every intent of every service, described by its words, and NONE (None) first."""
+    candidates: list[Candidate] = [(None, NONE_INTENT)]
+    candidates += [
+        ((s.service_name, i.name), describe_intent(i)) for s in schemas.values() for i in s.intents
+    ]
+    return candidates
+
+
 class Scorer:
     def __init__(self, model: NLUModel, schemas: Mapping[str, ServiceSchema]) -> None:
         self.model = model
-        self.intents: list[tuple[Intent | None, Described]] = [(None, NONE_INTENT)]
-        self.intents += [
-            ((s.service_name, i.name), describe_intent(i))
-            for s in schemas.values()
-            for i in s.intents
-        ]
+        self.intents = intent_candidates(schemas)
         self.slots = {name: describe_slots(s) for name, s in schemas.items()}
 
     def rank(self, turn: TurnView) -> list[tuple[float, Intent | None]]:
