@@ -97,3 +97,15 @@ def test_pipeline_code_never_imports_the_cli_repl_or_a_web_framework(area: str) 
         text = path.read_text(encoding="utf-8")
         assert not GRAPH[name] & {"tod_runtime.cli", "tod_runtime.repl"}, name
         assert "import aiohttp" not in text and "from aiohttp" not in text, name
+
+
+STAGES = ("nlu", "dst", "policy", "nlg")
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_no_stage_imports_another(stage: str) -> None:
+    """What stages share lives in dialogue/ or schema/, never in another stage's folder."""
+    others = tuple(f"tod_runtime.{s}" for s in STAGES if s != stage)
+    for name in MODULES:
+        if name.startswith(f"tod_runtime.{stage}"):
+            assert not {m for m in GRAPH[name] if m.startswith(others)}, name

@@ -61,6 +61,8 @@ USER_ACTS: frozenset[str] = frozenset(get_args(UserActName))
 SYSTEM_ACTS: frozenset[str] = frozenset(get_args(SystemActName))
 Speaker = Literal["USER", "SYSTEM"]
 DONTCARE = "dontcare"
+CLOSING_ACTS: frozenset[str] = frozenset({"NEGATE", "NEGATE_INTENT", "THANK_YOU", "GOODBYE"})
+"""User acts that close a task ("no, that's all", "thanks, bye")."""
 
 
 class _SGDModel(BaseModel):

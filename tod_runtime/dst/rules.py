@@ -14,12 +14,11 @@ from collections.abc import Mapping, Sequence
 
 from tod_runtime.dialogue.context import DialogueState, TrackerInput, UserActs
 from tod_runtime.dialogue.history import History, as_history
-from tod_runtime.dialogue.models import DONTCARE, Action, State, Turn
+from tod_runtime.dialogue.models import CLOSING_ACTS, DONTCARE, Action, State, Turn
 from tod_runtime.dst.carry import carry_over
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.schema.models import ServiceSchema
 
-CLOSING = {"NEGATE", "NEGATE_INTENT", "THANK_YOU", "GOODBYE"}
 ACCEPTS_OFFER = {"SELECT", "AFFIRM_INTENT", "INFORM_INTENT"}
 REJECTS_OFFER = {"REQUEST_ALTS", "NEGATE"}
 
@@ -102,7 +101,7 @@ def _apply(
     kinds = {a.act for a in acts}
     sys_acts = history.last_system_acts(service)
     sys_kinds = {a.act for a in sys_acts}
-    if kinds and kinds <= CLOSING and sys_kinds & {"REQ_MORE", "GOODBYE", "OFFER_INTENT"}:
+    if kinds and kinds <= CLOSING_ACTS and sys_kinds & {"REQ_MORE", "GOODBYE", "OFFER_INTENT"}:
         frame.active_intent = "NONE"  # "no, that's all": the task is over
     if "AFFIRM_INTENT" in kinds:
         for sys in sys_acts:

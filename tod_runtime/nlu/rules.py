@@ -143,7 +143,7 @@ class RulesNLU:
         acts += await self._values(
             text, service, schema, requested if service == last_service else []
         )
-        return {service: _dedupe(acts)} if acts else {}
+        return {service: dedupe(acts)} if acts else {}
 
     def _dialogue_acts(
         self, text: str, sys_kinds: set[str], same_service: bool, new_intent: bool
@@ -261,7 +261,7 @@ def _pick(found: Sequence[Found], schema: ServiceSchema) -> list[Action]:
     return acts
 
 
-def _dedupe(acts: Sequence[Action]) -> list[Action]:
+def dedupe(acts: Sequence[Action]) -> list[Action]:
     seen, out = set(), []
     for a in acts:
         if a.key() not in seen:

@@ -11,11 +11,10 @@ from __future__ import annotations
 from functools import lru_cache
 
 from tod_runtime.dialogue.context import TurnContext, UserActs
-from tod_runtime.dialogue.models import Action, act
-from tod_runtime.dst.rules import CLOSING
+from tod_runtime.dialogue.models import CLOSING_ACTS, Action, act
 from tod_runtime.nlu.learned.model import NLUModel, load_model
 from tod_runtime.nlu.learned.scorer import Scorer, view
-from tod_runtime.nlu.rules import RulesNLU, _dedupe
+from tod_runtime.nlu.rules import RulesNLU, dedupe
 from tod_runtime.plugins import ComponentContext
 
 
@@ -56,5 +55,5 @@ class LearnedNLU(RulesNLU):
         if predicted is None and intents.get(service, "NONE") != "NONE" and same:
             # The scorer says the task is over ("not for now, thanks"): closing acts only,
             # so the tracker ends the frame's intent when the system asked for more.
-            acts = [a for a in acts if a.act in CLOSING] or [act("NEGATE")]
-        return {service: _dedupe(acts)} if acts else {}
+            acts = [a for a in acts if a.act in CLOSING_ACTS] or [act("NEGATE")]
+        return {service: dedupe(acts)} if acts else {}
