@@ -59,10 +59,13 @@ class Runtime:
         plugin_manager: pluggy.PluginManager | None = None,
         backend: Backend | None = None,
         store: SessionStore | None = None,
+        components: Components | None = None,
     ) -> None:
+        """``components``: what ``plugin_manager`` registered, when the caller collected it
+        already (to open a backend itself); registration hooks then run only once."""
         self.config = config or Config()
         self.pm = plugin_manager or make_plugin_manager(self.config.plugins_dir)
-        self.components: Components = collect_components(self.pm)
+        self.components: Components = components or collect_components(self.pm)
         self._backend = backend
         self._store = store
         self._pipeline: Pipeline | None = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -80,6 +80,29 @@ class SGDSplit:
             for dialogue in dialogues:
                 check_against_schemas(dialogue, schemas, file=label)
         return dialogues
+
+    def slices(
+        self, limit: int | None, files: Sequence[str] | None = None
+    ) -> list[tuple[str, int | None]]:
+        """(file, how many of its dialogues) covering the first ``limit`` dialogues in file
+        order (None: all of every file), over ``files`` or all the split's dialogue files."""
+        files = self.dialogue_files() if files is None else list(files)
+        if not files:
+            raise DataError("no dialogues_*.json files", file=self.label(""))
+        if limit is None:
+            return [(f, None) for f in files]
+        out: list[tuple[str, int | None]] = []
+        left = limit
+        for file in files:
+            if left <= 0:
+                break
+            try:
+                size = len(self.read_raw(file))
+            except DataError:
+                size = 0
+            out.append((file, min(size, left)))
+            left -= size
+        return out
 
     def read_raw(self, file: str) -> Any:
         return self._read_json(file)

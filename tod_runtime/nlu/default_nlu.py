@@ -7,24 +7,26 @@ from tod_runtime.nlu.base import NLU
 from tod_runtime.plugins import ComponentContext
 
 
-def _rules(ctx: ComponentContext) -> NLU:
-    """The rules NLU reads English only: other languages get a notice, unless the option
+def _english_only(nlu: NLU, ctx: ComponentContext) -> NLU:
+    """The built-in NLUs read English only: other languages get a notice, unless the option
     ``english_only = false`` is set."""
     from tod_runtime.nlu.language import EnglishOnly
+
+    return EnglishOnly(nlu) if ctx.options.get("english_only", True) else nlu
+
+
+def _rules(ctx: ComponentContext) -> NLU:
     from tod_runtime.nlu.rules import RulesNLU
 
-    nlu = RulesNLU(ctx)
-    return EnglishOnly(nlu) if ctx.options.get("english_only", True) else nlu
+    return _english_only(RulesNLU(ctx), ctx)
 
 
 def _learned(ctx: ComponentContext) -> NLU:
-    """The learned NLU (frame and requested slots learned, values and acts by rules); English
-    only like the rules NLU. ``[options.nlu] model = "DIR/nlu.npz"`` loads a retrained model."""
-    from tod_runtime.nlu.language import EnglishOnly
+    """Frame and requested slots learned, values and acts by rules.
+    ``[options.nlu] model = "DIR/nlu.npz"`` loads a retrained model."""
     from tod_runtime.nlu.learned.nlu import LearnedNLU
 
-    nlu = LearnedNLU(ctx)
-    return EnglishOnly(nlu) if ctx.options.get("english_only", True) else nlu
+    return _english_only(LearnedNLU(ctx), ctx)
 
 
 @hookimpl

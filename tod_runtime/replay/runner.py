@@ -55,9 +55,11 @@ def replay_runtime(options: ReplayOptions, split: SGDSplit) -> Runtime:
     results when they match the recording."""
     config = options.runtime_config()
     pm = make_plugin_manager(config.plugins_dir)
-    inner = collect_components(pm).open_backend(config.backend, config.services)
+    components = collect_components(pm)
+    inner = components.open_backend(config.backend, config.services)
     recordings = inner.recordings if isinstance(inner, SGDTablesBackend) else read_recordings(split)
-    return Runtime(config, plugin_manager=pm, backend=RecordedBackend(recordings, inner))
+    backend = RecordedBackend(recordings, inner)
+    return Runtime(config, plugin_manager=pm, backend=backend, components=components)
 
 
 @dataclass
@@ -119,26 +121,6 @@ def _run_task(task: Task) -> tuple[list[DialogueResult], dict[str, str] | None]:
     return _WORKER.run(task)
 
 
-def plan_tasks(split: SGDSplit, limit: int | None) -> list[Task]:
-    files = split.dialogue_files()
-    if not files:
-        raise TodError("no dialogues_*.json files", file=split.label(""))
-    if limit is None:
-        return [(f, None) for f in files]
-    tasks: list[Task] = []
-    left = limit
-    for file in files:
-        if left <= 0:
-            break
-        try:
-            size = len(split.read_raw(file))
-        except TodError:
-            size = 0
-        tasks.append((file, min(size, left)))
-        left -= size
-    return tasks
-
-
 def _check(options: ReplayOptions, skipped: dict[str, str] | None) -> None:
     if skipped is not None and options.strict:
         raise TodError(skipped["error"], hint="run without --strict to skip invalid files")
@@ -148,7 +130,7 @@ def run_replay(options: ReplayOptions) -> ReplayRun:
     start = time.perf_counter()
     split = open_split(options.root, options.split)
     services = list(split.schemas())
-    tasks = plan_tasks(split, options.limit)
+    tasks = split.slices(options.limit)
     if options.predictions is not None:
         Path(options.predictions).mkdir(parents=True, exist_ok=True)
     run = ReplayRun(services)

@@ -22,6 +22,7 @@ from tod_runtime.nlu.learned.features import BITS
 from tod_runtime.nlu.learned.model import NLUModel, Rows, train_logreg
 from tod_runtime.nlu.learned.scorer import Scorer
 from tod_runtime.progress import progress
+from tod_runtime.replay.state_metrics import requested_slots_f1
 from tod_runtime.schema.models import ServiceSchema
 
 HOLD_EVERY = 10  # with --cv: every 10th dialogue is held aside for scoring the folds
@@ -79,14 +80,7 @@ def featurise(
     workers: int,
     files: list[str] | None = None,
 ) -> Featurised:
-    jobs: list[tuple[str, int | None]] = []
-    left = limit
-    for file in split.dialogue_files() if files is None else files:
-        if left is not None and left <= 0:
-            break
-        jobs.append((file, left))
-        if left is not None:
-            left -= len(split.read_raw(file))
+    jobs = split.slices(limit, files)
     data = Featurised()
     with progress("featurise train", len(jobs)) as bar:
         if workers <= 1 or len(jobs) == 1:
@@ -137,22 +131,11 @@ def _fit(rows: Rows, kw: Mapping[str, Any], seed: int, subset: Any, advance: Any
     )
 
 
-def frame_f1(predicted: Sequence[str], gold: frozenset[str]) -> float:
-    """DSTC8's requested-slots F1 of one frame (1.0 when both are empty)."""
-    hits = len(set(predicted) & gold)
-    if not predicted and not gold:
-        return 1.0
-    if not hits:
-        return 0.0
-    p, r = hits / len(set(predicted)), hits / len(gold)
-    return 2 * p * r / (p + r)
-
-
 def evaluate(scorer: Scorer, turns: Sequence[GoldTurn]) -> dict[str, float]:
     right = f1 = 0.0
     for t in turns:
         right += scorer.intent(t.view) == t.target
-        f1 += frame_f1(scorer.requested(t.view, t.service, t.slot_acts), t.requested)
+        f1 += requested_slots_f1(t.requested, scorer.requested(t.view, t.service, t.slot_acts))
     n = max(len(turns), 1)
     return {
         "turns": len(turns),
