@@ -28,7 +28,7 @@ GOLD = "gold"
 class ReplayOptions:
     root: str
     split: str
-    nlu: str = "rules"
+    nlu: str | None = None  # "gold", an NLU name, or None: the configured NLU
     policy: str | None = None
     config: str | None = None
     plugins_dir: str | None = None
