@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any, Self
 
@@ -21,6 +22,11 @@ from tod_runtime.dialogue.models import ServiceCall
 from tod_runtime.errors import InputError, TodError
 from tod_runtime.progress import progress
 from tod_runtime.schema.loader import Schemas
+
+SGD_REFERENCE_DATE = date(2019, 3, 1)
+"""The day SGD's dialogues call "today" (a Friday). Found on train: every service call made
+after a user said "today", "tomorrow" or "the day after tomorrow" (1,772 of them, every
+service) dates that day; "next Monday" is 2019-03-04 and "next Friday" 2019-03-08."""
 
 RecordKey = tuple[str, str, str]  # service, method, canonical JSON of the parameters
 Recordings = dict[RecordKey, list[dict[str, str]]]
@@ -98,6 +104,10 @@ class SGDTablesBackend:
 
     def schemas(self) -> Schemas:
         return self._schemas
+
+    def reference_date(self, service: str) -> date | None:
+        """SGD's dialogues were collected as if on 2019-03-01, for every service."""
+        return SGD_REFERENCE_DATE
 
     @property
     def recordings(self) -> Recordings:
