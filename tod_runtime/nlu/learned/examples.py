@@ -25,6 +25,7 @@ from tod_runtime.nlu.learned.values import (
     candidate_spans,
     mention,
     normalised,
+    shape,
     slot_strings,
     slot_views,
     span_strings,
@@ -38,6 +39,7 @@ OTHERS_PER_TURN = 6  # sampled "other" intents per turn (weighted up to stand fo
 KEEP_PLAIN = 0.3  # share of frames without a question cue or request kept for the slot scorer
 KEEP_SPAN = 0.1  # share of the spans that are no value kept for the span scorer
 KEEP_PICK = 0.1  # share of unhinted, unmentioned (slot, value) pairs kept for the pick scorer
+LOWER_CASE = 0.3  # share of user frames also learned from in lower case, as people type in chat
 
 
 @dataclass(frozen=True)
@@ -144,6 +146,13 @@ def gold_values(
             yield GoldValues(vt, service, spans, picked)
 
 
+def lower_cased(gold: GoldValues) -> GoldValues:
+    """The same frame typed in lower case (the offsets of its spans do not move)."""
+    turn = gold.turn
+    tokens = tuple(replace(t, text=t.lower, shape=shape(t.lower)) for t in turn.tokens)
+    return replace(gold, turn=replace(turn, text=turn.text.lower(), tokens=tokens))
+
+
 @dataclass
 class Featurised:
     """Rows for every scorer (by name, see ``SCORERS``) and the turns kept aside for scoring."""
@@ -227,6 +236,11 @@ class Featuriser:
             out.rows["slots"].add(features, slot in turn.requested, weight, sid)
 
     def add_values(self, out: Featurised, gold: GoldValues, rng: random.Random) -> None:
+        self._add_values(out, gold, rng)
+        if rng.random() < LOWER_CASE:
+            self._add_values(out, lower_cased(gold), rng)
+
+    def _add_values(self, out: Featurised, gold: GoldValues, rng: random.Random) -> None:
         sid = self.service_ids.get(gold.service, -1)
         turn, views = gold.turn, self.views[gold.service]
         open_slots = [v for v in views if not v.categorical]

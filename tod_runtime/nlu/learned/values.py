@@ -58,7 +58,7 @@ class Token:
     word: bool  # a word or number, not punctuation
 
 
-def _shape(text: str) -> str:
+def shape(text: str) -> str:
     out = re.sub(r"[A-Z]+", "X", re.sub(r"[a-z]+", "x", re.sub(r"\d+", "d", text)))
     return out[:4]
 
@@ -70,7 +70,7 @@ def tokenise(text: str) -> list[Token]:
             m.group().lower(),
             m.start(),
             m.end(),
-            _shape(m.group()),
+            shape(m.group()),
             m.group()[0].isalnum(),
         )
         for m in _TOKEN.finditer(text)
