@@ -21,6 +21,7 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from tod_runtime.errors import (
     ConfigError,
@@ -60,8 +61,29 @@ class Terminated(KeyboardInterrupt):
     files removed, what was done kept)."""
 
 
+def _on_sigint(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt()
+
+
 def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     raise Terminated()
+
+
+def _catch_signals() -> list[tuple[int, Any]]:
+    """Ctrl-C and SIGTERM raise at once, wherever the command is: even in a blocking read
+    (asyncio's own Ctrl-C handler would only cancel the main task at its next await).
+    Signals someone set to be ignored stay ignored. Returns what to restore."""
+    installed = []
+    for signum, default, handler in (
+        (signal.SIGINT, signal.default_int_handler, _on_sigint),
+        (signal.SIGTERM, signal.SIG_DFL, _on_sigterm),
+    ):
+        try:
+            if signal.getsignal(signum) is default:
+                installed.append((signum, signal.signal(signum, handler)))
+        except ValueError:  # not the main thread (main() called from a test's thread)
+            pass
+    return installed
 
 
 def exit_code(exc: TodError) -> int:
@@ -154,12 +176,7 @@ def _internal_error(exc: BaseException, debug: bool) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = _debug_wanted(argv)
-    previous = None
-    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-        try:
-            previous = signal.signal(signal.SIGTERM, _on_sigterm)
-        except ValueError:  # not the main thread (main() called from a test's thread)
-            previous = None
+    restore = _catch_signals()
     try:
         parser = build_parser(_plugins_dir_from(argv))
         args = parser.parse_args(argv)
@@ -187,8 +204,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         return _internal_error(exc, debug)
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, handler in restore:
+            signal.signal(signum, handler)
 
 
 if __name__ == "__main__":  # pragma: no cover

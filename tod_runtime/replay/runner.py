@@ -130,6 +130,7 @@ _WORKER: _Worker | None = None
 def _init_worker(options: ReplayOptions) -> None:
     global _WORKER
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the parent, which ends us
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's terminate() ends us at once
     _WORKER = _Worker(options)
 
 

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tod_runtime.data.sgd import SGDSplit, open_split
+from tod_runtime.files import atomic_open, atomic_write
 from tod_runtime.nlu.learned.examples import Featurised, Featuriser, GoldTurn, gold_turns
 from tod_runtime.nlu.learned.features import BITS
 from tod_runtime.nlu.learned.model import NLUModel, Rows, train_logreg
@@ -221,7 +222,8 @@ def run_train_nlu(args: argparse.Namespace) -> int:
     config["rows"] = {"intent": len(data.intent), "slots": len(data.slots)}
     config["seconds"] = round(time.perf_counter() - started, 1)
     model = NLUModel(model.intent, model.slots, config)
-    model.save(out / "nlu.npz")
-    (out / "nlu.json").write_text(json.dumps(config | summary, indent=2) + "\n", encoding="utf-8")
+    with atomic_open(out / "nlu.npz", "wb") as model_file:
+        model.save(model_file)  # type: ignore[arg-type]  # numpy writes to a file object too
+    atomic_write(out / "nlu.json", json.dumps(config | summary, indent=2) + "\n")
     print(json.dumps({"model": str(out / "nlu.npz"), **summary, "seconds": config["seconds"]}))
     return 0
