@@ -73,7 +73,7 @@ def _catch_signals() -> list[tuple[int, Any]]:
     """Ctrl-C and SIGTERM raise at once, wherever the command is: even in a blocking read
     (asyncio's own Ctrl-C handler would only cancel the main task at its next await).
     Signals someone set to be ignored stay ignored. Returns what to restore."""
-    installed = []
+    installed: list[tuple[int, Any]] = []
     for signum, default, handler in (
         (signal.SIGINT, signal.default_int_handler, _on_sigint),
         (signal.SIGTERM, signal.SIG_DFL, _on_sigterm),
