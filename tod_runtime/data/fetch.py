@@ -105,6 +105,8 @@ def _download(url: str, target: Path, limits: Limits) -> None:
         ) from None
     except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
         reason = getattr(exc, "reason", None) or exc
+        if isinstance(exc, urllib.error.HTTPError):
+            reason = f"HTTP {exc.code} {exc.reason}"
         if isinstance(reason, TimeoutError):
             raise IOFailure(
                 f"no answer within {limits.stall:g} s",
