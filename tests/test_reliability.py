@@ -286,3 +286,22 @@ def test_train_checks_out_before_training(
     assert "exists already" in one_line(capsys.readouterr().err)
     assert main(["train", "nlu", str(split), "--out", str(split / "m")]) == 5
     assert "inside the input" in capsys.readouterr().err
+
+
+def test_a_recorded_chat_whose_frames_carry_only_state_replays_exactly(tmp_path: Path) -> None:
+    """A recorded user frame with no acts (a service that only has state) is no difference."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from record_faults import TURNS
+
+    script = tmp_path / "turns.txt"
+    script.write_text("\n".join(TURNS * 3) + "\n")
+    rec = tmp_path / "rec"
+    assert main(["chat", "--nlu", "rules", "--script", str(script), "--record", str(rec)]) == 0
+    (rec / ".dialogues_001.json.x.tmp").write_text("left by a kill -9")
+    assert main(["replay", str(rec), "--services", str(SERVICES), "--nlu", "rules",
+                 "--expect-exact"]) == 0  # fmt: skip
+    script.write_text("hello\n")
+    assert main(["chat", "--nlu", "rules", "--script", str(script), "--record", str(rec)]) == 0
+    assert not list(rec.glob(".*.tmp"))  # the next recording chat removed it

@@ -89,9 +89,11 @@ class Chat:
         if self.record is None:
             return
         from tod_runtime.data.record import next_dialogue_file
+        from tod_runtime.files import remove_temporaries
 
         if self.recording is None:
             self.record.mkdir(parents=True, exist_ok=True)
+            remove_temporaries(self.record)  # what a chat killed while writing left
             self.recording = next_dialogue_file(self.record)
         await self.save(str(self.recording))
 
