@@ -4,6 +4,7 @@ results merged in file order so every run gives the same numbers."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import signal
 import time
 from collections.abc import Generator
@@ -24,6 +25,7 @@ from tod_runtime.replay.engine import DialogueReplayer, DialogueResult
 from tod_runtime.runtime import Runtime
 
 GOLD = "gold"
+GC_YOUNG = 10_000  # allocations between young collections while replaying (Python's: 700)
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,15 @@ class _Worker:
         self.runtime = replay_runtime(options, self.split)
         self.loop = asyncio.new_event_loop()
         self.loop.run_until_complete(self.runtime.start())
+        # A long dialogue keeps many objects alive while it replays, and the garbage
+        # collector's full passes walked them all, and the ~300k objects start-up loaded, over
+        # and over: a 5,000-turn dialogue replayed ~30 % slower per turn than a 50-turn one
+        # (benchmarks/replay_long.py). Start-up's objects live as long as the worker: frozen,
+        # they are not walked; a larger young generation lets a turn's garbage die young.
+        self._gc_threshold = gc.get_threshold()
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(GC_YOUNG, *self._gc_threshold[1:])
         self.replayer = DialogueReplayer(
             self.runtime,
             gold_nlu=options.nlu == GOLD,
@@ -122,6 +133,8 @@ class _Worker:
             self.loop.run_until_complete(gather)
         self.loop.run_until_complete(self.runtime.close())
         self.loop.close()
+        gc.set_threshold(*self._gc_threshold)
+        gc.unfreeze()
 
 
 _WORKER: _Worker | None = None
