@@ -81,7 +81,7 @@ def test_debug_prints_the_traceback(
 ) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     (tmp_path / "boom.py").write_text(BOOM_COMMAND)
-    assert main(["--debug", "--plugins-dir", str(tmp_path), "boom"]) == 70
+    assert main(["--plugins-dir", str(tmp_path), "--debug", "boom"]) == 70
     err = capsys.readouterr().err
     assert "Traceback" in err and "kaboom" in err
     assert not (tmp_path / "state").exists()

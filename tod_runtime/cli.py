@@ -127,12 +127,17 @@ def _plugins_dir_from(argv: Sequence[str]) -> str | None:
 def _debug_wanted(argv: Sequence[str]) -> bool:
     """``tod --debug ...`` (before the command: ``tod chat --debug`` shows the turns) or
     ``TOD_DEBUG=1``. Read from argv, so it works when the parser itself fails."""
-    before_command = []
+    takes_value = False
     for arg in argv:
-        if not arg.startswith("-"):
-            break
-        before_command.append(arg)
-    return "--debug" in before_command or os.environ.get("TOD_DEBUG", "") not in ("", "0")
+        if takes_value:
+            takes_value = False
+        elif arg == "--debug":
+            return True
+        elif arg == "--plugins-dir":
+            takes_value = True
+        elif not arg.startswith("-"):
+            break  # the command: a --debug after it is the command's own
+    return os.environ.get("TOD_DEBUG", "") not in ("", "0")
 
 
 def crash_log_dir() -> Path:
