@@ -15,6 +15,6 @@ from record_faults import kill_at  # noqa: E402
 
 @pytest.mark.parametrize("seed", range(4))
 def test_a_recording_chat_killed_at_a_random_moment(tmp_path: Path, seed: int) -> None:
-    delay = random.Random(seed).uniform(0.5, 4.0)
-    outcome = kill_at(tmp_path, delay)
+    rng = random.Random(seed)
+    outcome = kill_at(tmp_path, rng.random(), jitter=rng.uniform(0, 0.02))
     assert outcome.ok, outcome

@@ -293,10 +293,10 @@ def test_a_recorded_chat_whose_frames_carry_only_state_replays_exactly(tmp_path:
     import sys
 
     sys.path.insert(0, str(ROOT / "scripts"))
-    from record_faults import TURNS
+    from record_faults import SCRIPT
 
     script = tmp_path / "turns.txt"
-    script.write_text("\n".join(TURNS * 3) + "\n")
+    script.write_text("\n".join(SCRIPT) + "\n")
     rec = tmp_path / "rec"
     assert main(["chat", "--nlu", "rules", "--script", str(script), "--record", str(rec)]) == 0
     (rec / ".dialogues_001.json.x.tmp").write_text("left by a kill -9")
