@@ -26,7 +26,7 @@ from tod_runtime import Action, Config, Runtime, ServiceCall, State, TurnResult
 # Measured at the commit that added the suite (see docs/conversations.md). These may only go
 # up: when a change makes more conversations pass, raise the number here in the same commit.
 EMBEDDED_PASSING = 18
-SGD_DEV_PASSING = 3
+SGD_DEV_PASSING = 6
 
 ALL = load_all()
 

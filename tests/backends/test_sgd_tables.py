@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tod_runtime.backends.mock import MockBackend
@@ -77,3 +78,57 @@ async def test_the_real_dev_split(sgd_zip: Path) -> None:
     [row] = await backend.call("Restaurants_2", call)
     assert row["phone_number"] == "408-247-8880"
     assert len(backend.schemas()) == 17
+
+
+def _weather_split(root: Path) -> Path:
+    """A one-dialogue SGD split whose only forecasts are London's for two recorded days."""
+    split = root / "dev"
+    split.mkdir()
+    slot = lambda name: {  # noqa: E731
+        "name": name, "description": name, "is_categorical": False, "possible_values": []
+    }  # fmt: skip
+    schema = {
+        "service_name": "Weather_1",
+        "description": "weather",
+        "slots": [slot("city"), slot("date"), slot("temperature")],
+        "intents": [
+            {
+                "name": "GetWeather",
+                "description": "weather",
+                "is_transactional": False,
+                "required_slots": ["city"],
+                "optional_slots": {"date": "2019-03-01"},
+                "result_slots": ["city", "date", "temperature"],
+            }
+        ],
+    }
+    (split / "schema.json").write_text(json.dumps([schema]))
+
+    def system(date: str, temperature: str) -> dict[str, object]:
+        call = {"method": "GetWeather", "parameters": {"city": "London", "date": date}}
+        row = {"city": "London", "date": date, "temperature": temperature}
+        frame = {"service": "Weather_1", "slots": [], "actions": [], "service_call": call,
+                 "service_results": [row]}  # fmt: skip
+        return {"speaker": "SYSTEM", "utterance": "...", "frames": [frame]}
+
+    dialogue = {
+        "dialogue_id": "1_00000",
+        "services": ["Weather_1"],
+        "turns": [system("2019-03-02", "60"), system("2019-03-04", "60")],
+    }
+    (split / "dialogues_001.json").write_text(json.dumps([dialogue]))
+    return root
+
+
+async def test_a_search_for_an_unrecorded_day_gets_the_other_days_rows_on_that_day(
+    tmp_path: Path,
+) -> None:
+    backend = SGDTablesBackend.from_source(f"{_weather_split(tmp_path)}:dev")
+    asked = ServiceCall(method="GetWeather", parameters={"city": "London", "date": "2019-03-08"})
+    assert await backend.call("Weather_1", asked) == [
+        {"city": "London", "date": "2019-03-08", "temperature": "60"}  # two rows, now one
+    ]
+    recorded = ServiceCall(method="GetWeather", parameters={"city": "london", "date": "2019-03-04"})
+    assert [r["date"] for r in await backend.call("Weather_1", recorded)] == ["2019-03-04"]
+    elsewhere = ServiceCall(method="GetWeather", parameters={"city": "Paris", "date": "2019-03-08"})
+    assert await backend.call("Weather_1", elsewhere) == []

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from tod_runtime.config import embedded_services_dir
 from tod_runtime.data.sgd import open_split
 from tod_runtime.dialogue.models import SYSTEM_ACTS
 from tod_runtime.schema.loader import load_schema_file
+from tod_runtime.values.dates import TODAY_ENV
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -40,6 +42,7 @@ EXPECT_KEYS = frozenset(
     }
 )
 
+SUITE_TODAY = "2019-03-01"  # SGD's day (a Friday): every conversation is held on it
 Accepted = tuple[str, ...]  # equivalent accepted values of one slot (case-insensitive)
 
 
@@ -454,11 +457,28 @@ async def run_suite(
             )
         else:
             by_source.setdefault(source, []).append(conversation)
-    for source, group in by_source.items():
-        async with Runtime(load_config(services=source)) as runtime:
-            for conversation in group:
-                outcomes[conversation.name] = await run_conversation(runtime, conversation)
+    with suite_day():
+        for source, group in by_source.items():
+            async with Runtime(load_config(services=source)) as runtime:
+                for conversation in group:
+                    outcomes[conversation.name] = await run_conversation(runtime, conversation)
     return [outcomes[c.name] for c in conversations]
+
+
+@contextmanager
+def suite_day(day: str = SUITE_TODAY) -> Iterator[None]:
+    """Hold the conversations on ``day``: a backend without a date of its own (the embedded
+    services) reads "next Friday" against it (``$TOD_TODAY``), as SGD's data is read against
+    its own 2019-03-01. A ``$TOD_TODAY`` already set wins."""
+    before = os.environ.get(TODAY_ENV)
+    os.environ[TODAY_ENV] = before or day
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[TODAY_ENV]
+        else:
+            os.environ[TODAY_ENV] = before
 
 
 def summary(outcomes: Sequence[Outcome]) -> dict[str, Any]:

@@ -14,7 +14,8 @@ from tod_runtime.cli import main
 from tod_runtime.data.sgd import open_split
 from tod_runtime.dialogue.context import TurnContext
 from tod_runtime.dialogue.models import State
-from tod_runtime.nlu.learned.examples import Featurised, Featuriser, gold_turns
+from tod_runtime.errors import DataError
+from tod_runtime.nlu.learned.examples import Featurised, Featuriser, gold_turns, gold_values
 from tod_runtime.nlu.learned.features import (
     Utterance,
     describe_intent,
@@ -25,10 +26,17 @@ from tod_runtime.nlu.learned.features import (
     slot_features,
     slot_strings,
 )
-from tod_runtime.nlu.learned.model import NLUModel, load_model, train_logreg
+from tod_runtime.nlu.learned.model import SCORERS, NLUModel, load_model, train_logreg
 from tod_runtime.nlu.learned.nlu import LearnedNLU
 from tod_runtime.nlu.learned.scorer import Scorer, view
 from tod_runtime.nlu.learned.text import name_words
+from tod_runtime.nlu.learned.values import (
+    ValueReader,
+    candidate_spans,
+    normalised,
+    slot_views,
+    tokenise,
+)
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.schema.models import ServiceSchema
 
@@ -87,31 +95,75 @@ def test_scores_depend_on_words_not_on_identity() -> None:
     ]
 
 
-def test_training_on_a_few_dialogues_fits_them(tmp_path: Path) -> None:
-    split = open_split(FIXTURE, "dev")
+def _fitted(split_dir: Path, file: str) -> tuple[Featurised, NLUModel]:
+    split = open_split(split_dir, "dev")
     mini = split.schemas()
     featuriser = Featuriser(mini, 18)
     data = Featurised()
-    turns = [t for d in split.read_raw("dialogues_001.json") for t in gold_turns(d)]
     rng = random.Random(0)
-    for turn in turns:
-        featuriser.add(data, turn, rng)
-    model = NLUModel(
-        train_logreg(data.intent, epochs=20, seed=0),
-        train_logreg(data.slots, epochs=20, seed=1),
-        {"bits": 18, "threshold": 0.5},
-    )
+    for dialogue in split.read_raw(file):
+        for turn in gold_turns(dialogue):
+            featuriser.add(data, turn, rng)
+        for values in gold_values(dialogue, mini, {}):
+            data.held_values.append(values)
+            featuriser.add_values(data, values, rng)
+    weights = {
+        name: train_logreg(data.rows[name], epochs=20, seed=n) for n, name in enumerate(SCORERS)
+    }
+    return data, NLUModel(weights, {"bits": 18})
+
+
+def test_training_on_a_few_dialogues_fits_them(tmp_path: Path) -> None:
+    split = open_split(FIXTURE, "dev")
+    mini = split.schemas()
+    _, model = _fitted(FIXTURE, "dialogues_001.json")
     model.save(tmp_path / "nlu.npz")
     loaded = load_model(tmp_path / "nlu.npz")
-    assert loaded.config == {"bits": 18, "threshold": 0.5}
+    assert loaded.config == {"bits": 18}
+    turns = [t for d in split.read_raw("dialogues_001.json") for t in gold_turns(d)]
     scorer = Scorer(loaded, mini)
     right = sum(scorer.intent(t.view) == t.target for t in turns)
     assert right >= 0.8 * len(turns)
 
 
+def test_the_value_reader_fits_the_values_it_learned_from() -> None:
+    data, model = _fitted(FIXTURE, "dialogues_001.json")
+    views = {name: slot_views(s) for name, s in open_split(FIXTURE, "dev").schemas().items()}
+    reader = ValueReader(model)
+    said = found = 0
+    for g in data.held_values:
+        gold = {
+            (slot, normalised(g.turn.text[g.turn.tokens[i].start : g.turn.tokens[j - 1].end]))
+            for (i, j), slot in g.spans.items()
+        } | {(slot, normalised(v)) for slot, v in g.picked.items()}
+        read = {(r.slot, normalised(r.value)) for r in reader.read(g.turn, views[g.service])}
+        said += len(gold)
+        found += len(gold & read)
+    assert said and found >= 0.8 * said
+
+
+def test_a_model_file_without_a_scorer_is_a_clear_error(tmp_path: Path) -> None:
+    model = load_model()
+    partial = NLUModel({"intent": model.intent, "slots": model.slots}, model.config)
+    partial.save(tmp_path / "old.npz")
+    with pytest.raises(DataError, match="no weights for spans, assign, pick"):
+        load_model(tmp_path / "old.npz")
+
+
+def test_spans_are_tokens_with_their_offsets() -> None:
+    tokens = tokenise("In Milpitas.I want 6:30 pm, Shazam!")
+    assert [t.text for t in tokens] == [
+        "In", "Milpitas", ".", "I", "want", "6:30", "pm", ",", "Shazam", "!",
+    ]  # fmt: skip
+    spans = candidate_spans(tokens)
+    assert (1, 2) in spans and (8, 10) in spans  # "Shazam!" may end on its "!"
+    assert (2, 3) not in spans and (6, 8) not in spans  # no span starts or ends on "." or ","
+
+
 def test_the_shipped_model_loads_from_the_package() -> None:
     model = load_model()
-    assert model.intent.shape == (1 << model.bits,) and model.slots.shape == model.intent.shape
+    assert all(w.shape == (1 << model.bits,) for w in model.weights.values())
+    assert sorted(model.weights) == sorted(SCORERS)
     assert model.config["split"] == "train"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -9,6 +10,7 @@ from tod_runtime.dialogue.models import ServiceCall
 from tod_runtime.errors import InputError
 from tod_runtime.schema.loader import Schemas
 from tod_runtime.schema.models import IntentSchema
+from tod_runtime.values.dates import clock_today
 
 
 @runtime_checkable
@@ -36,6 +38,26 @@ class ServiceFolders(Protocol):
     ``<Service>/``), where per-service files such as NLG templates are found."""
 
     def service_dirs(self) -> dict[str, Path]: ...
+
+
+@runtime_checkable
+class ReferenceDates(Protocol):
+    """An optional capability: a backend whose data is dated relative to a fixed day.
+
+    ``reference_date(service)`` is the date the service's data calls "today" (relative dates
+    in a call, "next Friday", are read against it before the call is made), or None for the
+    real today. SGD's dialogues were collected as if on 2019-03-01.
+    """
+
+    def reference_date(self, service: str) -> date | None: ...
+
+
+def reference_date(backend: Backend, service: str) -> date:
+    """The day "today" means for calls to ``service`` on ``backend``: the backend's own
+    (``ReferenceDates``), else the real today (``$TOD_TODAY`` pins it: see ``clock_today``).
+    Backends without the capability keep working: they get the real today."""
+    own = backend.reference_date(service) if isinstance(backend, ReferenceDates) else None
+    return own if own is not None else clock_today()
 
 
 def known_service(schemas: Schemas, service: str) -> None:

@@ -16,6 +16,7 @@ transaction finds the entity named by ``entity_match`` and fails (returns ``[]``
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 from typing import Literal
 
@@ -78,6 +79,8 @@ class MockData(BaseModel):
     model_config = ConfigDict(extra="forbid")
     entities: list[dict[str, Scalar]]
     transactions: dict[str, Transaction] = Field(default_factory=dict)
+    reference_date: date | None = None
+    """The day the data calls "today", when its dates are fixed; default: the real today."""
 
 
 def _comparable(text: str) -> float | str:
@@ -148,6 +151,7 @@ class MockBackend:
         services: list[ServiceSchema] = []
         self._dirs: dict[str, Path] = {}
         self._rules: dict[str, dict[str, Transaction]] = {}
+        self._dates: dict[str, date | None] = {}
         self._tables = Tables()
         for schema_path in sorted(folder.glob("*/schema.json")):
             for schema in load_schema_file(schema_path):
@@ -161,6 +165,7 @@ class MockBackend:
                 services.append(schema)
                 self._dirs[schema.service_name] = schema_path.parent
                 self._rules[schema.service_name] = data.transactions
+                self._dates[schema.service_name] = data.reference_date
                 self._tables.create(schema.service_name, data.entities)
         self._schemas = Schemas(services)
 
@@ -169,6 +174,10 @@ class MockBackend:
 
     def service_dirs(self) -> dict[str, Path]:
         return dict(self._dirs)
+
+    def reference_date(self, service: str) -> date | None:
+        """The service's ``reference_date`` from its db.json, else None (the real today)."""
+        return self._dates.get(service)
 
     async def call(self, service: str, call: ServiceCall) -> list[dict[str, str]]:
         intent = known_intent(self._schemas, service, call.method)

@@ -4,9 +4,10 @@ split's own tables for SGD data, or the services a chat was recorded against).""
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
-from tod_runtime.backends.base import Backend, ServiceFolders, known_intent
+from tod_runtime.backends.base import Backend, ReferenceDates, ServiceFolders, known_intent
 from tod_runtime.backends.sgd_tables import Recordings, SGDTablesBackend, record_key
 from tod_runtime.dialogue.models import ServiceCall
 from tod_runtime.schema.loader import Schemas
@@ -29,6 +30,10 @@ class RecordedBackend:
     def service_dirs(self) -> dict[str, Path]:
         inner = self.inner
         return inner.service_dirs() if isinstance(inner, ServiceFolders) else {}
+
+    def reference_date(self, service: str) -> date | None:
+        inner = self.inner
+        return inner.reference_date(service) if isinstance(inner, ReferenceDates) else None
 
     async def call(self, service: str, call: ServiceCall) -> list[dict[str, str]]:
         recorded = self.recordings.get(record_key(service, call))

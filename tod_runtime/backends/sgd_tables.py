@@ -3,14 +3,18 @@
 
 Every recorded result row is kept once per (service, method) table; rows of searches also
 make up a table of the service's entities. A search returns the method's rows matching every
-parameter; a transaction returns a recorded row matching every parameter, else a success row
-built from the parameters and a matching entity, else ``[]`` (failure).
+parameter; when none does and the search names a date or a time nobody searched for, the rows
+matching every other parameter, carrying the date and time asked (a forecast, a car, a bus
+recorded for another day stands in for the day asked). A transaction returns a recorded row
+matching every parameter, else a success row built from the parameters and a matching entity,
+else ``[]`` (failure). Relative dates are read against SGD's day, 2019-03-01.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 from typing import Self
 
@@ -23,6 +27,12 @@ from tod_runtime.dialogue.models import Frame, ServiceCall
 from tod_runtime.errors import InputError, TodError
 from tod_runtime.progress import progress
 from tod_runtime.schema.loader import Schemas
+from tod_runtime.values.normalise import slot_kind
+
+SGD_REFERENCE_DATE = date(2019, 3, 1)
+"""The day SGD's dialogues call "today" (a Friday). Found on train: every service call made
+after a user said "today", "tomorrow" or "the day after tomorrow" (1,772 of them, every
+service) dates that day; "next Monday" is 2019-03-04 and "next Friday" 2019-03-08."""
 
 RecordKey = tuple[str, str, str]  # service, method, canonical JSON of the parameters
 Recordings = dict[RecordKey, list[dict[str, str]]]
@@ -108,6 +118,10 @@ class SGDTablesBackend:
     def schemas(self) -> Schemas:
         return self._schemas
 
+    def reference_date(self, service: str) -> date | None:
+        """SGD's dialogues were collected as if on 2019-03-01, for every service."""
+        return SGD_REFERENCE_DATE
+
     @property
     def recordings(self) -> Recordings:
         """The results recorded in the split, by call."""
@@ -117,7 +131,7 @@ class SGDTablesBackend:
         intent = known_intent(self._schemas, service, call.method)
         params = dict(call.parameters)
         if not intent.is_transactional:
-            return self._tables.select(f"{service}.{call.method}", params)
+            return self._search(service, call.method, params)
         rows = self._tables.select(f"{service}.{call.method}", params, limit=1)
         if rows:
             return rows
@@ -129,6 +143,19 @@ class SGDTablesBackend:
             s: params.get(s) or entity[s] for s in intent.result_slots if s in params or s in entity
         }
         return [row]
+
+    def _search(self, service: str, method: str, params: dict[str, str]) -> list[dict[str, str]]:
+        rows = self._tables.select(f"{service}.{method}", params)
+        schema = self._schemas[service]
+        when = {k: v for k, v in params.items() if slot_kind(schema, k) in ("date", "time")}
+        if rows or not when:
+            return rows
+        others = {k: v for k, v in params.items() if k not in when}
+        found: dict[str, dict[str, str]] = {}
+        for row in self._tables.select(f"{service}.{method}", others):
+            row = row | {k: v for k, v in when.items() if k in row}
+            found.setdefault(json.dumps(row, sort_keys=True), row)
+        return list(found.values())
 
     async def entity_values(self, service: str) -> dict[str, list[str]]:
         known_service(self._schemas, service)

@@ -12,7 +12,7 @@ from rapidfuzz import fuzz
 from tod_runtime.schema.models import ServiceSchema, SlotSchema
 from tod_runtime.schema.roles import slot_roles
 
-WORD = re.compile(r"[a-z0-9]+(?:['&.-][a-z0-9]+)*")
+WORD = re.compile(r"[a-z0-9]+(?:['&.:-][a-z0-9]+)*")  # "14:30" is one word, not 14 and 30
 NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple": 2,

@@ -1,13 +1,16 @@
 """What the policy reads back about values: the canonical form of a state slot's values and
-the call parameters built from the state. Everything about the past comes from ``History``."""
+the call parameters built from the state, in the backend's form (``values.normalise``).
+Everything about the past comes from ``History``."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import DONTCARE, Action, State
 from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.values.normalise import normalise_value, slot_kind
 
 
 def _scan(
@@ -54,16 +57,32 @@ def canonical(
     return now_any or history.canonical(values, None) or values[0]
 
 
+def backend_value(
+    values: Sequence[str],
+    slot: str,
+    schema: ServiceSchema,
+    history: History,
+    current: Sequence[Action],
+    today: date,
+) -> str:
+    """The canonical form of a state slot, in the form the service's backend takes it ("next
+    Friday" -> "2019-03-08" when the backend's today is 2019-03-01; "6pm" -> "18:00")."""
+    value = canonical(values, slot, schema, history, current)
+    return normalise_value(value, slot_kind(schema, slot), today)
+
+
 def call_parameters(
     state: State,
     slots: Sequence[str],
     schema: ServiceSchema,
     history: History,
-    current: Sequence[Action] = (),
+    current: Sequence[Action],
+    today: date,
 ) -> dict[str, str]:
-    """Call parameters from the state, canonical; "dontcare" slots are left out."""
+    """Call parameters from the state, canonical and in the backend's form (dates read
+    against ``today``, the backend's reference date); "dontcare" slots are left out."""
     return {
-        slot: canonical(state.slot_values[slot], slot, schema, history, current)
+        slot: backend_value(state.slot_values[slot], slot, schema, history, current, today)
         for slot in slots
         if state.slot_values.get(slot) and state.slot_values[slot][0] != DONTCARE
     }

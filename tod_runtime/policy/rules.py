@@ -12,12 +12,14 @@ REQ_MORE when a task is done and GOODBYE when the user is.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 
+from tod_runtime.backends.base import Backend, reference_date
 from tod_runtime.dialogue.context import PolicyInput, SystemPlan
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import DONTCARE, Action, Frame, ServiceCall, State, act
 from tod_runtime.plugins import ComponentContext
-from tod_runtime.policy.history import call_parameters, canonical
+from tod_runtime.policy.history import backend_value, call_parameters
 from tod_runtime.schema.loader import Schemas
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 
@@ -28,6 +30,7 @@ MAX_OFFERED_SLOTS = 3
 class RulesPolicy:
     def __init__(self, ctx: ComponentContext) -> None:
         self.schemas: Schemas = ctx.schemas
+        self.backend: Backend = ctx.backend
 
     async def decide(self, turn: PolicyInput) -> SystemPlan:
         service = turn.active_service or next(reversed(turn.context.state), None)
@@ -38,7 +41,8 @@ class RulesPolicy:
         history = turn.context.history
         if turn.service_call is not None:
             return SystemPlan(service, after_call(turn, schema, state))
-        return _Decision(service, schema, state, history, turn).plan()
+        today = reference_date(self.backend, service)
+        return _Decision(service, schema, state, history, turn, today).plan()
 
 
 def after_call(turn: PolicyInput, schema: ServiceSchema, state: State) -> list[Action]:
@@ -84,6 +88,7 @@ class _Decision:
         state: State,
         history: History,
         turn: PolicyInput,
+        today: date,
     ) -> None:
         self.service = service
         self.schema = schema
@@ -95,6 +100,7 @@ class _Decision:
         self.previous = history.last_system_acts(service)
         self.prev_kinds = {a.act for a in self.previous}
         self.intent: IntentSchema | None = schema.intent(state.active_intent)
+        self.today = today  # the backend's reference date: what "today" means in a call
 
     def done(self, *actions: Action) -> SystemPlan:
         return SystemPlan(self.service, list(actions))
@@ -146,7 +152,10 @@ class _Decision:
 
     def parameters(self, intent: IntentSchema) -> dict[str, str]:
         slots = [*intent.required_slots, *intent.optional_slots]
-        return call_parameters(self.state, slots, self.schema, self.history, self.acts)
+        return call_parameters(self.state, slots, self.schema, self.history, self.acts, self.today)
+
+    def backend_value(self, values: Sequence[str], slot: str) -> str:
+        return backend_value(values, slot, self.schema, self.history, self.acts, self.today)
 
     def call(self, intent: IntentSchema, params: dict[str, str]) -> SystemPlan:
         return SystemPlan(
@@ -164,7 +173,8 @@ class _Decision:
             params = self.parameters(self.intent)
             for confirmed in self.previous:  # what the user just agreed to, e.g. defaults
                 if confirmed.act == "CONFIRM" and confirmed.slot not in params:
-                    params[confirmed.slot] = (confirmed.canonical_values or confirmed.values)[0]
+                    said = confirmed.canonical_values or confirmed.values
+                    params[confirmed.slot] = self.backend_value(said[:1], confirmed.slot)
             return self.call(self.intent, params)
         answers = inform(entity, self.state.requested_slots) if entity is not None else []
         if answers and "CONFIRM" not in self.prev_kinds:
@@ -179,7 +189,7 @@ class _Decision:
         for slot in slots:
             values = self.state.slot_values.get(slot) or [self.intent.optional_slots[slot]]
             if values[0] != DONTCARE:
-                exact = canonical(values, slot, self.schema, self.history, self.acts)
+                exact = self.backend_value(values, slot)
                 confirm.append(act("CONFIRM", slot, values[:1], [exact]))
         return self.done(*answers, *confirm)  # a question while confirming: answer, ask again
 

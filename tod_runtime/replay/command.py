@@ -40,7 +40,7 @@ def _run(args: argparse.Namespace) -> int:
     options = ReplayOptions(
         root=args.path,
         split=resolve_split(args.path, args.split),
-        nlu=args.nlu or "rules",
+        nlu=args.nlu,
         policy=args.policy,
         config=args.config,
         plugins_dir=args.plugins_dir or getattr(args, "global_plugins_dir", None),
@@ -127,7 +127,8 @@ def add_replay_command(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--split", help="split name (default: dev, or the folder itself when it is one split)"
     )
     parser.add_argument(
-        "--nlu", help="'gold' (annotated user acts) or an NLU name (default: rules)"
+        "--nlu",
+        help="'gold' (annotated user acts) or an NLU name (default: the configured NLU, learned)",
     )
     parser.add_argument("--policy", help="policy name (default: rules)")
     parser.add_argument("--limit", type=int, help="only the first N dialogues, in file order")

@@ -15,7 +15,9 @@ _REPLAYER = pytest.StashKey[Any]()
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("tod", "tod-runtime dialogue replay")
     group.addoption("--tod-dialogues", metavar="DIR", help="SGD split folder to replay as tests")
-    group.addoption("--tod-nlu", default="rules", help="'gold' or an NLU name (default: rules)")
+    group.addoption(
+        "--tod-nlu", default=None, help="'gold' or an NLU name (default: the configured NLU)"
+    )
     group.addoption("--tod-policy", default=None, help="policy name (default: rules)")
 
 

@@ -95,7 +95,7 @@ def build_report(options: ReplayOptions, run: ReplayRun) -> ReplayReport:
         skipped_files=[SkippedFile(**s) for s in run.skipped],
         config=RunConfig(
             split=options.split,
-            nlu=options.nlu,
+            nlu=options.nlu or options.runtime_config().nlu,
             policy=options.policy or "rules",
             limit=options.limit,
             workers=options.workers,

@@ -32,7 +32,7 @@ GC_YOUNG = 10_000  # allocations between young collections while replaying (Pyth
 class ReplayOptions:
     root: str
     split: str
-    nlu: str = "rules"
+    nlu: str | None = None  # "gold", an NLU name, or None: the configured NLU
     policy: str | None = None
     config: str | None = None
     plugins_dir: str | None = None

@@ -4,23 +4,40 @@ its featurised rows for the intent and requested-slot scorers."""
 from __future__ import annotations
 
 import random
-from array import array
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from tod_runtime.dialogue.models import DONTCARE
 from tod_runtime.nlu.learned.features import (
     describe_slots,
+    hashed,
     intent_features,
     intent_role,
     slot_features,
 )
-from tod_runtime.nlu.learned.model import Rows
+from tod_runtime.nlu.learned.model import SCORERS, Rows
 from tod_runtime.nlu.learned.scorer import Intent, TurnView, intent_candidates, view
+from tod_runtime.nlu.learned.values import (
+    ValueTurn,
+    assign_strings,
+    candidate_spans,
+    mention,
+    normalised,
+    slot_strings,
+    slot_views,
+    span_strings,
+    value_numbers,
+    value_strings,
+    value_turn,
+)
 from tod_runtime.schema.models import ServiceSchema
 
 OTHERS_PER_TURN = 6  # sampled "other" intents per turn (weighted up to stand for all of them)
 KEEP_PLAIN = 0.3  # share of frames without a question cue or request kept for the slot scorer
+KEEP_SPAN = 0.1  # share of the spans that are no value kept for the span scorer
+KEEP_PICK = 0.1  # share of unhinted, unmentioned (slot, value) pairs kept for the pick scorer
 
 
 @dataclass(frozen=True)
@@ -71,25 +88,75 @@ def gold_turns(dialogue: Mapping[str, Any]) -> Iterator[GoldTurn]:
             state[f["service"]] = f["state"]["active_intent"]
 
 
+@dataclass(frozen=True)
+class GoldValues:
+    """A user frame's values: the turn as the value scorers see it, the token spans of its
+    non-categorical values with their slots, and its categorical (or dontcare) values."""
+
+    turn: ValueTurn
+    service: str
+    spans: dict[tuple[int, int], str]
+    picked: dict[str, str]
+
+
+Known = Mapping[str, Mapping[str, frozenset[str]]]  # service -> normalised value -> slots
+
+
+def gold_values(
+    dialogue: Mapping[str, Any], schemas: Mapping[str, ServiceSchema], known: Known
+) -> Iterator[GoldValues]:
+    system: dict[str, list[tuple[str, str, list[str]]]] = {}
+    for turn in dialogue["turns"]:
+        if turn["speaker"] == "SYSTEM":
+            system = {
+                f["service"]: [
+                    (a["act"], a.get("slot", ""), a.get("values", [])) for a in f["actions"]
+                ]
+                for f in turn["frames"]
+            }
+            continue
+        text = turn["utterance"]
+        for frame in turn["frames"]:
+            service = frame["service"]
+            schema = schemas.get(service)
+            if schema is None:
+                continue
+            vt = value_turn(text, system.get(service, []), known.get(service, {}))
+            starts = {t.start: n for n, t in enumerate(vt.tokens)}
+            ends = {t.end: n + 1 for n, t in enumerate(vt.tokens)}
+            spans = {
+                (starts[g["start"]], ends[g["exclusive_end"]]): g["slot"]
+                for g in frame.get("slots", ())
+                if g["start"] in starts and g["exclusive_end"] in ends
+            }
+            picked: dict[str, str] = {}
+            for a in frame["actions"]:
+                spec = schema.slot(a.get("slot", ""))
+                if a["act"] != "INFORM" or spec is None or not a.get("values"):
+                    continue
+                if a["values"][0] == DONTCARE:
+                    picked[spec.name] = DONTCARE
+                elif spec.is_categorical:
+                    said = (a.get("canonical_values") or a["values"])[0].lower()
+                    match = [v for v in spec.possible_values if v.lower() == said]
+                    if match:
+                        picked[spec.name] = match[0]
+            yield GoldValues(vt, service, spans, picked)
+
+
 @dataclass
 class Featurised:
-    """Rows for both scorers, with the services each row belongs to (for folds over
-    services): the turn's frame service, and for intent rows the candidate's (-1: NONE)."""
+    """Rows for every scorer (by name, see ``SCORERS``) and the turns kept aside for scoring."""
 
-    intent: Rows = field(default_factory=Rows)
-    intent_turn: array[int] = field(default_factory=lambda: array("h"))
-    intent_candidate: array[int] = field(default_factory=lambda: array("h"))
-    slots: Rows = field(default_factory=Rows)
-    slots_turn: array[int] = field(default_factory=lambda: array("h"))
-    held: list[GoldTurn] = field(default_factory=list)  # turns kept aside for evaluation
+    rows: dict[str, Rows] = field(default_factory=lambda: {name: Rows() for name in SCORERS})
+    held: list[GoldTurn] = field(default_factory=list)
+    held_values: list[GoldValues] = field(default_factory=list)
 
     def extend(self, other: Featurised) -> None:
-        self.intent.extend(other.intent)
-        self.intent_turn.extend(other.intent_turn)
-        self.intent_candidate.extend(other.intent_candidate)
-        self.slots.extend(other.slots)
-        self.slots_turn.extend(other.slots_turn)
+        for name, rows in other.rows.items():
+            self.rows[name].extend(rows)
         self.held.extend(other.held)
+        self.held_values.extend(other.held_values)
 
 
 class Featuriser:
@@ -99,12 +166,21 @@ class Featuriser:
     to recover from it. (Putting another intent of the service there instead taught it that
     "yes" to an offer means the search intent, even when the offer served a booking.)"""
 
-    def __init__(self, schemas: Mapping[str, ServiceSchema], bits: int, noise: float = 0.0) -> None:
+    def __init__(
+        self,
+        schemas: Mapping[str, ServiceSchema],
+        bits: int,
+        noise: float = 0.0,
+        known: Known | None = None,
+    ) -> None:
+        self.schemas = schemas
         self.bits = bits
         self.noise = noise
+        self.known: Known = known or {}
         self.service_ids = {name: n for n, name in enumerate(sorted(schemas))}
         self.intents = intent_candidates(schemas)
         self.slots = {name: describe_slots(s) for name, s in schemas.items()}
+        self.views = {name: slot_views(s) for name, s in schemas.items()}
 
     def add(self, out: Featurised, turn: GoldTurn, rng: random.Random) -> None:
         sid = self.service_ids.get(turn.service, -1)
@@ -130,13 +206,13 @@ class Featuriser:
         k = min(OTHERS_PER_TURN, len(others))
         picked += [(*o, len(others) / k) for o in rng.sample(others, k)] if k else []
         for candidate, described, role, weight in picked:
-            out.intent.add(
+            out.rows["intent"].add(
                 intent_features(u, acts, described, role, self.bits),
                 candidate == turn.target,
                 weight,
+                sid,
+                self.service_ids.get(candidate[0], -1) if candidate else -1,
             )
-            out.intent_turn.append(sid)
-            out.intent_candidate.append(self.service_ids.get(candidate[0], -1) if candidate else -1)
 
     def _add_slots(self, out: Featurised, turn: GoldTurn, sid: int, rng: random.Random) -> None:
         u, acts = turn.view.utterance, turn.view.sys_acts
@@ -148,5 +224,43 @@ class Featuriser:
             weight = 1.0
         for slot, described in self.slots.get(turn.service, {}).items():
             features = slot_features(u, acts, turn.slot_acts.get(slot, ()), described, self.bits)
-            out.slots.add(features, slot in turn.requested, weight)
-            out.slots_turn.append(sid)
+            out.rows["slots"].add(features, slot in turn.requested, weight, sid)
+
+    def add_values(self, out: Featurised, gold: GoldValues, rng: random.Random) -> None:
+        sid = self.service_ids.get(gold.service, -1)
+        turn, views = gold.turn, self.views[gold.service]
+        open_slots = [v for v in views if not v.categorical]
+        if open_slots:
+            types = [v.value_type for v in open_slots if v.name in turn.asked]
+            negatives = []
+            for i, j in candidate_spans(turn.tokens):
+                is_value = (i, j) in gold.spans
+                if not is_value:
+                    negatives.append((i, j))
+                    if rng.random() >= KEEP_SPAN:
+                        continue
+                weight = 1.0 if is_value else 1 / KEEP_SPAN
+                strings = span_strings(turn, i, j, types)
+                out.rows["spans"].add(hashed(strings, self.bits), is_value, weight, sid)
+            counts = Counter(v.value_type for v in open_slots)
+            loose = [n for n in negatives if not any(n[0] < e and s < n[1] for s, e in gold.spans)]
+            shown = [(span, gold.spans[span]) for span in gold.spans]
+            shown += [(span, "") for span in rng.sample(loose, min(1, len(loose)))]
+            for (i, j), slot in shown:
+                for view in open_slots:
+                    strings = assign_strings(turn, i, j, view, counts[view.value_type])
+                    out.rows["assign"].add(hashed(strings, self.bits), view.name == slot, 1.0, sid)
+        numbers, lowered = value_numbers(turn), normalised(turn.text)
+        for view in views:
+            shared = slot_strings(turn, view)
+            hinted = view.name in turn.asked or view.name in turn.slot_acts
+            for value in [*view.values, DONTCARE] if view.categorical else [DONTCARE]:
+                right = gold.picked.get(view.name) == value
+                strings = value_strings(turn, view, value, numbers, lowered)
+                weight = 1.0
+                said = value == DONTCARE or mention(value, turn, numbers, lowered)[0] != "none"
+                if not (right or hinted or said):
+                    if rng.random() >= KEEP_PICK:
+                        continue
+                    weight = 1 / KEEP_PICK
+                out.rows["pick"].add(hashed(shared + strings, self.bits), right, weight, sid)

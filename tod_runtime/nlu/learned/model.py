@@ -22,18 +22,31 @@ Vector = npt.NDArray[np.float32]
 
 @dataclass
 class Rows:
-    """Training rows: binary features (bucket indices), a 0/1 label and a weight each."""
+    """Training rows: binary features (bucket indices), a 0/1 label and a weight each, and
+    the services each row belongs to (for folds over services): the turn's service and, for
+    a row about another service's element (an intent candidate), that one's (-1: none)."""
 
     indices: array[int] = field(default_factory=lambda: array("i"))
     offsets: array[int] = field(default_factory=lambda: array("q", [0]))
     labels: array[float] = field(default_factory=lambda: array("f"))
     weights: array[float] = field(default_factory=lambda: array("f"))
+    service: array[int] = field(default_factory=lambda: array("h"))
+    other: array[int] = field(default_factory=lambda: array("h"))
 
-    def add(self, features: Sequence[int], label: bool, weight: float = 1.0) -> None:
+    def add(
+        self,
+        features: Sequence[int],
+        label: bool,
+        weight: float = 1.0,
+        service: int = -1,
+        other: int = -1,
+    ) -> None:
         self.indices.extend(features)
         self.offsets.append(len(self.indices))
         self.labels.append(float(label))
         self.weights.append(weight)
+        self.service.append(service)
+        self.other.append(other)
 
     def extend(self, other: Rows) -> None:
         base = len(self.indices)
@@ -41,6 +54,15 @@ class Rows:
         self.offsets.extend(base + o for o in other.offsets[1:])
         self.labels.extend(other.labels)
         self.weights.extend(other.weights)
+        self.service.extend(other.service)
+        self.other.extend(other.other)
+
+    def without(self, services: Sequence[int]) -> npt.NDArray[np.int64]:
+        """The rows that belong to none of ``services``."""
+        out = np.array(services, dtype=np.int16)
+        keep = ~np.isin(np.frombuffer(self.service, dtype=np.int16), out)
+        keep &= ~np.isin(np.frombuffer(self.other, dtype=np.int16), out)
+        return np.flatnonzero(keep).astype(np.int64)
 
     def __len__(self) -> int:
         return len(self.labels)
@@ -97,27 +119,35 @@ def probability(weights: Vector, features: Sequence[int]) -> float:
     return float(1.0 / (1.0 + np.exp(-score(weights, features))))
 
 
+SCORERS = ("intent", "slots", "spans", "assign", "pick")
+
+
 @dataclass(frozen=True)
 class NLUModel:
-    intent: Vector
-    slots: Vector
+    """The weights of every scorer, by name (see SCORERS), and the training configuration."""
+
+    weights: dict[str, Vector]
     config: dict[str, Any]
+
+    @property
+    def intent(self) -> Vector:
+        return self.weights["intent"]
+
+    @property
+    def slots(self) -> Vector:
+        return self.weights["slots"]
 
     @property
     def bits(self) -> int:
         return int(self.config.get("bits", BITS))
 
-    @property
-    def threshold(self) -> float:
-        return float(self.config.get("threshold", 0.5))
+    def threshold(self, scorer: str) -> float:
+        return float(self.config.get("thresholds", {}).get(scorer, 0.5))
 
     def save(self, path: str | Path) -> None:
-        np.savez_compressed(
-            path,
-            intent=self.intent.astype(np.float16),
-            slots=self.slots.astype(np.float16),
-            config=np.array(json.dumps(self.config, sort_keys=True)),
-        )
+        arrays: dict[str, Any] = {name: w.astype(np.float16) for name, w in self.weights.items()}
+        arrays["config"] = np.array(json.dumps(self.config, sort_keys=True))
+        np.savez_compressed(path, **arrays)
 
 
 def load_model(path: str | Path | None = None) -> NLUModel:
@@ -137,8 +167,8 @@ def load_model(path: str | Path | None = None) -> NLUModel:
 
 def _load(path: Path) -> NLUModel:
     with np.load(path, allow_pickle=False) as data:
-        return NLUModel(
-            data["intent"].astype(np.float32),
-            data["slots"].astype(np.float32),
-            json.loads(str(data["config"])),
-        )
+        weights = {name: data[name].astype(np.float32) for name in SCORERS if name in data}
+        missing = [name for name in SCORERS if name not in weights]
+        if missing:
+            raise KeyError(f"no weights for {', '.join(missing)}")
+        return NLUModel(weights, json.loads(str(data["config"])))

@@ -8,12 +8,14 @@ Options (``[options.nlu]``): ``model``, a path to a model trained with ``tod tra
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from tod_runtime.dialogue.context import TurnContext, UserActs
 from tod_runtime.dialogue.models import CLOSING_ACTS, Action, act
 from tod_runtime.nlu.learned.model import NLUModel, load_model
 from tod_runtime.nlu.learned.scorer import Scorer, view
+from tod_runtime.nlu.learned.values import ValueReader, known_values, slot_views, value_turn
 from tod_runtime.nlu.rules import RulesNLU, dedupe
 from tod_runtime.plugins import ComponentContext
 
@@ -27,7 +29,29 @@ class LearnedNLU(RulesNLU):
     def __init__(self, ctx: ComponentContext) -> None:
         super().__init__(ctx)
         path = ctx.options.get("model")
-        self.scorer = Scorer(cached_model(str(path) if path else None), self.schemas)
+        model = cached_model(str(path) if path else None)
+        self.scorer = Scorer(model, self.schemas)
+        self.reader = ValueReader(model)
+        self._views = {name: slot_views(schema) for name, schema in self.schemas.items()}
+        self._known: dict[str, Mapping[str, frozenset[str]]] = {}
+
+    async def _known_values(self, service: str) -> Mapping[str, frozenset[str]]:
+        if service not in self._known:
+            entities = await self.backend.entity_values(service) if self.backend else {}
+            self._known[service] = known_values(self.schemas[service], entities)
+        return self._known[service]
+
+    async def _read_values(self, text: str, service: str, system: Sequence[Action]) -> list[Action]:
+        """INFORM acts for the values the reader finds (one per slot: a value the user spelt
+        out wins over "dontcare")."""
+        said = [(a.act, a.slot, a.values) for a in system]
+        turn = value_turn(text, said, await self._known_values(service))
+        acts, filled = [], set()
+        for read in self.reader.read(turn, self._views[service]):
+            if read.slot not in filled:
+                filled.add(read.slot)
+                acts.append(act("INFORM", read.slot, [read.value], [read.canonical]))
+        return acts
 
     async def parse(self, text: str, context: TurnContext) -> UserActs:
         last = context.history.last_system_turn
@@ -39,7 +63,6 @@ class LearnedNLU(RulesNLU):
         service = predicted[0] if predicted else turn.current[0]
         if service is None or service not in self.schemas:
             return {}
-        schema = self.schemas[service]
         acts: list[Action] = []
         if predicted and intents.get(service, "NONE") != predicted[1]:
             acts.append(act("INFORM_INTENT", "intent", [predicted[1]]))
@@ -50,8 +73,7 @@ class LearnedNLU(RulesNLU):
             if a.slot:
                 slot_acts.setdefault(a.slot, []).append(a.act)
         acts += [act("REQUEST", s) for s in self.scorer.requested(turn, service, slot_acts)]
-        requested = [a.slot for a in system if a.act == "REQUEST"] if same else []
-        acts += await self._values(text, service, schema, requested)
+        acts += await self._read_values(text, service, context.history.last_system_acts(service))
         if predicted is None and intents.get(service, "NONE") != "NONE" and same:
             # The scorer says the task is over ("not for now, thanks"): closing acts only,
             # so the tracker ends the frame's intent when the system asked for more.

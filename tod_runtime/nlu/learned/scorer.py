@@ -105,6 +105,6 @@ class Scorer:
             features = slot_features(
                 turn.utterance, turn.sys_acts, slot_acts.get(slot, ()), described, self.model.bits
             )
-            if probability(self.model.slots, features) >= self.model.threshold:
+            if probability(self.model.slots, features) >= self.model.threshold("slots"):
                 out.append(slot)
         return out

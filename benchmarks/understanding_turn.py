@@ -1,0 +1,72 @@
+"""Benchmark: how long the understanding of one user turn takes (NLU plus DST, the pipeline's
+user step), in one process on one core, over SGD dialogues replayed with the chosen NLU.
+
+    python benchmarks/understanding_turn.py [--data ../shared/sgd/sgd-train-dev.zip]
+                                            [--split dev] [--dialogues 300] [--nlu learned]
+
+Prints JSON: turns timed, median, 90th and 99th percentile milliseconds per user step. The
+first dialogue warms the caches (schemas, the model, the backend's values) and is not
+counted. Compare run to run; the target is a median of at most 3 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from tod_runtime.dialogue.steps import UserStep
+from tod_runtime.pipeline import Pipeline
+from tod_runtime.replay.runner import ReplayOptions, run_replay
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def timed(
+    step: Callable[..., Awaitable[UserStep]], seconds: list[float]
+) -> Callable[..., Awaitable[UserStep]]:
+    async def user_step(*args: Any, **kwargs: Any) -> UserStep:
+        started = time.perf_counter()
+        try:
+            return await step(*args, **kwargs)
+        finally:
+            seconds.append(time.perf_counter() - started)
+
+    return user_step
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=str(ROOT.parent / "shared" / "sgd" / "sgd-train-dev.zip"))
+    parser.add_argument("--split", default="dev")
+    parser.add_argument("--dialogues", type=int, default=300)
+    parser.add_argument("--nlu", default="learned")
+    args = parser.parse_args()
+    seconds: list[float] = []
+    Pipeline.user_step = timed(Pipeline.user_step, seconds)  # type: ignore[method-assign]
+    warm = ReplayOptions(root=args.data, split=args.split, nlu=args.nlu, limit=1, workers=1)
+    run_replay(warm)
+    seconds.clear()
+    options = ReplayOptions(
+        root=args.data, split=args.split, nlu=args.nlu, limit=args.dialogues, workers=1
+    )
+    run_replay(options)
+    ms = sorted(s * 1000 for s in seconds)
+    line = {
+        "nlu": args.nlu,
+        "turns": len(ms),
+        "median_ms": round(statistics.median(ms), 3),
+        "p90_ms": round(ms[int(0.9 * (len(ms) - 1))], 3),
+        "p99_ms": round(ms[int(0.99 * (len(ms) - 1))], 3),
+    }
+    print(json.dumps(line))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
