@@ -35,7 +35,7 @@ def test_a_broken_schema_is_one_clear_line_naming_the_file(tmp_path: Path) -> No
     (service / "schema.json").write_text('[{"service_name": "Broken", "slots": []}]')
     (service / "db.json").write_text("{}")
     done = tod("chat", "--services", str(tmp_path / "services"), "--script", "-")
-    assert done.returncode == 2, done.stderr
+    assert done.returncode == 3, done.stderr  # bad data
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert "schema.json" in done.stderr
 
@@ -128,7 +128,7 @@ def test_a_script_with_crlf_line_ends_and_a_non_utf8_script(
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert lines[-1]["state"]["Restaurants"]["slot_values"]["city"] == ["Austin"]
     script.write_bytes("café à Paris\n".encode("latin-1"))
-    assert main(["chat", "--script", str(script)]) == 2
+    assert main(["chat", "--script", str(script)]) == 3
     err = capsys.readouterr().err
     assert "not UTF-8" in err and err.count("\n") == 1
 

@@ -14,9 +14,10 @@ import argparse
 import asyncio
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
-from tod_runtime.errors import TodError
+from tod_runtime.errors import ConfigError, TodError
 from tod_runtime.hookspecs import hookimpl
 from tod_runtime.replay.command import add_replay_command
 
@@ -66,9 +67,15 @@ def config_from_args(args: argparse.Namespace, **extra: Any) -> Any:
 
 
 def _cmd_data_fetch(args: argparse.Namespace) -> int:
-    from tod_runtime.data.fetch import fetch
+    from tod_runtime.data.fetch import Limits, fetch
 
-    print(fetch(args.dataset, source=args.source, dest=args.dest, force=args.force))
+    if (args.timeout is not None and args.timeout <= 0) or args.stall_timeout <= 0:
+        raise ConfigError("--timeout and --stall-timeout take a positive number of seconds")
+    limits = Limits(total=args.timeout, stall=args.stall_timeout)
+    folder = fetch(
+        args.dataset, source=args.source, dest=args.dest, force=args.force, limits=limits
+    )
+    print(folder)
     return 0
 
 
@@ -106,6 +113,16 @@ def _add_data(sub: argparse._SubParsersAction[Any]) -> None:
     fetch.add_argument("--source", metavar="URL|PATH", help="URL or local zip (default: GitHub)")
     fetch.add_argument("--dest", metavar="DIR", help="target folder (default: $TOD_DATA_DIR)")
     fetch.add_argument("--force", action="store_true", help="fetch again even if present")
+    fetch.add_argument(
+        "--timeout", type=float, metavar="SECONDS", help="give up after this long in all"
+    )
+    fetch.add_argument(
+        "--stall-timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="give up when nothing arrives for this long (default: 60)",
+    )
     fetch.set_defaults(func=_cmd_data_fetch)
     validate = data_sub.add_parser("validate", help="validate every file of an SGD split")
     validate.add_argument("path", metavar="SGD_DIR", help="dataset folder or zip")
@@ -178,8 +195,14 @@ def _add_chat(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def _cmd_train_nlu(args: argparse.Namespace) -> int:
+    from tod_runtime.files import check_apart, check_output
     from tod_runtime.nlu.learned.train import run_train_nlu
 
+    out = Path(args.out)  # checked before the long work
+    check_apart(out, [args.path], "--out folder")
+    out.mkdir(parents=True, exist_ok=True)
+    for name in ("nlu.npz", "nlu.json"):
+        check_output(out / name, force=args.force, what="model file")
     return run_train_nlu(args)
 
 
@@ -190,4 +213,5 @@ def _add_train(sub: argparse._SubParsersAction[Any]) -> None:
     kinds = train.add_subparsers(dest="train_command", required=True, metavar="KIND")
     nlu = kinds.add_parser("nlu", help="the learned NLU (active intent, requested slots)")
     add_train_options(nlu)
+    nlu.add_argument("--force", action="store_true", help="replace a model in --out")
     nlu.set_defaults(func=_cmd_train_nlu)

@@ -61,6 +61,12 @@ class InputError(TodError):
     """A request to the runtime is malformed (unknown service, slot or session)."""
 
 
+class IOFailure(TodError):
+    """Reading or writing failed for a reason outside the data: an output exists already
+    (without --force), an output would land inside an input, a folder is not writable, a
+    download failed, stalled or ran over its time limit."""
+
+
 def format_loc(loc: Sequence[int | str]) -> str:
     """Render a pydantic error location as ``turns[3].frames[0].act``."""
     out = ""

@@ -9,6 +9,7 @@ satisfies its stage's Protocol, naming the plugin when it does not.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.util
 import inspect
@@ -249,6 +250,23 @@ def _load_file(path: Path) -> ModuleType:
     return module
 
 
+def _invalid_plugin(pm: pluggy.PluginManager, exc: pluggy.PluginValidationError) -> PluginError:
+    """A hook implementation pluggy refuses (an unknown hook name, an argument the hook does
+    not have) as one clear line naming the plugin, with the nearest hook name."""
+    plugin = exc.plugin
+    file = getattr(plugin, "__file__", None)
+    name = file or pm.get_name(plugin) or getattr(plugin, "__name__", None) or repr(plugin)
+    lines = str(exc).splitlines()  # one line, or "Plugin .. for hook ..", the def, the why
+    message = "; ".join(lines[1:]) if len(lines) > 1 else lines[0].split(" in plugin ")[0]
+    known = [n for n, caller in vars(pm.hook).items() if getattr(caller, "spec", None)]
+    hint = "see the hooks in docs/plugins.md"
+    unknown = message.removeprefix("unknown hook ").strip("'") if "unknown hook" in message else ""
+    close = difflib.get_close_matches(unknown, known, n=1) if unknown else []
+    if close:
+        hint = f"did you mean {close[0]!r}? (see docs/plugins.md)"
+    return PluginError(f"plugin {name}: {message}", hint=hint)
+
+
 def make_plugin_manager(
     plugins_dir: str | Path | None = None,
     *,
@@ -261,17 +279,20 @@ def make_plugin_manager(
     pm.add_hookspecs(hookspecs)
     for module_name in DEFAULT_PLUGINS:
         pm.register(importlib.import_module(module_name), name=module_name)
-    if entry_points:
-        pm.load_setuptools_entrypoints(hookspecs.PROJECT)
-    if plugins_dir is not None:
-        folder = Path(plugins_dir)
-        if not folder.is_dir():
-            raise ConfigError("plugins folder not found", file=str(folder))
-        for path in sorted(folder.glob("*.py")):
-            pm.register(_load_file(path), name=f"file:{path}")
-    for index, plugin in enumerate(extra):
-        pm.register(plugin, name=getattr(plugin, "__name__", None) or f"extra-{index}")
-    pm.check_pending()
+    try:
+        if entry_points:
+            pm.load_setuptools_entrypoints(hookspecs.PROJECT)
+        if plugins_dir is not None:
+            folder = Path(plugins_dir)
+            if not folder.is_dir():
+                raise ConfigError("plugins folder not found", file=str(folder))
+            for path in sorted(folder.glob("*.py")):
+                pm.register(_load_file(path), name=f"file:{path}")
+        for index, plugin in enumerate(extra):
+            pm.register(plugin, name=getattr(plugin, "__name__", None) or f"extra-{index}")
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise _invalid_plugin(pm, exc) from None
     if os.environ.get("TOD_TRACE_HOOKS"):
         pm.trace.root.setwriter(lambda msg: print(msg, end="", file=sys.stderr))
         pm.enable_tracing()

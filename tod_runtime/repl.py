@@ -15,13 +15,13 @@ from typing import Any
 
 from tod_runtime.config import Config
 from tod_runtime.dialogue.steps import TurnResult
-from tod_runtime.errors import TodError
+from tod_runtime.errors import DataError, TodError
 from tod_runtime.runtime import Runtime
 
 PROMPT = "you> "
 HELP = (
     "commands: /reset (start over), /state (dialogue state), /services (what I can do), "
-    "/save FILE (save as SGD), /help, /quit"
+    "/save [--force] FILE (save as SGD), /help, /quit"
 )
 
 
@@ -61,9 +61,9 @@ def _script_lines(path: str) -> Iterable[str]:
     try:
         return Path(path).read_text(encoding="utf-8").splitlines()
     except OSError as exc:
-        raise TodError(f"cannot read script: {exc.strerror}", file=path) from None
+        raise DataError(f"cannot read script: {exc.strerror}", file=path) from None
     except UnicodeDecodeError as exc:
-        raise TodError(
+        raise DataError(
             f"the script is not UTF-8 text (byte {exc.start})",
             file=path,
             hint="save it as UTF-8, e.g. iconv -f latin1 -t utf-8",
@@ -89,9 +89,11 @@ class Chat:
         if self.record is None:
             return
         from tod_runtime.data.record import next_dialogue_file
+        from tod_runtime.files import remove_temporaries
 
         if self.recording is None:
             self.record.mkdir(parents=True, exist_ok=True)
+            remove_temporaries(self.record)  # what a chat killed while writing left
             self.recording = next_dialogue_file(self.record)
         await self.save(str(self.recording))
 
@@ -139,18 +141,24 @@ class Chat:
             text = "\n".join(f"{n}: {d}" for n, d in services.items())
             self.emit({"command": "services", "services": services}, text)
         elif name == "/save":
-            if not arg.strip():
-                self.emit({"command": "save", "error": "usage"}, "usage: /save FILE")
+            force, _, target = arg.strip().rpartition(" ")
+            if not target or force not in ("", "--force"):
+                self.emit({"command": "save", "error": "usage"}, "usage: /save [--force] FILE")
             else:
-                path = await self.save(arg.strip())
+                path = await self.save(target, force=force == "--force")
                 self.emit({"command": "save", "file": str(path)}, f"(saved to {path})")
         else:
             self.emit({"command": name, "error": "unknown command"}, HELP)
         return True
 
-    async def save(self, target: str) -> Path:
+    async def save(self, target: str, *, force: bool = True) -> Path:
+        """Save the conversation; a ``.json`` target that exists is replaced only with
+        ``force`` (a folder target gets the next numbered file)."""
         from tod_runtime.data.record import save_dialogues
+        from tod_runtime.files import check_output
 
+        if target.endswith(".json"):
+            check_output(target, force=force, what="file")
         dialogue = await self.runtime.dialogue(self.session)
         return save_dialogues(target, [dialogue], self.runtime.schemas)
 
@@ -164,6 +172,10 @@ class Chat:
 
 
 async def run_chat(config: Config, args: argparse.Namespace) -> int:
+    if args.record:
+        from tod_runtime.files import check_apart
+
+        check_apart(args.record, [config.services.rpartition(":")[0] or config.services], "record")
     runtime = Runtime(config)
     await runtime.start()
     chat = Chat(runtime, args)
@@ -186,8 +198,8 @@ async def run_chat(config: Config, args: argparse.Namespace) -> int:
                     await chat.turn(line)
             except TodError as exc:
                 chat.emit({"error": str(exc)}, f"error: {exc}")
-        if chat.recording is not None:
-            print(f"(recorded to {chat.recording})", file=sys.stderr)
     finally:
+        if chat.recording is not None and chat.recording.exists():
+            print(f"(recorded to {chat.recording})", file=sys.stderr)
         await runtime.close()
     return 0

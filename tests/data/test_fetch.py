@@ -71,7 +71,7 @@ def test_an_archive_with_another_layout_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_bad_source_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["data", "fetch", "sgd", "--source", str(tmp_path / "no.zip")]) == 2
+    assert main(["data", "fetch", "sgd", "--source", str(tmp_path / "no.zip")]) == 3
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no such file" in err
 

@@ -90,7 +90,7 @@ def test_an_invalid_file_is_skipped_or_fails_the_run_with_strict(
     assert len(skipped) == 1 and "dialogues_002.json" in skipped[0]["file"]
     assert "dialogue x" in skipped[0]["error"]
     capsys.readouterr()
-    assert main(["replay", str(split), "--nlu", "gold", "--strict"]) == 2
+    assert main(["replay", str(split), "--nlu", "gold", "--strict"]) == 3  # bad data
     err = capsys.readouterr().err
     assert "dialogues_002.json" in err and err.count("\n") == 1
 
@@ -134,7 +134,7 @@ def test_seen_depends_on_the_services_not_on_where_the_data_lies(
 
     def seen_of(*args: str) -> tuple[float | None, float | None]:
         path = tmp_path / "r.json"
-        assert main(["replay", *args, "--nlu", "gold", "--report", str(path)]) == 0
+        assert main(["replay", *args, "--nlu", "gold", "--report", str(path), "--force"]) == 0
         groups = json.loads(path.read_text())["groups"]
         return groups["seen"]["joint_goal_accuracy"], groups["unseen"]["joint_goal_accuracy"]
 
@@ -229,9 +229,9 @@ def test_errors_lists_misses_wrong_values_and_false_fills_by_slot(
 def test_a_split_folder_is_not_replayed_under_another_splits_name(
     split: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["replay", str(split / "dev"), "--split", "train", "--nlu", "gold"]) == 2
+    assert main(["replay", str(split / "dev"), "--split", "train", "--nlu", "gold"]) == 3
     assert "this folder is one split ('dev'), not 'train'" in capsys.readouterr().err
-    assert main(["replay", str(split), "--split", "test"]) == 2
+    assert main(["replay", str(split), "--split", "test"]) == 3
     assert "splits present: dev" in capsys.readouterr().err
 
 

@@ -155,6 +155,12 @@ class MockBackend:
         self._tables = Tables()
         for schema_path in sorted(folder.glob("*/schema.json")):
             for schema in load_schema_file(schema_path):
+                if schema.service_name in self._dirs:
+                    raise SchemaError(
+                        f"service {schema.service_name!r} is defined twice",
+                        file=str(schema_path),
+                        hint=f"{self._dirs[schema.service_name]} defines it too: rename one",
+                    )
                 data = _load_data(schema_path.parent / "db.json", schema)
                 services.append(schema)
                 self._dirs[schema.service_name] = schema_path.parent

@@ -16,12 +16,14 @@ import json
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
-from typing import Any, Self
+from typing import Self
+
+from pydantic import ValidationError
 
 from tod_runtime.backends.base import known_intent, known_service
 from tod_runtime.backends.tables import Tables
 from tod_runtime.data.sgd import SGDSplit, open_split
-from tod_runtime.dialogue.models import ServiceCall
+from tod_runtime.dialogue.models import Frame, ServiceCall
 from tod_runtime.errors import InputError, TodError
 from tod_runtime.progress import progress
 from tod_runtime.schema.loader import Schemas
@@ -56,22 +58,31 @@ def record_key(service: str, call: ServiceCall) -> RecordKey:
 def read_recordings(split: SGDSplit) -> Recordings:
     """The results recorded in a split's dialogues, by call (the first recording wins)."""
     recorded: Recordings = {}
-    for service, frame in _recorded_calls(split):
-        call = ServiceCall.model_validate(frame["service_call"])
-        recorded.setdefault(record_key(service, call), frame.get("service_results") or [])
+    for service, call, results in _recorded_calls(split):
+        recorded.setdefault(record_key(service, call), results)
     return recorded
 
 
-def _recorded_calls(split: SGDSplit) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(service, system frame) of every frame with a service call, file by file."""
+def _recorded_calls(split: SGDSplit) -> Iterator[tuple[str, ServiceCall, list[dict[str, str]]]]:
+    """(service, call, results) of every frame with a service call, file by file. Only the
+    frames with a call are validated (fast); a file that does not read is left out here, as
+    replay skips it (or stops, with --strict)."""
     files = split.dialogue_files()
     with progress(f"index {split.name} service results", len(files)) as bar:
         for file in files:
-            for dialogue in split.read_raw(file):
-                for turn in dialogue.get("turns", ()):
-                    for frame in turn.get("frames", ()):
-                        if frame.get("service_call"):
-                            yield frame["service"], frame
+            try:
+                calls = [
+                    (frame.service, frame.service_call, frame.service_results or [])
+                    for dialogue in split.read_raw(file)
+                    for turn in dialogue.get("turns", ())
+                    for raw in turn.get("frames", ())
+                    if raw.get("service_call")
+                    for frame in [Frame.model_validate(raw)]
+                    if frame.service_call is not None
+                ]
+            except (TodError, ValidationError, AttributeError, TypeError):
+                calls = []
+            yield from calls
             bar.advance()
 
 
@@ -83,9 +94,7 @@ class SGDTablesBackend:
         self._tables = Tables()
         self._recorded: Recordings = {}
         by_method: dict[tuple[str, str], dict[str, dict[str, str]]] = {}
-        for service, frame in _recorded_calls(split):
-            call = ServiceCall.model_validate(frame["service_call"])
-            results = frame.get("service_results") or []
+        for service, call, results in _recorded_calls(split):
             self._recorded.setdefault(record_key(service, call), results)
             rows = by_method.setdefault((service, call.method), {})
             for row in results:

@@ -2,21 +2,26 @@
 
 The archive is first written to a temporary file inside the destination folder, then unpacked
 into a temporary folder there, and only then renamed to its final name: an interrupted fetch
-leaves no half-written dataset behind (at worst a ``.part`` file that the next fetch removes).
+leaves no half-written dataset behind; what a killed one left (a ``.part`` file, an
+``.unpack-*`` folder) the next fetch removes. A download has a total time limit and a stall
+limit (``Limits``).
 """
 
 from __future__ import annotations
 
+import http.client
 import os
 import shutil
 import tempfile
+import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from tod_runtime.errors import DataError
+from tod_runtime.errors import DataError, IOFailure
 from tod_runtime.progress import progress
 
 
@@ -48,17 +53,68 @@ def _is_url(source: str) -> bool:
     return source.startswith(("http://", "https://", "file://"))
 
 
-def _download(url: str, target: Path) -> None:
+def check_source(source: str) -> None:
+    """Refuse a source that cannot work before anything else (a cached copy included): a URL
+    needs a host (``file://`` an existing file), a path must be a zip file."""
+    if _is_url(source):
+        parsed = urllib.parse.urlsplit(source)
+        if parsed.scheme == "file":
+            check_source(urllib.request.url2pathname(parsed.path))
+        elif not parsed.hostname:
+            raise DataError("not a valid URL: it has no host", file=source)
+        return
+    path = Path(source).expanduser()
+    if not path.is_file():
+        raise DataError("no such file", file=source, hint="--source takes a URL or a zip")
+    if not zipfile.is_zipfile(path):
+        raise DataError("not a zip archive", file=source, hint="--source takes a URL or a zip")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How long a download may take in all (``total``, None: no limit) and how long it may
+    go without receiving a byte (``stall``)."""
+
+    total: float | None = None
+    stall: float = 60.0
+
+
+def _download(url: str, target: Path, limits: Limits) -> None:
+    deadline = None if limits.total is None else time.monotonic() + limits.total
     try:
-        with urllib.request.urlopen(url, timeout=60) as response, target.open("wb") as out:
+        with (
+            urllib.request.urlopen(url, timeout=limits.stall) as response,
+            target.open("wb") as out,
+        ):
             size = response.headers.get("Content-Length")
             with progress("download", int(size) if size else None, unit="bytes") as bar:
-                while chunk := response.read(CHUNK):
+                while chunk := response.read1(CHUNK):
                     out.write(chunk)
                     bar.advance(len(chunk))
-    except (urllib.error.URLError, OSError) as exc:
-        raise DataError(
-            f"download failed: {getattr(exc, 'reason', exc)}",
+                    if deadline is not None and time.monotonic() > deadline:
+                        raise IOFailure(
+                            f"the download took longer than {limits.total:g} s",
+                            file=url,
+                            hint="raise --timeout, or pass --source with a local copy",
+                        )
+    except TimeoutError:
+        raise IOFailure(
+            f"the download stalled: nothing received for {limits.stall:g} s",
+            file=url,
+            hint="check the network, raise --stall-timeout, or pass --source with a local copy",
+        ) from None
+    except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+        reason = getattr(exc, "reason", None) or exc
+        if isinstance(exc, urllib.error.HTTPError):
+            reason = f"HTTP {exc.code} {exc.reason}"
+        if isinstance(reason, TimeoutError):
+            raise IOFailure(
+                f"no answer within {limits.stall:g} s",
+                file=url,
+                hint="check the network, raise --stall-timeout, or pass --source with a local copy",
+            ) from None
+        raise IOFailure(
+            f"download failed: {reason}",
             file=url,
             hint="check the network, or pass --source with a local copy of the zip",
         ) from None
@@ -100,35 +156,47 @@ def _extract(archive_path: Path, into: Path, top_folder: str, label: str) -> Non
         raise DataError(f"not a zip archive: {exc}", file=label) from None
 
 
+def _remove_leftovers(dest_dir: Path, top_folder: str) -> None:
+    """What a killed fetch left: its partial download and its unpack folder."""
+    (dest_dir / f".{top_folder}.zip.part").unlink(missing_ok=True)
+    for stale in dest_dir.glob(".unpack-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+
+
 def fetch(
     dataset: str = "sgd",
     *,
     source: str | None = None,
     dest: str | Path | None = None,
     force: bool = False,
+    limits: Limits | None = None,
 ) -> Path:
     """Fetch ``dataset`` into ``dest`` and return the dataset folder (the archive's top
-    folder). An existing complete folder is reused unless ``force``."""
+    folder). An existing complete folder is reused unless ``force``; a ``source`` given is
+    checked even then. ``limits``: the download's time limits."""
     if dataset not in DATASETS:
         raise DataError(f"unknown dataset {dataset!r}", hint=f"known: {', '.join(DATASETS)}")
     info = DATASETS[dataset]
+    if source is not None:
+        check_source(source)
     dest_dir = Path(dest) if dest is not None else default_data_dir()
     final = dest_dir / info.top_folder
+    if dest_dir.is_dir():
+        _remove_leftovers(dest_dir, info.top_folder)
     if final.is_dir() and not force:
         return final
     dest_dir.mkdir(parents=True, exist_ok=True)
     src = source or info.url
     part = dest_dir / f".{info.top_folder}.zip.part"
-    part.unlink(missing_ok=True)
     try:
         if _is_url(src):
-            _download(src, part)
+            _download(src, part, limits or Limits())
         else:
             _copy(Path(src).expanduser(), part)
         with tempfile.TemporaryDirectory(dir=dest_dir, prefix=".unpack-") as tmp:
             _extract(part, Path(tmp), info.top_folder, src)
-            if final.exists():
-                shutil.rmtree(final)
+            if final.exists():  # --force: the old copy leaves with the temporary folder
+                final.rename(Path(tmp) / ".old")
             (Path(tmp) / info.top_folder).rename(final)
     finally:
         part.unlink(missing_ok=True)

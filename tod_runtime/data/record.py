@@ -3,45 +3,34 @@
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tod_runtime.dialogue.models import Dialogue
 from tod_runtime.errors import DataError
+from tod_runtime.files import write_json
 from tod_runtime.schema.loader import load_schema_file
 from tod_runtime.schema.models import ServiceSchema
 
 _NUMBERED = re.compile(r"dialogues_(\d+)\.json$")
 
 
-def _write_json(path: Path, data: object) -> None:
-    """Write atomically: a temporary file in the same folder, then rename."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(data, out, indent=2, ensure_ascii=False)
-            out.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def merge_schema_file(
     folder: Path, schemas: Mapping[str, ServiceSchema], used: Sequence[str]
 ) -> None:
-    """Make ``folder/schema.json`` hold every service in ``used`` (keeping what it had)."""
+    """Make ``folder/schema.json`` hold every service in ``used`` (keeping what it had);
+    written only when that adds a service. A dialogue that used no service yet gets every
+    service, so the folder is a valid split (a schema list is never empty)."""
     path = folder / "schema.json"
     known = {s.service_name: s for s in load_schema_file(path)} if path.exists() else {}
-    for name in used:
+    before = len(known)
+    for name in used or ([] if known else list(schemas)):
         if name not in schemas:
             raise DataError(f"service {name!r} has no schema", file=str(path))
         known.setdefault(name, schemas[name])
-    _write_json(path, [s.to_json() for s in known.values()])
+    if len(known) != before:
+        write_json(path, [s.to_json() for s in known.values()])
 
 
 def next_dialogue_file(folder: Path) -> Path:
@@ -70,5 +59,5 @@ def save_dialogues(
         raise DataError("folder does not exist", file=str(folder))
     used = sorted({s for d in dialogues for s in d.services})
     merge_schema_file(folder, schemas, used)
-    _write_json(file, [d.to_json() for d in dialogues])
+    write_json(file, [d.to_json() for d in dialogues])
     return file

@@ -43,8 +43,15 @@ def check_against_schemas(
             )
     for t, turn in enumerate(dialogue.turns):
         for f, frame in enumerate(turn.frames):
-            schema = schemas[frame.service]
             prefix = f"turns[{t}].frames[{f}]"
+            if frame.service not in schemas:
+                raise DataError(
+                    f"service {frame.service!r} is not in the schema",
+                    file=file,
+                    where=where,
+                    path=f"{prefix}.service",
+                )
+            schema = schemas[frame.service]
             for a, action in enumerate(frame.actions):
                 slot = action.slot
                 if slot and slot not in ("intent", "count") and slot not in schema.slot_map:
@@ -70,6 +77,15 @@ def check_against_schemas(
                             file=file,
                             where=where,
                             path=f"{prefix}.state",
+                        )
+                for slot, values in state.slot_values.items():
+                    if not values:
+                        raise DataError(
+                            "a slot in the state has no value",
+                            file=file,
+                            where=where,
+                            path=f"{prefix}.state.slot_values.{slot}",
+                            hint="leave the slot out, or give it its value(s)",
                         )
             call = frame.service_call
             if call is not None and call.method not in schema.intent_map:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from tod_runtime.errors import ConfigError
+from tod_runtime.files import atomic_write, check_output, check_output_dir, write_json
 
 EXIT_BELOW = 1  # a --fail-under threshold was missed
 EXIT_DIFFERS = 1  # --expect-exact: a turn differs from the recording
+EXIT_FAILED = 1  # --strict: a dialogue failed (the run stopped there)
 
 
 def _threshold(text: str) -> tuple[str, float]:
@@ -51,13 +52,13 @@ def _run(args: argparse.Namespace) -> int:
         errors=args.errors is not None,
         services=args.services,
     )
+    _check_outputs(args)  # before the long work
     run = run_replay(options)
     report = build_report(options, run)
     for skipped in run.skipped:
         print(f"skipped: {skipped['error']}", file=sys.stderr)
     if args.report:
-        with open(args.report, "w", encoding="utf-8") as out:
-            json.dump(report.model_dump(mode="json"), out, indent=2)
+        write_json(args.report, report.model_dump(mode="json"))
     if args.junit:
         write_junit(args.junit, run.results, run.seconds)
     if args.errors:
@@ -68,10 +69,18 @@ def _run(args: argparse.Namespace) -> int:
             for frame in result.frames:
                 frames[frame.service] = frames.get(frame.service, 0) + 1
         errors = (e for r in run.results for e in r.errors)
-        with open(args.errors, "w", encoding="utf-8") as out:
-            out.write(error_report(errors, frames))
+        atomic_write(args.errors, error_report(errors, frames))
     print(summary(report))
     code = 0
+    if run.stopped_at is not None:
+        first = run.stopped_at
+        detail = f": {first.diffs[0]}" if first.diffs else ""
+        print(
+            f"tod replay: --strict: stopped at the first failed dialogue, {first.file} "
+            f"{first.dialogue_id}{detail}",
+            file=sys.stderr,
+        )
+        code = EXIT_FAILED
     for name, minimum in args.fail_under:
         value = report.metrics.get(name)
         if value is None or value < minimum:
@@ -87,6 +96,24 @@ def _run(args: argparse.Namespace) -> int:
         )
         code = EXIT_DIFFERS
     return code
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Every output can be written, exists only with --force, and lies outside the data."""
+    inputs = [args.path]
+    if args.services:
+        inputs.append(args.services.rpartition(":")[0] or args.services)
+    for option, what in (("report", "report"), ("junit", "JUnit file"), ("errors", "error file")):
+        if getattr(args, option):
+            check_output(getattr(args, option), force=args.force, inputs=inputs, what=what)
+    if args.predictions:
+        check_output_dir(
+            args.predictions,
+            force=args.force,
+            inputs=inputs,
+            owned="dialogues_*.json",
+            what="predictions folder",
+        )
 
 
 def add_replay_command(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -127,7 +154,17 @@ def add_replay_command(subparsers: argparse._SubParsersAction[Any]) -> None:
         default=[],
         help="exit 1 when METRIC is below VALUE (repeatable)",
     )
-    parser.add_argument("--strict", action="store_true", help="an invalid file fails the run")
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="stop at the first failed dialogue (exit 1); an invalid file fails the run",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace existing outputs (--report, --junit, --errors; the dialogues_*.json of "
+        "--predictions are removed first)",
+    )
     parser.add_argument(
         "--expect-exact",
         action="store_true",

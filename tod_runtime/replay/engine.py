@@ -118,6 +118,11 @@ def _gold_acts(turn: Turn) -> UserActs:
     return {f.service: list(f.actions) for f in turn.frames}
 
 
+def _acted(acts: UserActs) -> UserActs:
+    """The services that have acts: a recorded frame with no acts only carries state."""
+    return {service: actions for service, actions in acts.items() if actions}
+
+
 class DialogueReplayer:
     """Replays dialogues through one started runtime's pipeline."""
 
@@ -159,7 +164,7 @@ class DialogueReplayer:
         return result
 
     def score_user(self, index: int, turn: Turn, user: UserStep, result: DialogueResult) -> None:
-        if self.exact and not self.gold_nlu and user.acts != _gold_acts(turn):
+        if self.exact and not self.gold_nlu and _acted(user.acts) != _acted(_gold_acts(turn)):
             got = {s: _acts_text(a) for s, a in user.acts.items()}
             want = {s: _acts_text(a) for s, a in _gold_acts(turn).items()}
             result.diffs.append(f"turn {index} USER acts: expected {want} got {got}")

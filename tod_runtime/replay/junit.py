@@ -6,6 +6,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 
+from tod_runtime.files import atomic_open
 from tod_runtime.replay.engine import DialogueResult
 
 
@@ -30,4 +31,5 @@ def write_junit(path: str | Path, results: Sequence[DialogueResult], seconds: fl
                 case, "failure", message=f"{len(result.diffs)} difference(s) from the annotation"
             )
             failure.text = diff_text(result)
-    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+    with atomic_open(path, "wb") as out:
+        ET.ElementTree(suite).write(out, encoding="utf-8", xml_declaration=True)

@@ -4,10 +4,12 @@ results merged in file order so every run gives the same numbers."""
 from __future__ import annotations
 
 import asyncio
-import json
+import gc
+import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,13 +17,15 @@ from tod_runtime.backends.recorded import RecordedBackend
 from tod_runtime.backends.sgd_tables import SGDTablesBackend, read_recordings
 from tod_runtime.config import Config, load_config
 from tod_runtime.data.sgd import SGDSplit, open_split
-from tod_runtime.errors import TodError
+from tod_runtime.errors import DataError, TodError
+from tod_runtime.files import remove_temporaries, write_json
 from tod_runtime.plugins import collect_components, make_plugin_manager
 from tod_runtime.progress import progress
 from tod_runtime.replay.engine import DialogueReplayer, DialogueResult
 from tod_runtime.runtime import Runtime
 
 GOLD = "gold"
+GC_YOUNG = 10_000  # allocations between young collections while replaying (Python's: 700)
 
 
 @dataclass(frozen=True)
@@ -35,7 +39,7 @@ class ReplayOptions:
     limit: int | None = None
     workers: int = 1
     predictions: str | None = None
-    strict: bool = False
+    strict: bool = False  # an invalid file fails the run; the first failed dialogue stops it
     exact: bool = False
     errors: bool = False  # keep the state errors of every frame (for --errors)
     services: str | None = None  # what the pipeline runs on; default: the split's own
@@ -68,6 +72,7 @@ class ReplayRun:
     results: list[DialogueResult] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
     seconds: float = 0.0
+    stopped_at: DialogueResult | None = None  # --strict: the first failed dialogue met
 
 
 Task = tuple[str, int | None]  # file, how many dialogues of it (None: all)
@@ -82,6 +87,15 @@ class _Worker:
         self.runtime = replay_runtime(options, self.split)
         self.loop = asyncio.new_event_loop()
         self.loop.run_until_complete(self.runtime.start())
+        # A long dialogue keeps many objects alive while it replays, and the garbage
+        # collector's full passes walked them all, and the ~300k objects start-up loaded, over
+        # and over: a 5,000-turn dialogue replayed ~30 % slower per turn than a 50-turn one
+        # (benchmarks/replay_long.py). Start-up's objects live as long as the worker: frozen,
+        # they are not walked; a larger young generation lets a turn's garbage die young.
+        self._gc_threshold = gc.get_threshold()
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(GC_YOUNG, *self._gc_threshold[1:])
         self.replayer = DialogueReplayer(
             self.runtime,
             gold_nlu=options.nlu == GOLD,
@@ -96,16 +110,31 @@ class _Worker:
             dialogues = self.split.read_file(file, schemas=self.runtime.schemas)
         except TodError as exc:
             return [], {"file": file, "error": str(exc)}
-        results = [
-            self.loop.run_until_complete(self.replayer.replay(d, file)) for d in dialogues[:count]
-        ]
+        results = []
+        for dialogue in dialogues[:count]:
+            result = self.loop.run_until_complete(self.replayer.replay(dialogue, file))
+            results.append(result)
+            if self.options.strict and not result.passed:
+                break
         if self.options.predictions is not None:
-            out = Path(self.options.predictions) / file
             predicted = [r.predicted.to_json() for r in results if r.predicted is not None]
-            out.write_text(json.dumps(predicted, indent=1))
+            write_json(Path(self.options.predictions) / file, predicted, indent=1)
             for r in results:
                 r.predicted = None
         return results, None
+
+    def close(self) -> None:
+        """Close the runtime, after cancelling what an interruption left running."""
+        pending = asyncio.all_tasks(self.loop)
+        for task in pending:
+            task.cancel()
+        if pending:
+            gather = asyncio.gather(*pending, return_exceptions=True)
+            self.loop.run_until_complete(gather)
+        self.loop.run_until_complete(self.runtime.close())
+        self.loop.close()
+        gc.set_threshold(*self._gc_threshold)
+        gc.unfreeze()
 
 
 _WORKER: _Worker | None = None
@@ -113,6 +142,8 @@ _WORKER: _Worker | None = None
 
 def _init_worker(options: ReplayOptions) -> None:
     global _WORKER
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the parent, which ends us
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's terminate() ends us at once
     _WORKER = _Worker(options)
 
 
@@ -123,7 +154,7 @@ def _run_task(task: Task) -> tuple[list[DialogueResult], dict[str, str] | None]:
 
 def _check(options: ReplayOptions, skipped: dict[str, str] | None) -> None:
     if skipped is not None and options.strict:
-        raise TodError(skipped["error"], hint="run without --strict to skip invalid files")
+        raise DataError(skipped["error"], hint="run without --strict to skip invalid files")
 
 
 def run_replay(options: ReplayOptions) -> ReplayRun:
@@ -135,35 +166,52 @@ def run_replay(options: ReplayOptions) -> ReplayRun:
         Path(options.predictions).mkdir(parents=True, exist_ok=True)
     run = ReplayRun(services)
     outcomes: dict[int, tuple[list[DialogueResult], dict[str, str] | None]] = {}
-    with progress(f"replay {options.split}", len(tasks)) as bar:
-        for index, outcome in _execute(options, tasks):
-            _check(options, outcome[1])
-            outcomes[index] = outcome
-            bar.advance()
-    for index in range(len(tasks)):
+    try:
+        with (
+            progress(f"replay {options.split}", len(tasks)) as bar,
+            closing(_execute(options, tasks)) as done,
+        ):
+            for index, outcome in done:
+                _check(options, outcome[1])
+                outcomes[index] = outcome
+                bar.advance()
+                if options.strict and not all(r.passed for r in outcome[0]):
+                    break  # --strict: stop at the first failed dialogue
+    except BaseException:
+        if options.predictions is not None:  # a worker ended mid-write leaves its temp file
+            remove_temporaries(options.predictions)
+        raise
+    for index in sorted(outcomes):
         results, skipped = outcomes[index]
         run.results += results
         if skipped is not None:
             run.skipped.append(skipped)
+    run.stopped_at = (
+        next((r for r in run.results if not r.passed), None) if options.strict else None
+    )
     run.seconds = round(time.perf_counter() - start, 3)
     return run
 
 
 def _execute(
     options: ReplayOptions, tasks: list[Task]
-) -> Iterator[tuple[int, tuple[list[DialogueResult], dict[str, str] | None]]]:
+) -> Generator[tuple[int, tuple[list[DialogueResult], dict[str, str] | None]], None, None]:
     if options.workers <= 1 or len(tasks) == 1:
         worker = _Worker(options)
         try:
             for index, task in enumerate(tasks):
                 yield index, worker.run(task)
         finally:
-            worker.loop.run_until_complete(worker.runtime.close())
-            worker.loop.close()
+            worker.close()
         return
-    with ProcessPoolExecutor(
-        options.workers, initializer=_init_worker, initargs=(options,)
-    ) as pool:
+    pool = ProcessPoolExecutor(options.workers, initializer=_init_worker, initargs=(options,))
+    try:
         futures = {pool.submit(_run_task, task): i for i, task in enumerate(tasks)}
         for future in as_completed(futures):
             yield futures[future], future.result()
+    except BaseException:  # interrupted, an error, or the caller stopped (--strict): now
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.terminate()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

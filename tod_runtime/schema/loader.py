@@ -48,14 +48,31 @@ def parse_schema_list(data: Any, *, file: str = "<schema>") -> list[ServiceSchem
         raise SchemaError(
             "expected a JSON list of services", file=file, hint="SGD schema.json is a list"
         )
-    services = []
+    if not data:
+        raise SchemaError(
+            "the list of services is empty",
+            file=file,
+            hint="a schema.json lists one service or more",
+        )
+    services: list[ServiceSchema] = []
+    first: dict[str, int] = {}
     for index, item in enumerate(data):
         name = item.get("service_name") if isinstance(item, dict) else None
         where = f"service {name}" if name else f"service #{index}"
         try:
-            services.append(ServiceSchema.model_validate(item))
+            service = ServiceSchema.model_validate(item)
         except ValidationError as exc:
             raise from_validation_error(exc, SchemaError, file=file, where=where) from None
+        if service.service_name in first:
+            raise SchemaError(
+                f"service {service.service_name!r} is defined twice (#{first[service.service_name]}"
+                f" and #{index})",
+                file=file,
+                where=where,
+                hint="service names must be unique: remove or rename one",
+            )
+        first[service.service_name] = index
+        services.append(service)
     return services
 
 

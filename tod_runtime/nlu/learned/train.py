@@ -16,6 +16,7 @@ from typing import Any
 
 from tod_runtime.backends.sgd_tables import SGDTablesBackend
 from tod_runtime.data.sgd import SGDSplit, open_split
+from tod_runtime.files import atomic_open, atomic_write
 from tod_runtime.nlu.learned.examples import (
     Featurised,
     Featuriser,
@@ -274,7 +275,8 @@ def run_train_nlu(args: argparse.Namespace) -> int:
     config["rows"] = {name: len(rows) for name, rows in data.rows.items()}
     config["seconds"] = round(time.perf_counter() - started, 1)
     model = NLUModel(model.weights, config)
-    model.save(out / "nlu.npz")
-    (out / "nlu.json").write_text(json.dumps(config | summary, indent=2) + "\n", encoding="utf-8")
+    with atomic_open(out / "nlu.npz", "wb") as model_file:
+        model.save(model_file)  # type: ignore[arg-type]  # numpy writes to a file object too
+    atomic_write(out / "nlu.json", json.dumps(config | summary, indent=2) + "\n")
     print(json.dumps({"model": str(out / "nlu.npz"), **summary, "seconds": config["seconds"]}))
     return 0
