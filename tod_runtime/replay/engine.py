@@ -115,7 +115,9 @@ def _recorded_step(turn: Turn) -> SystemStep:
 
 
 def _gold_acts(turn: Turn) -> UserActs:
-    return {f.service: list(f.actions) for f in turn.frames}
+    """The turn's annotated acts per frame; a frame without acts (a recorded chat keeps the
+    state of a frame the user said nothing to) is not addressed."""
+    return {f.service: list(f.actions) for f in turn.frames if f.actions}
 
 
 def _acted(acts: UserActs) -> UserActs:

@@ -8,6 +8,7 @@ Options (``[options.nlu]``): ``model``, a path to a model trained with ``tod tra
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
@@ -73,7 +74,14 @@ class LearnedNLU(RulesNLU):
             if a.slot:
                 slot_acts.setdefault(a.slot, []).append(a.act)
         acts += [act("REQUEST", s) for s in self.scorer.requested(turn, service, slot_acts)]
-        acts += await self._read_values(text, service, context.history.last_system_acts(service))
+        read = await self._read_values(text, service, context.history.last_system_acts(service))
+        acts += read
+        asked = [a.slot for a in system if a.act == "REQUEST" and a.slot] if same else []
+        if os.environ.get("TOD_ASKED_BACKSTOP") == "1" and asked and not read:
+            # An answer to the system's question that the reader missed: the rules look for
+            # the asked slot's known values (exactly, then fuzzily), times, dates and numbers.
+            found = await self._values(text, service, self.schemas[service], asked)
+            acts += [a for a in found if a.slot in asked]
         if predicted is None and intents.get(service, "NONE") != "NONE" and same:
             # The scorer says the task is over ("not for now, thanks"): closing acts only,
             # so the tracker ends the frame's intent when the system asked for more.

@@ -193,7 +193,7 @@ def span_strings(turn: ValueTurn, i: int, j: int, asked_types: Sequence[str]) ->
 def assign_strings(turn: ValueTurn, i: int, j: int, slot: SlotView, same_type: int) -> list[str]:
     toks = turn.tokens
     p2, p1, n1, n2 = _words_around(toks, i, j)
-    context = [stem(w) for w in (p2, p1, n1, n2) if w not in STOP]
+    context = list(dict.fromkeys(stem(w) for w in (p2, p1, n1, n2) if w not in STOP))
     if i >= 3:
         context.append(stem(toks[i - 3].lower))
     span = [stem(t.lower) for t in toks[i:j] if t.word][:3]
@@ -212,7 +212,8 @@ def assign_strings(turn: ValueTurn, i: int, j: int, slot: SlotView, same_type: i
     out += [f"tn:{slot.value_type}|{min(j - i, 4)}", f"tk:{slot.value_type}|{int(asked)}"]
     out += [f"a:{a}" for a in acts] + [f"a:{a}|{slot.value_type}" for a in acts]
     out += [f"q:{int(asked)}|{bool(turn.asked)}|{min(same_type, 3)}"]
-    out += [f"k:{int(known_here)}|{int(known_other)}", f"k:{int(known_here)}|{int(asked)}"]
+    known = f"{int(known_here)}|{int(known_other)}|{slot.value_type}"
+    out += [f"k:{known}", f"k:{known}|{int(asked)}"]
     out += [f"in:{int(slot.is_input)}"]
     return out
 
@@ -296,6 +297,7 @@ class Read:
     value: str  # as the user wrote it (a categorical slot: the possible value)
     canonical: str
     score: float
+    tokens: range = range(0)  # where it was said (none: dontcare, or a yes/no slot)
 
 
 class ValueReader:
@@ -311,7 +313,15 @@ class ValueReader:
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
     def read(self, turn: ValueTurn, slots: Sequence[SlotView]) -> list[Read]:
-        return self.read_spans(turn, slots) + self.read_categorical(turn, slots)
+        """The values of the turn: spans first; then, best first, each categorical slot's
+        value whose words no span or better-scoring slot took ("2 nights" fills one slot)."""
+        out = self.read_spans(turn, slots)
+        taken = {n for read in out for n in read.tokens}
+        for read in sorted(self.read_categorical(turn, slots), key=lambda r: -r.score):
+            if not taken & set(read.tokens):
+                taken |= set(read.tokens)
+                out.append(read)
+        return out
 
     def read_spans(self, turn: ValueTurn, slots: Sequence[SlotView]) -> list[Read]:
         open_slots = [s for s in slots if not s.categorical]
@@ -345,7 +355,7 @@ class ValueReader:
             taken.append((i, j))
             used.add(best.name)
             text = turn.text[turn.tokens[i].start : turn.tokens[j - 1].end]
-            out.append(Read(best.name, text, text, p * best_p))
+            out.append(Read(best.name, text, text, p * best_p, range(i, j)))
         return out
 
     def read_categorical(self, turn: ValueTurn, slots: Sequence[SlotView]) -> list[Read]:
@@ -361,7 +371,9 @@ class ValueReader:
                 if q > best_p:
                     best, best_p = value, q
             if best is not None:
-                out.append(Read(slot.name, best, best, best_p))
+                kind, at = mention(best, turn, numbers, lowered) if best != DONTCARE else ("", -1)
+                said = range(at, at + 1) if kind in ("exact", "number") else range(0)
+                out.append(Read(slot.name, best, best, best_p, said))
         return out
 
 
