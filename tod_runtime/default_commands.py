@@ -98,6 +98,15 @@ def _cmd_data_validate(args: argparse.Namespace) -> int:
     return 1 if errors else 0
 
 
+def _cmd_data_rename(args: argparse.Namespace) -> int:
+    from tod_runtime.data.rename import rename_split
+    from tod_runtime.data.sgd import open_split
+
+    split = open_split(args.path, args.split)
+    print(rename_split(split, args.out, limit=args.limit))
+    return 0
+
+
 def _add_data(sub: argparse._SubParsersAction[Any]) -> None:
     data = sub.add_parser("data", help="fetch and check datasets")
     data_sub = data.add_subparsers(dest="data_command", required=True, metavar="COMMAND")
@@ -111,6 +120,15 @@ def _add_data(sub: argparse._SubParsersAction[Any]) -> None:
     validate.add_argument("path", metavar="SGD_DIR", help="dataset folder or zip")
     validate.add_argument("--split", default="dev")
     validate.set_defaults(func=_cmd_data_validate)
+    rename = data_sub.add_parser(
+        "rename",
+        help="write a split with opaque service, intent and slot names (Service_01, ...)",
+    )
+    rename.add_argument("path", metavar="SGD_DIR", help="dataset folder or zip")
+    rename.add_argument("--split", default="dev")
+    rename.add_argument("--out", metavar="DIR", required=True, help="writes DIR/<split>/")
+    rename.add_argument("--limit", type=int, metavar="N", help="at most N dialogues per file")
+    rename.set_defaults(func=_cmd_data_rename)
 
 
 # ---------------------------------------------------------------- tod plugins
