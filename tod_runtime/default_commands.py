@@ -201,7 +201,14 @@ def _cmd_train_nlu(args: argparse.Namespace) -> int:
     return run_train_nlu(args)
 
 
+def _cmd_train_dst(args: argparse.Namespace) -> int:
+    from tod_runtime.dst.learned.train import run_train_dst
+
+    return run_train_dst(args)
+
+
 def _add_train(sub: argparse._SubParsersAction[Any]) -> None:
+    from tod_runtime.dst.learned.train import add_train_options as add_dst_options
     from tod_runtime.nlu.learned.train import add_train_options
 
     train = sub.add_parser("train", help="train a learned component on SGD train")
@@ -209,3 +216,6 @@ def _add_train(sub: argparse._SubParsersAction[Any]) -> None:
     nlu = kinds.add_parser("nlu", help="the learned NLU (active intent, requested slots)")
     add_train_options(nlu)
     nlu.set_defaults(func=_cmd_train_nlu)
+    dst = kinds.add_parser("dst", help="the tracker's carry-over model (values across services)")
+    add_dst_options(dst)
+    dst.set_defaults(func=_cmd_train_dst)
