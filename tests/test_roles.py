@@ -1,11 +1,12 @@
-"""Slot roles: one definition of what a slot is, computed once per schema."""
+"""Slot roles: one definition of what a slot is, from its values and description (never its
+name), computed once per schema."""
 
 from __future__ import annotations
 
 from stage_helpers import schemas
 
-from tod_runtime.schema.models import ServiceSchema, SlotSchema
-from tod_runtime.schema.roles import carried, slot_roles, value_type
+from tod_runtime.schema.models import SlotSchema
+from tod_runtime.schema.roles import description_head, slot_roles, value_type
 
 
 def slot(name: str, description: str = "", values: tuple[str, ...] = ()) -> SlotSchema:
@@ -17,33 +18,26 @@ def slot(name: str, description: str = "", values: tuple[str, ...] = ()) -> Slot
     )
 
 
-def test_value_types_from_values_and_names() -> None:
-    assert value_type(slot("has_wifi", values=("True", "False"))) == "bool"
-    assert value_type(slot("party_size", values=("1", "2", "3"))) == "number"
-    assert value_type(slot("pickup_time")) == "time"
-    assert value_type(slot("check_out_date")) == "date"
-    assert value_type(slot("city")) == "text"
+def test_value_types_from_values_and_descriptions() -> None:
+    assert value_type(slot("x1", values=("True", "False"))) == "bool"
+    assert value_type(slot("x2", values=("1", "2", "3"))) == "number"
+    assert value_type(slot("x3", "Start time of event")) == "time"
+    assert value_type(slot("x4", "Check in date for reservation")) == "date"
+    assert value_type(slot("x5", "City where the event is taking place")) == "text"
 
 
-def test_every_carried_date_is_a_date_but_not_every_date_is_carried() -> None:
-    service = ServiceSchema(
-        service_name="Trips_9",
-        description="trips",
-        slots=[
-            slot("departure_date"),
-            slot("return_date"),
-            slot("from_city", "city of origin"),
-            slot("to_city", "city to go to"),
-        ],  # fmt: skip
-        intents=[],
+def test_the_name_does_not_decide() -> None:
+    assert value_type(slot("pickup_time", "Location of rental car pickup")) == "text"
+    assert value_type(slot("slot_7", "Date of the show")) == "date"
+
+
+def test_only_the_head_of_a_description_names_the_type() -> None:
+    assert description_head("Number of days for the transfer to go through") == ["number"]
+    assert value_type(slot("x", "Number of days for the transfer to go through")) == "text"
+    assert value_type(slot("x", "The amount of money held in a bank account at a given time")) == (
+        "text"
     )
-    roles = slot_roles(service)
-    assert roles["departure_date"].carry == "date" and roles["return_date"].carry is None
-    assert {n for n, r in roles.items() if r.value_type == "date"} == {
-        "departure_date",
-        "return_date",
-    }
-    assert carried(service) == {"departure_date": "date", "from_city": "origin", "to_city": "place"}
+    assert value_type(slot("x", "Length of stay in days")) == "text"
 
 
 def test_roles_are_computed_once_per_schema() -> None:

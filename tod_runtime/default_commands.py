@@ -105,6 +105,15 @@ def _cmd_data_validate(args: argparse.Namespace) -> int:
     return 1 if errors else 0
 
 
+def _cmd_data_rename(args: argparse.Namespace) -> int:
+    from tod_runtime.data.rename import rename_split
+    from tod_runtime.data.sgd import open_split
+
+    split = open_split(args.path, args.split)
+    print(rename_split(split, args.out, limit=args.limit))
+    return 0
+
+
 def _add_data(sub: argparse._SubParsersAction[Any]) -> None:
     data = sub.add_parser("data", help="fetch and check datasets")
     data_sub = data.add_subparsers(dest="data_command", required=True, metavar="COMMAND")
@@ -128,6 +137,15 @@ def _add_data(sub: argparse._SubParsersAction[Any]) -> None:
     validate.add_argument("path", metavar="SGD_DIR", help="dataset folder or zip")
     validate.add_argument("--split", default="dev")
     validate.set_defaults(func=_cmd_data_validate)
+    rename = data_sub.add_parser(
+        "rename",
+        help="write a split with opaque service, intent and slot names (Service_01, ...)",
+    )
+    rename.add_argument("path", metavar="SGD_DIR", help="dataset folder or zip")
+    rename.add_argument("--split", default="dev")
+    rename.add_argument("--out", metavar="DIR", required=True, help="writes DIR/<split>/")
+    rename.add_argument("--limit", type=int, metavar="N", help="at most N dialogues per file")
+    rename.set_defaults(func=_cmd_data_rename)
 
 
 # ---------------------------------------------------------------- tod plugins
@@ -206,7 +224,14 @@ def _cmd_train_nlu(args: argparse.Namespace) -> int:
     return run_train_nlu(args)
 
 
+def _cmd_train_dst(args: argparse.Namespace) -> int:
+    from tod_runtime.dst.learned.train import run_train_dst
+
+    return run_train_dst(args)
+
+
 def _add_train(sub: argparse._SubParsersAction[Any]) -> None:
+    from tod_runtime.dst.learned.train import add_train_options as add_dst_options
     from tod_runtime.nlu.learned.train import add_train_options
 
     train = sub.add_parser("train", help="train a learned component on SGD train")
@@ -215,3 +240,6 @@ def _add_train(sub: argparse._SubParsersAction[Any]) -> None:
     add_train_options(nlu)
     nlu.add_argument("--force", action="store_true", help="replace a model in --out")
     nlu.set_defaults(func=_cmd_train_nlu)
+    dst = kinds.add_parser("dst", help="the tracker's carry-over model (values across services)")
+    add_dst_options(dst)
+    dst.set_defaults(func=_cmd_train_dst)

@@ -1,28 +1,105 @@
 """Values carried between frames when the user moves to another service.
 
 SGD users often say "a hotel there", "a cab for the three of us" or "book it for that day":
-the new frame starts from the goal of the frame they were just in. Slots are matched by what
-they are, read from their names and descriptions, never by service:
+the new frame starts from what the user settled in the frames before, or from what the system
+told them there (the address of the restaurant they just booked). When a frame opens, or its
+intent changes, every input slot it does not hold yet is a *target*; every value of another
+frame's state and every value the system last told of a slot in another service is a
+*source*. A learned model (``dst/learned``, trained on SGD train with ``tod train dst``)
+scores each (source, target) pair from what the schemas say of both slots (description words,
+value types, categorical or not, how the intents take them) and the moment (opening or a new
+intent, transactional or not); each target takes its best source when that scores over the
+model's threshold. No service, intent or slot name enters a decision.
 
-* a **place** (a city, town or area; a bare "location"/"destination" when the service has no
-  city slot), and whether it is where a trip **starts** (an origin fills only an origin);
-* a **number of people** (a numeric slot counting people, seats, tickets...);
-* a **date**, which carries only into a transactional intent that takes one.
-
-Places and party sizes carry when the frame opens; dates when the frame's intent becomes a
-transaction. Values the user gives in the same turn win. What each slot is comes from
-``schema.roles``, decided once per schema.
+A categorical target only takes one of its possible values, spelled as its schema spells it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from tod_runtime.dialogue.context import DialogueState
 from tod_runtime.dialogue.history import History
-from tod_runtime.dialogue.models import State
+from tod_runtime.dialogue.models import DONTCARE, State
+from tod_runtime.dst.learned.features import BITS, Context, features, hashed, slot_view
+from tod_runtime.dst.learned.model import CarryModel
 from tod_runtime.schema.models import ServiceSchema
-from tod_runtime.schema.roles import carried, is_spot
+
+SOURCE_FRAMES = 3  # the newest other frames a value may come from
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One value ``target`` could take, and the hashed features of where it comes from
+    (``source``, the service it comes from, only for training's held-out folds)."""
+
+    source: str
+    target: str
+    values: list[str]
+    features: tuple[int, ...]
+
+
+def candidates(
+    frame: State,
+    service: str,
+    state: DialogueState,
+    schemas: Mapping[str, ServiceSchema],
+    history: History,
+    *,
+    opening: bool,
+    bits: int = BITS,
+) -> list[Candidate]:
+    """Every (source, target) pair for ``frame`` of ``service`` (opening, or whose intent just
+    changed), newest source frame first."""
+    schema = schemas[service]
+    others = [s for s in reversed(state) if s != service and s in schemas][:SOURCE_FRAMES]
+    if not others:
+        return []
+    intent = schema.intent(frame.active_intent)
+    transactional = intent is not None and intent.is_transactional
+    targets = []
+    for spec in schema.slots:
+        view = slot_view(schema, spec.name)
+        if view.usage == "out" or spec.name in frame.slot_values:
+            continue
+        takes = "no"
+        if intent is not None and spec.name in intent.required_slots:
+            takes = "req"
+        elif intent is not None and spec.name in intent.optional_slots:
+            takes = "opt"
+        targets.append((spec.name, view, Context(opening, transactional, takes)))
+    out = []
+    for rank, other in enumerate(others):
+        source_schema = schemas[other]
+        for kind, slot, values in _sources(source_schema, state[other], history, other):
+            source = slot_view(source_schema, slot)
+            for target, view, context in targets:
+                taken = list(values)
+                if view.categorical:
+                    spelled = view.possible_value(values[0])
+                    if spelled is None:
+                        continue
+                    taken = [spelled]
+                found = hashed(features(source, view, kind, rank, context), bits)
+                out.append(Candidate(other, target, taken, found))
+    return out
+
+
+def _sources(
+    schema: ServiceSchema, frame: State, history: History, service: str
+) -> list[tuple[str, str, list[str]]]:
+    """(kind, slot, values): the frame's slot values, then what the system last told."""
+    found = [
+        ("state", slot, list(values))
+        for slot, values in frame.slot_values.items()
+        if values and values[0] != DONTCARE and schema.slot(slot) is not None
+    ]
+    for spec in schema.slots:
+        told = history.last_told(service, lambda s, name=spec.name: s == name)  # type: ignore[misc]
+        if told and told[0] != DONTCARE:
+            found.append(("told", spec.name, told))
+    return found
 
 
 def carry_over(
@@ -33,39 +110,14 @@ def carry_over(
     history: History,
     *,
     opening: bool,
+    model: CarryModel,
 ) -> None:
-    """Fill ``frame`` from the newest other frame (the one the user was just in)."""
-    others = [s for s in reversed(state) if s != service and s in schemas]
-    if not others:
-        return
-    schema = schemas[service]
-    source = {k: name for name, k in carried(schemas[others[0]]).items()}
-    values = state[others[0]].slot_values
-    intent = schema.intent(frame.active_intent)
-    booking = set()
-    if intent is not None and intent.is_transactional:
-        booking = {*intent.required_slots, *intent.optional_slots}
-    inputs = {s for i in schema.intents for s in (*i.required_slots, *i.optional_slots)}
-    for slot, wanted in carried(schema).items():
-        if slot not in inputs or slot in frame.slot_values or wanted == "people":
-            continue  # a party size is the user's to give; a trip takes its company along
-        if (wanted == "date" and slot not in booking) or (wanted != "date" and not opening):
-            continue
-        if wanted == "spot":  # a ride or an event "there": the address given for the last task
-            spot = history.last_told(others[0], _spots(schemas[others[0]])) if opening else []
-            if spot:
-                frame.slot_values[slot] = spot
-            continue
-        found = source.get(wanted) or (source.get("people") if wanted == "travellers" else None)
-        if found and values.get(found):
-            frame.slot_values[slot] = list(values[found])
-
-
-def _spots(schema: ServiceSchema) -> Callable[[str], bool]:
-    """Whether a slot of ``schema`` is a street-level place (an address, a venue)."""
-
-    def spot(slot: str) -> bool:
-        spec = schema.slot(slot)
-        return spec is not None and is_spot(spec)
-
-    return spot
+    """Fill the slots of ``frame`` that the model carries from other frames."""
+    best: dict[str, tuple[float, list[str]]] = {}
+    found = candidates(frame, service, state, schemas, history, opening=opening, bits=model.bits)
+    for candidate in found:
+        p = model.probability(candidate.features)
+        if p >= model.threshold and p > best.get(candidate.target, (0.0, []))[0]:
+            best[candidate.target] = (p, candidate.values)
+    for slot, (_, values) in best.items():
+        frame.slot_values[slot] = list(values)

@@ -16,6 +16,7 @@ from tod_runtime.dialogue.context import DialogueState, TrackerInput, UserActs
 from tod_runtime.dialogue.history import History, as_history
 from tod_runtime.dialogue.models import CLOSING_ACTS, DONTCARE, Action, State, Turn
 from tod_runtime.dst.carry import carry_over
+from tod_runtime.dst.learned.model import CarryModel, load_model
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.schema.models import ServiceSchema
 
@@ -24,11 +25,18 @@ REJECTS_OFFER = {"REQUEST_ALTS", "NEGATE"}
 
 
 class RulesTracker:
+    """Options (``[options.tracker]``): ``carry_model``, a path to a model trained with
+    ``tod train dst`` (default: the one shipped in the package)."""
+
     def __init__(self, ctx: ComponentContext) -> None:
         self.schemas: Mapping[str, ServiceSchema] = ctx.schemas
+        path = ctx.options.get("carry_model")
+        self.carry = load_model(str(path) if path else None)
 
     async def update(self, turn: TrackerInput) -> DialogueState:
-        return track(turn.context.state, turn.user_acts, turn.context.history, self.schemas)
+        state, acts = turn.context.state, turn.user_acts
+        history = turn.context.history
+        return track(state, acts, history, self.schemas, carry=self.carry)
 
 
 def track(
@@ -36,8 +44,12 @@ def track(
     user_acts: UserActs,
     history: Sequence[Turn],
     schemas: Mapping[str, ServiceSchema],
+    *,
+    carry: CarryModel | bool = True,
 ) -> DialogueState:
-    """The new state: a copy of ``before`` updated with this turn's acts."""
+    """The new state: a copy of ``before`` updated with this turn's acts. ``carry``: the
+    carry-over model (True: the one shipped; False: carry nothing over)."""
+    model = load_model() if carry is True else carry or None
     state = {service: _copy(frame) for service, frame in before.items()}
     history = as_history(history)
     for service, acts in user_acts.items():
@@ -46,8 +58,8 @@ def track(
         schema = schemas.get(service)
         intent_before = frame.active_intent
         _apply(frame, acts, history, service, schema)
-        if schema is not None and (is_new or frame.active_intent != intent_before):
-            carry_over(frame, service, state, schemas, history, opening=is_new)
+        if model and schema is not None and (is_new or frame.active_intent != intent_before):
+            carry_over(frame, service, state, schemas, history, opening=is_new, model=model)
     return state
 
 

@@ -8,7 +8,8 @@ kind; a value it cannot read passes through unchanged, and values already in the
 form are fixed points.
 
 A slot's kind is its value type from ``schema.roles`` (bool, number, time, date, text), with
-two kinds of free-text slot told apart by their names here, where only the backend's form
+two kinds of free-text slot told apart by the first words of their descriptions here (never
+their names), where only the backend's form
 depends on them: an ``amount`` of money ("amount", "price", "fare", "cost", "balance") and a
 ``count`` ("number_of_days" in a service that does not list its possible values).
 """
@@ -45,10 +46,10 @@ def slot_kind(schema: ServiceSchema, slot: str) -> Kind:
     spec = schema.slot(slot)
     if spec is None or spec.is_categorical:
         return "text"
-    name = _WORD.findall(slot.lower().replace("_", " "))
-    if set(name) & MONEY and not {"range", "type", "class", "name"} & set(name):
+    head = _WORD.findall(spec.description.lower())[:4]  # "Amount of money ...", "Number of ..."
+    if set(head) & MONEY and not {"range", "type", "class", "name"} & set(head):
         return "amount"
-    if name[:2] == ["number", "of"] or "count" in name:
+    if head[:2] == ["number", "of"] or "count" in head:
         return "count"
     return "text"
 

@@ -8,7 +8,6 @@ Options (``[options.nlu]``): ``model``, a path to a model trained with ``tod tra
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
@@ -77,7 +76,7 @@ class LearnedNLU(RulesNLU):
         read = await self._read_values(text, service, context.history.last_system_acts(service))
         acts += read
         asked = [a.slot for a in system if a.act == "REQUEST" and a.slot] if same else []
-        if os.environ.get("TOD_ASKED_BACKSTOP") == "1" and asked and not read:
+        if asked and not read:
             # An answer to the system's question that the reader missed: the rules look for
             # the asked slot's known values (exactly, then fuzzily), times, dates and numbers.
             found = await self._values(text, service, self.schemas[service], asked)

@@ -1,0 +1,83 @@
+"""The learned carry-over model: trained by `tod train dst`, read by the rules tracker, and
+blind to names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tod_runtime.cli import main
+from tod_runtime.data.rename import Renaming
+from tod_runtime.dialogue.history import History
+from tod_runtime.dialogue.models import State, act
+from tod_runtime.dst.carry import candidates, carry_over
+from tod_runtime.dst.learned.features import content_words
+from tod_runtime.dst.learned.model import load_model
+from tod_runtime.schema.models import ServiceSchema
+
+MINI = Path(__file__).parents[1] / "fixtures" / "sgd_mini"
+
+
+def test_description_words_drop_function_words_and_meet_across_inflections() -> None:
+    assert content_words("City where the journey ends") == ("city", "journe", "end")
+    assert content_words("Ending city for the trip") == ("end", "city", "trip")
+
+
+def _service(name: str, slots: list[tuple[str, str]], transactional: bool) -> ServiceSchema:
+    return ServiceSchema.model_validate(
+        {
+            "service_name": name,
+            "description": name,
+            "slots": [
+                {"name": n, "description": d, "is_categorical": False, "possible_values": []}
+                for n, d in slots
+            ],
+            "intents": [
+                {
+                    "name": f"Do{name}",
+                    "description": "do it",
+                    "is_transactional": transactional,
+                    "required_slots": [n for n, _ in slots],
+                    "optional_slots": {},
+                    "result_slots": [],
+                }
+            ],
+        }
+    )
+
+
+def test_candidates_and_decisions_do_not_depend_on_names() -> None:
+    shows = _service("Shows_1", [("city", "City of the show"), ("date", "Date of the show")], True)
+    trips = _service("Trips_1", [("to_city", "City to go to"), ("day", "Date of travel")], True)
+    renaming = Renaming.opaque([shows, trips])
+
+    def carried(a: ServiceSchema, b: ServiceSchema) -> tuple[list[object], dict[str, list[str]]]:
+        both = {a.service_name: a, b.service_name: b}
+        city, date = (s.name for s in a.slots)
+        state = {a.service_name: State(slot_values={city: ["Oslo"], date: ["Friday"]})}
+        frame = state[b.service_name] = State(active_intent=b.intents[0].name)
+        found = candidates(frame, b.service_name, state, both, History(), opening=True)
+        carry_over(frame, b.service_name, state, both, History(), opening=True, model=load_model())
+        names = {s.name: i for i, s in enumerate(b.slots)}
+        slot_values = {str(names[k]): v for k, v in frame.slot_values.items()}
+        return sorted((c.features, c.values) for c in found), slot_values
+
+    plain = carried(shows, trips)
+    opaque = carried(renaming.schema(shows), renaming.schema(trips))
+    assert plain == opaque
+    assert plain[0]
+
+
+def test_tod_train_dst_writes_a_model_the_tracker_reads(tmp_path: Path) -> None:
+    code = main(
+        ["train", "dst", str(MINI), "--split", "dev", "--out", str(tmp_path), "--workers", "1"]
+    )
+    assert code == 0
+    model = load_model(str(tmp_path / "carry.npz"))
+    assert model.weights.shape == (1 << model.bits,)
+    assert (tmp_path / "carry.json").is_file()
+
+
+def test_the_shipped_model_loads() -> None:
+    model = load_model()
+    assert 0 < model.threshold < 1
+    assert act("INFORM", "city", "x").slot == "city"

@@ -1,0 +1,129 @@
+"""Hashed features of one carry-over candidate: a source slot (in another frame's state, or
+told by the system in another service) against a target slot of the frame that opens.
+
+A slot enters only through what its schema says of it: the content words of its description
+(general English function words dropped, crudely stemmed so "ends" meets "ending"), its value
+type, whether it is categorical, whether some intent takes it as an input (required or
+optional, in a transactional intent or not); never through its name or its service's. So
+renaming every service, intent and slot leaves every feature unchanged. The candidate's
+context: where the value comes from (``state`` or ``told``), how recent its frame is, whether
+the frame opens or changes intent, whether its intent is transactional and takes the target.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.schema.roles import FUNCTION_WORDS, ValueType, slot_roles
+
+BITS = 16
+ARTICLES = frozenset({"a", "an", "the", "in", "it", "its", "this", "these", "those", "there"})
+_WORD = re.compile(r"[a-z]+")
+
+
+def stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word[:6]
+
+
+def content_words(text: str) -> tuple[str, ...]:
+    """The stems of ``text``'s content words, in order, once each."""
+    skip = FUNCTION_WORDS | ARTICLES
+    found = (stem(w) for w in _WORD.findall(text.lower()) if w not in skip and len(w) > 1)
+    return tuple(dict.fromkeys(found))
+
+
+@dataclass(frozen=True)
+class SlotView:
+    """What the model knows of a slot: its schema, never its name."""
+
+    words: tuple[str, ...]
+    value_type: ValueType
+    categorical: bool
+    possible: tuple[str, ...]
+    usage: str  # "req", "opt" (an input of some intent) or "out" (a result only)
+    transactional: bool  # an input of a transactional intent
+
+    def possible_value(self, value: str) -> str | None:
+        """``value`` as the schema spells it among the possible values (None if not one)."""
+        low = value.lower()
+        return next((v for v in self.possible if v.lower() == low), None)
+
+
+_VIEWS: dict[tuple[int, str], tuple[ServiceSchema, SlotView]] = {}
+
+
+def slot_view(schema: ServiceSchema, slot: str) -> SlotView:
+    """What the model knows of ``slot`` of ``schema``, computed once per schema object."""
+    cached = _VIEWS.get((id(schema), slot))
+    if cached is None or cached[0] is not schema:
+        cached = _VIEWS[(id(schema), slot)] = (schema, _view(schema, slot))
+    return cached[1]
+
+
+def _view(schema: ServiceSchema, slot: str) -> SlotView:
+    spec = schema.slot_map[slot]
+    required = any(slot in i.required_slots for i in schema.intents)
+    optional = any(slot in i.optional_slots for i in schema.intents)
+    return SlotView(
+        words=content_words(spec.description),
+        value_type=slot_roles(schema)[slot].value_type,
+        categorical=spec.is_categorical,
+        possible=tuple(spec.possible_values),
+        usage="req" if required else "opt" if optional else "out",
+        transactional=any(
+            i.is_transactional and (slot in i.required_slots or slot in i.optional_slots)
+            for i in schema.intents
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class Context:
+    """The target frame's moment: it ``opens`` (else its intent changed), whether its intent
+    is transactional, and how the intent takes the target slot (req, opt or no)."""
+
+    opens: bool
+    transactional: bool
+    takes: str
+
+
+@lru_cache(maxsize=65536)
+def _pair(source: SlotView, target: SlotView) -> tuple[str, ...]:
+    shared = [w for w in source.words if w in target.words]
+    out = [f"x:{a}|{b}" for a in source.words for b in target.words]
+    out += [f"=:{w}" for w in shared]
+    out.append(f"n=:{min(len(shared), 3)}")
+    out.append(f"vt:{source.value_type}>{target.value_type}")
+    out.append(f"cat:{source.categorical}>{target.categorical}")
+    out.append(f"use:{source.usage}>{target.usage}|{target.transactional}")
+    return tuple(out)
+
+
+def features(
+    source: SlotView, target: SlotView, kind: str, rank: int, context: Context
+) -> list[str]:
+    """The feature strings of one candidate (``kind``: "state" or "told"; ``rank``: 0 for the
+    newest other frame)."""
+    ctx = f"o={context.opens}|tr={context.transactional}|in={context.takes}"
+    vt = f"{source.value_type}>{target.value_type}"
+    out = ["bias", f"k={kind}|r={min(rank, 2)}", ctx, f"{ctx}|k={kind}", f"vt:{vt}|{ctx}"]
+    out.append(f"vt:{vt}|k={kind}|r={min(rank, 2)}")
+    out += _pair(source, target)
+    out += [f"t:{b}|{ctx}" for b in target.words]
+    out += [f"t:{b}|k={kind}" for b in target.words]
+    out += [f"s:{a}|k={kind}|u={source.usage}" for a in source.words]
+    return out
+
+
+def hashed(strings: Iterable[str], bits: int = BITS) -> tuple[int, ...]:
+    mask = (1 << bits) - 1
+    return tuple(sorted({zlib.crc32(s.encode()) & mask for s in strings}))

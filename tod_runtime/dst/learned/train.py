@@ -1,0 +1,231 @@
+"""``tod train dst``: the carry-over model from SGD train.
+
+Every user turn of train is tracked from the gold state before it with the user's gold acts
+and no carry-over; each frame that opens or changes intent then gives one row per candidate
+(``dst.carry.candidates``), labelled by the gold state: positive when the target's gold values
+include the candidate's value. Identical rows are merged with their counts, and one full-batch
+logistic regression is fitted (deterministic). ``--cv K`` first scores K folds over train's
+services: each fold's services are left out of training (as source or target) and the frames
+of those services are scored by gold-acts joint goal accuracy, the tracker's own state carried
+forward as in ``tod replay --nlu gold``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from collections.abc import Iterable, Mapping
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+from tod_runtime.data.sgd import SGDSplit, open_split
+from tod_runtime.dialogue.context import DialogueState
+from tod_runtime.dialogue.history import History
+from tod_runtime.dialogue.models import Dialogue
+from tod_runtime.dst.carry import candidates
+from tod_runtime.dst.learned.features import BITS
+from tod_runtime.dst.learned.model import CarryModel, fit
+from tod_runtime.dst.rules import track
+from tod_runtime.progress import progress
+from tod_runtime.replay.state_metrics import frame_state_metrics
+from tod_runtime.schema.models import ServiceSchema
+
+SETTINGS: dict[str, Any] = {"bits": BITS, "l2": 10.0, "iterations": 300, "rate": 0.5}
+THRESHOLD = 0.5
+
+Key = tuple[str, str, tuple[int, ...]]  # source service, target service, features
+Counts = dict[Key, list[int]]  # -> [positive, negative]
+
+
+def add_train_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", metavar="SGD_DIR", help="SGD dataset folder or zip (train split)")
+    parser.add_argument("--out", metavar="DIR", required=True, help="write DIR/carry.npz")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the --cv folds")
+    parser.add_argument("--cv", type=int, default=0, metavar="K", help="K folds over services")
+    parser.add_argument("--split", default="train", help=argparse.SUPPRESS)
+    parser.add_argument("--workers", type=int, default=2, help="processes")
+
+
+# ---------------------------------------------------------------- rows
+
+
+def _same(values: Iterable[str], gold: Iterable[str]) -> bool:
+    return bool({v.strip().lower() for v in values} & {g.strip().lower() for g in gold})
+
+
+def dialogue_rows(dialogue: Dialogue, schemas: Mapping[str, ServiceSchema], out: Counts) -> None:
+    """Add the carry-over rows of one dialogue to ``out``."""
+    history = History()
+    gold: DialogueState = {}
+    for turn in dialogue.turns:
+        if turn.speaker == "USER":
+            acts = {f.service: list(f.actions) for f in turn.frames}
+            after = track(gold, acts, history, schemas, carry=False)
+            for frame in turn.frames:
+                service = frame.service
+                opens = service not in gold
+                if frame.state is None or service not in schemas:
+                    continue
+                if not opens and gold[service].active_intent == after[service].active_intent:
+                    continue
+                found = candidates(
+                    after[service],
+                    service,
+                    after,
+                    schemas,
+                    history,
+                    opening=opens,
+                )
+                for c in found:
+                    positive = _same(c.values, frame.state.slot_values.get(c.target, []))
+                    out.setdefault((c.source, service, c.features), [0, 0])[not positive] += 1
+            for frame in turn.frames:
+                if frame.state is not None:
+                    gold[frame.service] = frame.state
+        history.append(turn)
+
+
+def fit_rows(counts: Counts, held_out: frozenset[str] = frozenset()) -> CarryModel:
+    rows = [
+        (features, float(pos), float(neg))
+        for (source, target, features), (pos, neg) in counts.items()
+        if source not in held_out and target not in held_out
+    ]
+    settings = {k: SETTINGS[k] for k in ("bits", "l2", "iterations", "rate")}
+    weights = fit(rows, **settings)
+    return CarryModel(weights, {**SETTINGS, "threshold": THRESHOLD})
+
+
+# ---------------------------------------------------------------- scoring
+
+
+def gold_acts_scores(
+    dialogue: Dialogue,
+    schemas: Mapping[str, ServiceSchema],
+    model: CarryModel | bool,
+    services: frozenset[str] | None = None,
+) -> list[float]:
+    """Joint goal accuracy of every gold user frame (of ``services``, default all) when the
+    tracker runs on the gold acts with its own state carried forward."""
+    history = History()
+    state: DialogueState = {}
+    scores = []
+    for turn in dialogue.turns:
+        if turn.speaker == "USER":
+            acts = {f.service: list(f.actions) for f in turn.frames}
+            state = track(state, acts, history, schemas, carry=model)
+            for frame in turn.frames:
+                if frame.state is None or (services is not None and frame.service not in services):
+                    continue
+                metrics = frame_state_metrics(
+                    frame.state, state.get(frame.service), schemas[frame.service]
+                )
+                scores.append(metrics["joint_goal_accuracy"])
+        history.append(turn)
+    return scores
+
+
+# ---------------------------------------------------------------- workers
+
+_split: SGDSplit | None = None
+
+
+def _init(split: SGDSplit) -> None:
+    global _split
+    _split = split
+
+
+def _rows_of(file: str) -> Counts:
+    assert _split is not None
+    schemas = _split.schemas()
+    out: Counts = {}
+    for dialogue in _split.read_file(file):
+        dialogue_rows(dialogue, schemas, out)
+    return out
+
+
+def _score_of(job: tuple[str, CarryModel, frozenset[str]]) -> tuple[float, int]:
+    assert _split is not None
+    file, model, services = job
+    schemas = _split.schemas()
+    total, count = 0.0, 0
+    for dialogue in _split.read_file(file):
+        if not services & set(dialogue.services):
+            continue
+        scores = gold_acts_scores(dialogue, schemas, model, services)
+        total, count = total + sum(scores), count + len(scores)
+    return total, count
+
+
+def _pool(split: SGDSplit, workers: int) -> Any:
+    return get_context("spawn").Pool(max(workers, 1), _init, (split,))
+
+
+def collect_rows(split: SGDSplit, pool: Any) -> Counts:
+    files = split.dialogue_files()
+    counts: Counts = {}
+    with progress("carry rows", len(files)) as bar:
+        for part in pool.imap(_rows_of, files):
+            for key, (pos, neg) in part.items():
+                total = counts.setdefault(key, [0, 0])
+                total[0] += pos
+                total[1] += neg
+            bar.advance()
+    return counts
+
+
+def folds(services: Iterable[str], k: int, seed: int) -> list[frozenset[str]]:
+    names = sorted(services)
+    random.Random(seed).shuffle(names)
+    return [frozenset(names[i::k]) for i in range(k)]
+
+
+def score(
+    split: SGDSplit, pool: Any, model: CarryModel, services: frozenset[str]
+) -> tuple[float, int]:
+    jobs = [(f, model, services) for f in split.dialogue_files()]
+    total, count = 0.0, 0
+    for t, c in pool.imap(_score_of, jobs):
+        total, count = total + t, count + c
+    return total, count
+
+
+def run_train_dst(args: argparse.Namespace) -> int:
+    start = time.perf_counter()
+    split = open_split(args.path, args.split)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    report: dict[str, Any] = {"settings": SETTINGS, "threshold": THRESHOLD, "seed": args.seed}
+    with _pool(split, args.workers) as pool:
+        counts = collect_rows(split, pool)
+        report["rows"] = len(counts)
+        report["rows_seen"] = sum(p + n for p, n in counts.values())
+        if args.cv:
+            report["cv"] = cross_validate(split, pool, counts, args.cv, args.seed)
+    model = fit_rows(counts)
+    model.save(out / "carry.npz")
+    report["seconds"] = round(time.perf_counter() - start, 1)
+    (out / "carry.json").write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+def cross_validate(split: SGDSplit, pool: Any, counts: Counts, k: int, seed: int) -> dict[str, Any]:
+    services = list(split.schemas())
+    total = count = 0.0
+    per_fold = []
+    for held in folds(services, k, seed):
+        model = fit_rows(counts, held)
+        t, c = score(split, pool, model, held)
+        per_fold.append(
+            {"services": sorted(held), "frames": c, "joint_goal_accuracy": round(t / max(c, 1), 4)}
+        )
+        total, count = total + t, count + c
+    return {
+        "folds": per_fold,
+        "frames": int(count),
+        "joint_goal_accuracy": round(total / max(count, 1), 4),
+    }
