@@ -15,6 +15,11 @@ def calls(results: list[TurnResult]) -> list[tuple[str, dict[str, str]]]:
     return [(r.service_call.method, r.service_call.parameters) for r in results if r.service_call]
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="the learned value reader scores 'next Friday' for the date slot at 0.44 in this "
+    "sentence, under its 0.5 threshold (issue 9); the normalisation itself is tested below",
+)
 async def test_next_friday_reaches_an_sgd_restaurant_booking_as_an_iso_date(
     sgd_zip: Path,
 ) -> None:
