@@ -132,10 +132,7 @@ def test_the_value_reader_fits_the_values_it_learned_from() -> None:
     reader = ValueReader(model)
     said = found = 0
     for g in data.held_values:
-        gold = {
-            (slot, normalised(g.turn.text[g.turn.tokens[i].start : g.turn.tokens[j - 1].end]))
-            for (i, j), slot in g.spans.items()
-        } | {(slot, normalised(v)) for slot, v in g.picked.items()}
+        gold = g.pairs()
         read = {(r.slot, normalised(r.value)) for r in reader.read(g.turn, views[g.service])}
         said += len(gold)
         found += len(gold & read)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from tod_runtime.dialogue.context import TurnContext, UserActs
 from tod_runtime.dialogue.models import DONTCARE, Action, act
@@ -74,6 +74,7 @@ class RulesNLU:
         self.schemas = ctx.schemas
         self.backend = ctx.backend
         self._indexes: dict[str, ValueIndex] = {}
+        self._entities: dict[str, Mapping[str, list[str]]] = {}
         self._intent_keys = {
             (s.service_name, i.name): _keys(_camel(i.name) + " " + i.description)
             for s in self.schemas.values()
@@ -100,9 +101,17 @@ class RulesNLU:
             for slot in s.slots
         }
 
+    async def _entity_values(self, service: str) -> Mapping[str, list[str]]:
+        """The backend's values of the service's slots, asked for once."""
+        if service not in self._entities:
+            self._entities[service] = (
+                await self.backend.entity_values(service) if self.backend else {}
+            )
+        return self._entities[service]
+
     async def _index(self, service: str) -> ValueIndex:
         if service not in self._indexes:
-            values = await self.backend.entity_values(service) if self.backend else {}
+            values = await self._entity_values(service)
             self._indexes[service] = ValueIndex(self.schemas[service], values)
         return self._indexes[service]
 

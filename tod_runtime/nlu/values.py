@@ -4,7 +4,7 @@ entity values, exact or fuzzy), numbers, times, dates and yes/no slots."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
@@ -72,7 +72,7 @@ def number_value(token: str) -> int:
 class ValueIndex:
     """Known values of a service's slots, looked up by exact phrase, then fuzzily."""
 
-    def __init__(self, schema: ServiceSchema, entity_values: dict[str, list[str]]) -> None:
+    def __init__(self, schema: ServiceSchema, entity_values: Mapping[str, list[str]]) -> None:
         self.schema = schema
         self.by_phrase: dict[str, list[tuple[str, str]]] = {}
         self.values: dict[str, list[str]] = {}

@@ -100,6 +100,11 @@ class GoldValues:
     spans: dict[tuple[int, int], str]
     picked: dict[str, str]
 
+    def pairs(self) -> set[tuple[str, str]]:
+        """Its (slot, normalised value) pairs, the way reads are compared with them."""
+        pairs = {(slot, normalised(self.turn.said(i, j))) for (i, j), slot in self.spans.items()}
+        return pairs | {(slot, normalised(value)) for slot, value in self.picked.items()}
+
 
 Known = Mapping[str, Mapping[str, frozenset[str]]]  # service -> normalised value -> slots
 

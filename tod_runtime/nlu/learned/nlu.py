@@ -37,7 +37,7 @@ class LearnedNLU(RulesNLU):
 
     async def _known_values(self, service: str) -> Mapping[str, frozenset[str]]:
         if service not in self._known:
-            entities = await self.backend.entity_values(service) if self.backend else {}
+            entities = await self._entity_values(service)
             self._known[service] = known_values(self.schemas[service], entities)
         return self._known[service]
 
@@ -68,12 +68,13 @@ class LearnedNLU(RulesNLU):
             acts.append(act("INFORM_INTENT", "intent", [predicted[1]]))
         same = service == last_service
         acts += self._dialogue_acts(text.lower(), {a.act for a in system}, same, bool(acts))
+        said = context.history.last_system_acts(service)  # this service's, last system turn
         slot_acts: dict[str, list[str]] = {}
-        for a in context.history.last_system_acts(service):
+        for a in said:
             if a.slot:
                 slot_acts.setdefault(a.slot, []).append(a.act)
         acts += [act("REQUEST", s) for s in self.scorer.requested(turn, service, slot_acts)]
-        read = await self._read_values(text, service, context.history.last_system_acts(service))
+        read = await self._read_values(text, service, said)
         acts += read
         asked = [a.slot for a in system if a.act == "REQUEST" and a.slot] if same else []
         if asked and not read:

@@ -160,11 +160,7 @@ def evaluate(
     views = {name: slot_views(schema) for name, schema in schemas.items()}
     hit = said = found = exact = 0
     for g in values:
-        gold = {
-            (slot, normalised(g.turn.text[g.turn.tokens[i].start : g.turn.tokens[j - 1].end]))
-            for (i, j), slot in g.spans.items()
-        }
-        gold |= {(slot, normalised(v)) for slot, v in g.picked.items()}
+        gold = g.pairs()
         read = {(r.slot, normalised(r.value)) for r in reader.read(g.turn, views[g.service])}
         hit += len(gold & read)
         said += len(gold)

@@ -27,6 +27,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -125,11 +126,16 @@ class ValueTurn:
     asked: frozenset[str]
     known: Mapping[str, frozenset[str]]  # normalised value -> slots the backend knows it for
 
-    @property
+    @cached_property
     def content(self) -> tuple[str, ...]:
+        """The stems of its content words, once each, in order."""
         return tuple(
             dict.fromkeys(stem(t.lower) for t in self.tokens if t.word and t.lower not in STOP)
         )
+
+    def said(self, i: int, j: int) -> str:
+        """The text of tokens ``i`` to ``j`` (exclusive), as written."""
+        return self.text[self.tokens[i].start : self.tokens[j - 1].end]
 
 
 def value_turn(
@@ -183,7 +189,7 @@ def span_strings(turn: ValueTurn, i: int, j: int, asked_types: Sequence[str]) ->
     out += [f"in:{w}" for w in words[1:-1][:4]]
     if i == 0 and j == len(toks) or (i == 0 and j == len(toks) - 1 and not toks[-1].word):
         out.append(f"all:{n}")
-    if normalised(turn.text[toks[i].start : toks[j - 1].end]) in turn.known:
+    if normalised(turn.said(i, j)) in turn.known:
         out += ["kv", f"kv:{n}"]
     for kind in asked_types or ("-",):
         out += [f"r:{kind}", f"rs:{kind}|{shape}", f"rp:{kind}|{p1}", f"rn:{kind}|{n}"]
@@ -201,7 +207,7 @@ def assign_strings(turn: ValueTurn, i: int, j: int, slot: SlotView, same_type: i
     desc = slot.description
     acts = [a for a, _ in turn.slot_acts.get(slot.name, ())] or ["-"]
     asked = slot.name in turn.asked
-    value = normalised(turn.text[toks[i].start : toks[j - 1].end])
+    value = normalised(turn.said(i, j))
     known_here = slot.name in turn.known.get(value, ())
     known_other = bool(turn.known.get(value, frozenset()) - {slot.name})
     out = [f"cd:{c}|{d}" for c in context for d in desc]
@@ -354,7 +360,7 @@ class ValueReader:
                 continue
             taken.append((i, j))
             used.add(best.name)
-            text = turn.text[turn.tokens[i].start : turn.tokens[j - 1].end]
+            text = turn.said(i, j)
             out.append(Read(best.name, text, text, p * best_p, range(i, j)))
         return out
 
