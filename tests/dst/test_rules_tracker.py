@@ -77,6 +77,33 @@ def test_request_alts_does_not_take_the_offer() -> None:
     assert "cafe_name" not in state[SERVICE].slot_values
 
 
+def test_affirming_a_request_with_a_value_takes_the_value() -> None:
+    # "Is the city Oslo?" "Yes": a REQUEST with one value is a yes/no question about it.
+    state = run(
+        [a("INFORM_INTENT", "intent", "FindCafes")],
+        system(a("REQUEST", "city", "Oslo")),
+        [a("AFFIRM")],
+    )
+    assert state[SERVICE].slot_values == {"city": ["Oslo"]}
+    either = run(  # "Oslo or Bergen?" "Yes" names neither
+        [a("INFORM_INTENT", "intent", "FindCafes")],
+        system(a("REQUEST", "city", "Oslo", "Bergen")),
+        [a("AFFIRM")],
+    )
+    assert either[SERVICE].slot_values == {}
+
+
+def test_an_offer_withdrawn_by_a_failure_is_not_taken_later() -> None:
+    state = run(
+        [a("INFORM_INTENT", "intent", "FindCafes"), a("INFORM", "city", "Oslo")],
+        system(a("OFFER", "cafe_name", "Grind")),
+        [a("REQUEST_ALTS")],
+        system(a("NOTIFY_FAILURE"), a("REQ_MORE")),
+        [a("INFORM_INTENT", "intent", "FindCafes"), a("INFORM", "city", "Bergen")],
+    )
+    assert state[SERVICE].slot_values == {"city": ["Bergen"]}
+
+
 def test_affirm_intent_and_closing_the_task() -> None:
     state = run(
         [a("INFORM_INTENT", "intent", "FindCafes"), a("INFORM", "city", "Oslo")],

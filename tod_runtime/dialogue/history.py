@@ -83,6 +83,8 @@ class History(Sequence[Turn]):
         offers = [a for a in actions if a.act == "OFFER" and a.slot]
         if offers:
             self._offers[service] = offers
+        elif any(a.act == "NOTIFY_FAILURE" for a in actions):
+            self._offers.pop(service, None)  # "nothing else": no offer stands any more
         told = self._told.setdefault(service, {})
         for order, act in reversed(list(enumerate(actions))):  # the first act of a slot wins
             if act.act == "CONFIRM" and act.slot and act.values:
@@ -114,7 +116,8 @@ class History(Sequence[Turn]):
         return list(frame.actions) if frame else []
 
     def current_offer(self, service: str) -> list[Action]:
-        """The OFFER acts of the latest system turn in ``service`` that made an offer."""
+        """The OFFER acts of the latest system turn in ``service`` that made an offer, unless
+        a later NOTIFY_FAILURE there took it off the table."""
         return list(self._offers.get(service, ()))
 
     def confirmed(self, service: str, slot: str) -> list[str]:

@@ -3,8 +3,9 @@
 Per frame the state holds the active intent (from INFORM_INTENT, kept until another), this
 turn's requested slots, and slot values as the user said them. Values the system put in front
 of the user enter the state when the user accepts them: CONFIRM then AFFIRM (with the active
-intent's optional slots, as the system confirmed them or by their schema default), OFFER then
-SELECT (or taking up the offered intent). The first value of a slot's list is the best
+intent's optional slots, as the system confirmed them or by their schema default), a REQUEST
+with one value ("is the location X?") then AFFIRM, OFFER then SELECT (or taking up the offered
+intent). The first value of a slot's list is the best
 guess; other equivalent surface forms follow it.
 """
 
@@ -130,6 +131,10 @@ def _apply(
             if sys.act == "CONFIRM" and sys.slot and said != DONTCARE:  # "any" stays "any"
                 put(frame, sys.slot, sys.values, keep_known=True)
         _fill_optional_defaults(frame, history, service, schema)
+    if "AFFIRM" in kinds and "REQUEST" in sys_kinds:  # "is the location X?" "yes"
+        for sys in sys_acts:
+            if sys.act == "REQUEST" and sys.slot and len(sys.values) == 1:
+                put(frame, sys.slot, sys.values)
     if "AFFIRM" in kinds and "OFFER" in sys_kinds:  # "yes, try that" after a failure
         for sys in sys_acts:
             if sys.act == "OFFER" and sys.slot and enters_on_select(schema, sys.slot):
