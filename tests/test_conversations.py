@@ -25,8 +25,8 @@ from tod_runtime import Action, Config, Runtime, ServiceCall, State, TurnResult
 
 # Measured at the commit that added the suite (see docs/conversations.md). These may only go
 # up: when a change makes more conversations pass, raise the number here in the same commit.
-EMBEDDED_PASSING = 16  # was 18 with the rules' value finder; the learned reader misses some
-# lower-case and typed-in-one-breath answers there (docs/conversations.md)
+EMBEDDED_PASSING = 17  # was 18 with the rules' value finder, 16 with the first learned reader;
+# the name-free reader with typo repair passes 17 (docs/conversations.md)
 SGD_DEV_PASSING = 6
 
 ALL = load_all()

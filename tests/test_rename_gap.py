@@ -47,11 +47,6 @@ def test_gold_acts_do_not_read_names(copies: tuple[Path, Path]) -> None:
     assert abs(original - renamed) < GAP, (original, renamed)
 
 
-@pytest.mark.xfail(
-    reason="the NLU (tod_runtime/nlu/, not this change) still reads intent and slot names: "
-    "full dev, learned NLU 0.4133 -> 0.3838 renamed (active intent 0.9176 -> 0.7888)",
-    strict=True,
-)
 @pytest.mark.parametrize("nlu", ["learned"])
 def test_the_text_pipeline_does_not_read_names(copies: tuple[Path, Path], nlu: str) -> None:
     original, renamed = (joint_goal(root, nlu) for root in copies)

@@ -219,7 +219,7 @@ def _cmd_train_nlu(args: argparse.Namespace) -> int:
     out = Path(args.out)  # checked before the long work
     check_apart(out, [args.path], "--out folder")
     out.mkdir(parents=True, exist_ok=True)
-    for name in ("nlu.npz", "nlu.json"):
+    for name in ("nlu.npz", "nlu.json", "vocabulary.txt"):
         check_output(out / name, force=args.force, what="model file")
     return run_train_nlu(args)
 

@@ -15,11 +15,19 @@ from tod_runtime.data.sgd import open_split
 from tod_runtime.dialogue.context import TurnContext
 from tod_runtime.dialogue.models import State
 from tod_runtime.errors import DataError
-from tod_runtime.nlu.learned.examples import Featurised, Featuriser, gold_turns, gold_values
+from tod_runtime.nlu.learned.examples import (
+    Featurised,
+    Featuriser,
+    GoldValues,
+    gold_turns,
+    gold_values,
+    unseen,
+)
 from tod_runtime.nlu.learned.features import (
     Utterance,
     describe_intent,
     describe_slots,
+    head_and_rest,
     intent_features,
     intent_role,
     intent_strings,
@@ -29,13 +37,13 @@ from tod_runtime.nlu.learned.features import (
 from tod_runtime.nlu.learned.model import SCORERS, NLUModel, load_model, train_logreg
 from tod_runtime.nlu.learned.nlu import LearnedNLU
 from tod_runtime.nlu.learned.scorer import Scorer, view
-from tod_runtime.nlu.learned.text import name_words
 from tod_runtime.nlu.learned.values import (
     ValueReader,
     candidate_spans,
     normalised,
     slot_views,
     tokenise,
+    value_turn,
 )
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.schema.models import ServiceSchema
@@ -44,11 +52,10 @@ FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "sgd_mini"
 
 
 def renamed(schema: ServiceSchema) -> ServiceSchema:
-    """The same service under new names: the service renamed outright, each intent and slot
-    renamed to a different spelling of the same words (descriptions kept)."""
+    """The same service under opaque names (descriptions kept), as `tod data rename` does."""
     data = json.loads(json.dumps(schema.to_json()))
-    slots = {s["name"]: "_".join(name_words(s["name"])).upper() for s in data["slots"]}
-    intents = {i["name"]: "_".join(name_words(i["name"])) for i in data["intents"]}
+    slots = {s["name"]: f"slot_{n}" for n, s in enumerate(data["slots"], 1)}
+    intents = {i["name"]: f"Intent_{n}" for n, i in enumerate(data["intents"], 1)}
     data["service_name"] = "Zzyzx_42"
     for s in data["slots"]:
         s["name"] = slots[s["name"]]
@@ -60,9 +67,10 @@ def renamed(schema: ServiceSchema) -> ServiceSchema:
     return ServiceSchema.model_validate(data)
 
 
-def test_names_split_into_words() -> None:
-    assert name_words("FindRestaurants") == ["find", "restaurant"]
-    assert name_words("number_of_seats") == ["number", "of", "seat"]
+def test_a_description_head_stands_for_the_name() -> None:
+    head, rest = head_and_rest("Number of seats to reserve at the restaurant")
+    assert head == {"number", "seat", "reserve"}
+    assert rest == {"restaurant"}
 
 
 def test_scores_depend_on_words_not_on_identity() -> None:
@@ -137,6 +145,15 @@ def test_the_value_reader_fits_the_values_it_learned_from() -> None:
         said += len(gold)
         found += len(gold & read)
     assert said and found >= 0.8 * said
+
+
+def test_unseen_hides_only_the_spoken_values_from_the_backend() -> None:
+    known = {"oslo": frozenset({"city"}), "grind": frozenset({"cafe_name"})}
+    turn = value_turn("A cafe in Oslo", [], known)
+    gold = GoldValues(turn, SERVICE, {(3, 4): "city"}, {})
+    hidden = unseen(gold)
+    assert hidden.turn.known == {"grind": frozenset({"cafe_name"})}
+    assert hidden.spans == gold.spans and gold.turn.known == known  # the original is kept
 
 
 def test_a_model_file_without_a_scorer_is_a_clear_error(tmp_path: Path) -> None:

@@ -40,6 +40,7 @@ KEEP_PLAIN = 0.3  # share of frames without a question cue or request kept for t
 KEEP_SPAN = 0.1  # share of the spans that are no value kept for the span scorer
 KEEP_PICK = 0.1  # share of unhinted, unmentioned (slot, value) pairs kept for the pick scorer
 LOWER_CASE = 0.3  # share of user frames also learned from in lower case, as people type in chat
+UNSEEN = 0.3  # share of user frames learned from as if the backend did not know their values
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,32 @@ def gold_values(
             yield GoldValues(vt, service, spans, picked)
 
 
+def unseen(gold: GoldValues) -> GoldValues:
+    """The same frame with its spans' values unknown to the backend: a city or a name the
+    data never held must be read from its context alone."""
+    said = frozenset(normalised(gold.turn.said(i, j)) for i, j in gold.spans)
+    return replace(gold, turn=replace(gold.turn, known=_Without(gold.turn.known, said)))
+
+
+class _Without(Mapping[str, frozenset[str]]):
+    """``known`` without the keys ``hidden``, without copying it (it holds a backend's
+    every value)."""
+
+    def __init__(self, known: Mapping[str, frozenset[str]], hidden: frozenset[str]) -> None:
+        self.known, self.hidden = known, hidden
+
+    def __getitem__(self, key: str) -> frozenset[str]:
+        if key in self.hidden:
+            raise KeyError(key)
+        return self.known[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return (k for k in self.known if k not in self.hidden)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 def lower_cased(gold: GoldValues) -> GoldValues:
     """The same frame typed in lower case (the offsets of its spans do not move)."""
     turn = gold.turn
@@ -241,6 +268,8 @@ class Featuriser:
             out.rows["slots"].add(features, slot in turn.requested, weight, sid)
 
     def add_values(self, out: Featurised, gold: GoldValues, rng: random.Random) -> None:
+        if rng.random() < UNSEEN:
+            gold = unseen(gold)
         self._add_values(out, gold, rng)
         if rng.random() < LOWER_CASE:
             self._add_values(out, lower_cased(gold), rng)

@@ -1,11 +1,12 @@
 """Hashed pairwise features: (utterance, context) against one intent or one slot.
 
-A schema element enters only through the words of its name and description and its schema
-properties (transactional, categorical, an input of some intent), crossed with the utterance,
-the previous system acts and the element's role in the dialogue (the current intent, one the
-system offered, ...). No feature holds a service's, intent's or slot's name as such, so a
-service never seen in training is scored from its schema alone. Feature strings are hashed
-with crc32 (stable across processes) into 2**BITS buckets.
+A schema element enters only through the words of its description and its schema properties
+(transactional, categorical, an input of some intent), crossed with the utterance, the previous
+system acts and the element's role in the dialogue (the current intent, one the system offered,
+...). Names are never read, not even their words: the first content words of the description
+(its head, "Number of people ..." -> number, people) stand where a name's words would, so a
+service never seen in training, or one renamed, is scored from its descriptions alone.
+Feature strings are hashed with crc32 (stable across processes) into 2**BITS buckets.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from tod_runtime.nlu.learned.text import content, name_words, question_cues, tokens
+from tod_runtime.nlu.learned.text import STOP, content, question_cues, tokens
 from tod_runtime.schema.models import IntentSchema, ServiceSchema, SlotSchema
 
 BITS = 18
+HEAD_WORDS = 3  # content words at the start of a description that stand for its name
 ROLES = ("none", "none_current", "current", "offered", "active", "sibling", "other")
 
 
@@ -45,8 +47,8 @@ class Utterance:
 class Described:
     """An intent or a slot as the features see it: words and schema properties only."""
 
-    name: frozenset[str]
-    description: frozenset[str]
+    head: frozenset[str]  # the description's first content words
+    description: frozenset[str]  # the rest of its content words
     flag: bool  # intent: is_transactional; slot: is_categorical
     extra: bool = False  # slot: an input of some intent
 
@@ -54,9 +56,13 @@ class Described:
 NONE_INTENT = Described(frozenset(), frozenset(), False)
 
 
+def head_and_rest(description: str) -> tuple[frozenset[str], frozenset[str]]:
+    words = list(dict.fromkeys(w for w in tokens(description) if w not in STOP))
+    return frozenset(words[:HEAD_WORDS]), frozenset(words[HEAD_WORDS:])
+
+
 def describe_intent(intent: IntentSchema) -> Described:
-    name = content(name_words(intent.name))
-    return Described(name, content(tokens(intent.description)) - name, intent.is_transactional)
+    return Described(*head_and_rest(intent.description), intent.is_transactional)
 
 
 def describe_slots(schema: ServiceSchema) -> dict[str, Described]:
@@ -65,8 +71,7 @@ def describe_slots(schema: ServiceSchema) -> dict[str, Described]:
 
 
 def _describe_slot(slot: SlotSchema, is_input: bool) -> Described:
-    name = content(name_words(slot.name))
-    return Described(name, content(tokens(slot.description)) - name, slot.is_categorical, is_input)
+    return Described(*head_and_rest(slot.description), slot.is_categorical, is_input)
 
 
 def intent_role(
@@ -110,13 +115,13 @@ def intent_context_strings(u: Utterance, sys_acts: Sequence[str], role: str, tx:
 
 def intent_pair_strings(u: Utterance, c: Described, role: str) -> list[str]:
     """The features of a pair that depend on the candidate's words."""
-    on, od = u.content & c.name, u.content & c.description
-    out = [f"on:{_bucket(len(on))}|{role}", f"od:{_bucket(len(od))}|{role}"]
-    out.append(f"onod:{_bucket(len(on), 2)}:{_bucket(len(od), 2)}")
-    if c.name:
-        out.append(f"onf:{round(4 * len(on) / len(c.name))}|{role}")
-    out += [f"ov:{w}" for w in on | od]
-    out += [f"x:{w}|{n}" for w in u.content for n in c.name]
+    oh, od = u.content & c.head, u.content & c.description
+    out = [f"oh:{_bucket(len(oh))}|{role}", f"od:{_bucket(len(od))}|{role}"]
+    out.append(f"ohod:{_bucket(len(oh), 2)}:{_bucket(len(od), 2)}")
+    if c.head:
+        out.append(f"ohf:{round(4 * len(oh) / len(c.head))}|{role}")
+    out += [f"ov:{w}" for w in oh | od]
+    out += [f"x:{w}|{n}" for w in u.content for n in c.head]
     return out
 
 
@@ -130,19 +135,19 @@ def slot_strings(
     u: Utterance, sys_acts: Sequence[str], slot_acts: Sequence[str], c: Described
 ) -> list[str]:
     q = int(bool(u.cues))
-    on, od = u.content & c.name, u.content & c.description
-    out = [f"q:{q}", f"on:{_bucket(len(on))}|{q}", f"od:{_bucket(len(od))}|{q}"]
-    out.append(f"onod:{_bucket(len(on), 2)}:{_bucket(len(od), 2)}|{q}")
-    if c.name:
-        out.append(f"onf:{round(4 * len(on) / len(c.name))}|{q}")
-    out += [f"cat:{int(c.flag)}:{int(c.extra)}|{q}", f"cat:{int(c.flag)}:{int(c.extra)}|{len(on)}"]
-    out += [f"ov:{w}|{q}" for w in on | od]
-    out += [f"x:{w}|{n}" for w in u.content for n in c.name]
-    out += [f"qn:{cue}|{n}" for cue in u.cues for n in c.name]
+    oh, od = u.content & c.head, u.content & c.description
+    out = [f"q:{q}", f"oh:{_bucket(len(oh))}|{q}", f"od:{_bucket(len(od))}|{q}"]
+    out.append(f"ohod:{_bucket(len(oh), 2)}:{_bucket(len(od), 2)}|{q}")
+    if c.head:
+        out.append(f"ohf:{round(4 * len(oh) / len(c.head))}|{q}")
+    out += [f"cat:{int(c.flag)}:{int(c.extra)}|{q}", f"cat:{int(c.flag)}:{int(c.extra)}|{len(oh)}"]
+    out += [f"ov:{w}|{q}" for w in oh | od]
+    out += [f"x:{w}|{n}" for w in u.content for n in c.head]
+    out += [f"qn:{cue}|{n}" for cue in u.cues for n in c.head]
     out += [f"sa:{a}|{q}" for a in slot_acts]
-    out += [f"sa:{a}|{_bucket(len(on), 1)}" for a in slot_acts]
-    out += [f"s:{a}|{q}|{_bucket(len(on), 1)}" for a in sys_acts]
-    out += [f"u:{w}|{q}|{_bucket(len(on | od), 1)}" for w in u.words]
+    out += [f"sa:{a}|{_bucket(len(oh), 1)}" for a in slot_acts]
+    out += [f"s:{a}|{q}|{_bucket(len(oh), 1)}" for a in sys_acts]
+    out += [f"u:{w}|{q}|{_bucket(len(oh | od), 1)}" for w in u.words]
     return out
 
 

@@ -3,18 +3,21 @@ the requested slots; the rules NLU finds the values and the dialogue acts (affir
 select, ...) for the chosen service.
 
 Options (``[options.nlu]``): ``model``, a path to a model trained with ``tod train nlu``
-(default: the one shipped in the package); ``english_only`` as for the rules NLU.
+(default: the one shipped in the package; a ``vocabulary.txt`` beside it is used for typo
+repair, see ``spelling.py``); ``english_only`` as for the rules NLU.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from pathlib import Path
 
 from tod_runtime.dialogue.context import TurnContext, UserActs
 from tod_runtime.dialogue.models import CLOSING_ACTS, Action, act
 from tod_runtime.nlu.learned.model import NLUModel, load_model
 from tod_runtime.nlu.learned.scorer import Scorer, view
+from tod_runtime.nlu.learned.spelling import VOCABULARY, Speller, read_vocabulary, service_words
 from tod_runtime.nlu.learned.values import ValueReader, known_values, slot_views, value_turn
 from tod_runtime.nlu.rules import RulesNLU, dedupe
 from tod_runtime.plugins import ComponentContext
@@ -30,6 +33,9 @@ class LearnedNLU(RulesNLU):
         super().__init__(ctx)
         path = ctx.options.get("model")
         model = cached_model(str(path) if path else None)
+        beside = Path(str(path)).with_name(VOCABULARY) if path else None
+        self._vocabulary = read_vocabulary(beside if beside and beside.exists() else None)
+        self._speller: Speller | None = None
         self.scorer = Scorer(model, self.schemas)
         self.reader = ValueReader(model)
         self._views = {name: slot_views(schema) for name, schema in self.schemas.items()}
@@ -40,6 +46,15 @@ class LearnedNLU(RulesNLU):
             entities = await self._entity_values(service)
             self._known[service] = known_values(self.schemas[service], entities)
         return self._known[service]
+
+    async def _spelling(self) -> Speller:
+        """The typo repairer, knowing every service's words (built at the first turn)."""
+        if self._speller is None:
+            words: set[str] = set()
+            for name, schema in self.schemas.items():
+                words |= service_words(schema, await self._entity_values(name))
+            self._speller = Speller(self._vocabulary, words)
+        return self._speller
 
     async def _read_values(self, text: str, service: str, system: Sequence[Action]) -> list[Action]:
         """INFORM acts for the values the reader finds (one per slot: a value the user spelt
@@ -54,6 +69,7 @@ class LearnedNLU(RulesNLU):
         return acts
 
     async def parse(self, text: str, context: TurnContext) -> UserActs:
+        text = (await self._spelling()).correct(text)
         last = context.history.last_system_turn
         last_service = last.frames[0].service if last and last.frames else None
         system = last.frames[0].actions if last and last.frames else []
@@ -76,12 +92,15 @@ class LearnedNLU(RulesNLU):
         acts += [act("REQUEST", s) for s in self.scorer.requested(turn, service, slot_acts)]
         read = await self._read_values(text, service, said)
         acts += read
+        filled = {a.slot for a in read}
         asked = [a.slot for a in system if a.act == "REQUEST" and a.slot] if same else []
-        if asked and not read:
-            # An answer to the system's question that the reader missed: the rules look for
-            # the asked slot's known values (exactly, then fuzzily), times, dates and numbers.
-            found = await self._values(text, service, self.schemas[service], asked)
-            acts += [a for a in found if a.slot in asked]
+        missed = [slot for slot in asked if slot not in filled]
+        if missed:
+            # An answer to the system's question that the reader missed ("tomorrow for 2
+            # nights" read as the nights only): the rules look for the asked slots' known values
+            # (exactly, then fuzzily), times, dates and numbers.
+            found = await self._values(text, service, self.schemas[service], missed)
+            acts += [a for a in found if a.slot in missed]
         if predicted is None and intents.get(service, "NONE") != "NONE" and same:
             # The scorer says the task is over ("not for now, thanks"): closing acts only,
             # so the tracker ends the frame's intent when the system asked for more.

@@ -1,12 +1,11 @@
-"""Words of utterances and of schema names and descriptions, the same way for both."""
+"""Words of utterances and of schema descriptions, the same way for both."""
 
 from __future__ import annotations
 
 import re
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-# General English function words: left out of overlaps with names and descriptions only.
+# General English function words: left out of overlaps with descriptions only.
 _STOP = "a an the to for of at in on and or my me i you we it is are be this that with by "
 STOP = frozenset((_STOP + "from as can could would will please want like need some any").split())
 QUESTION_WORDS = ("what", "which", "where", "when", "how", "who", "whats", "what's")
@@ -23,12 +22,6 @@ def stem(word: str) -> str:
 def tokens(text: str) -> list[str]:
     """Lower-cased, lightly stemmed words, in order."""
     return [stem(w) for w in _WORD.findall(text.lower())]
-
-
-def name_words(name: str) -> list[str]:
-    """The words of a schema name: ``FindRestaurants`` -> find, restaurant; ``has_wifi`` ->
-    has, wifi (the name's words, never the name itself)."""
-    return tokens(_CAMEL.sub(" ", name).replace("_", " "))
 
 
 def content(words: list[str]) -> frozenset[str]:

@@ -1,6 +1,6 @@
-"""``tod train nlu``: featurise SGD train, fit both scorers, write DIR/nlu.npz and
-DIR/nlu.json; ``--cv K`` first scores K folds over train's services (each fold's services
-held out of training, scored on held-aside dialogues)."""
+"""``tod train nlu``: featurise SGD train, fit the scorers, write DIR/nlu.npz, DIR/nlu.json
+and DIR/vocabulary.txt (word counts for typo repair); ``--cv K`` first scores K folds over
+train's services (each fold's services held out of training, scored on held-aside dialogues)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ from tod_runtime.nlu.learned.examples import (
 from tod_runtime.nlu.learned.features import BITS
 from tod_runtime.nlu.learned.model import SCORERS, NLUModel, train_logreg
 from tod_runtime.nlu.learned.scorer import Scorer
+from tod_runtime.nlu.learned.spelling import VOCABULARY, count_words, vocabulary_text
 from tod_runtime.nlu.learned.values import ValueReader, known_values, normalised, slot_views
 from tod_runtime.progress import progress
 from tod_runtime.replay.state_metrics import requested_slots_f1
@@ -274,5 +275,6 @@ def run_train_nlu(args: argparse.Namespace) -> int:
     with atomic_open(out / "nlu.npz", "wb") as model_file:
         model.save(model_file)  # type: ignore[arg-type]  # numpy writes to a file object too
     atomic_write(out / "nlu.json", json.dumps(config | summary, indent=2) + "\n")
+    atomic_write(out / VOCABULARY, vocabulary_text(count_words(split)))
     print(json.dumps({"model": str(out / "nlu.npz"), **summary, "seconds": config["seconds"]}))
     return 0

@@ -1,0 +1,37 @@
+"""Typo repair before the learned NLU's scorers."""
+
+from __future__ import annotations
+
+from stage_helpers import SERVICE, schemas
+
+from tod_runtime.nlu.learned.spelling import Speller, read_vocabulary, service_words
+
+COUNTS = {"hotel": 900, "boston": 40, "weather": 1200, "whether": 300, "either": 80, "mark": 60}
+
+
+def test_a_lower_case_typo_becomes_the_frequent_word_one_edit_away() -> None:
+    speller = Speller(COUNTS)
+    assert speller.correct("i need a hotle in bostn") == "i need a hotel in boston"
+    assert speller.correct("wether tomorrow?") == "weather tomorrow?"  # 4x as frequent
+
+
+def test_known_capitalised_short_and_ambiguous_words_stay() -> None:
+    speller = Speller(COUNTS | {"marek": 2, "whether": 500}, extra={"marko"})
+    assert speller.correct("Marke") == "Marke"  # capitalised: a name as its owner spells it
+    assert speller.correct("marko") == "marko"  # a word of the services
+    assert speller.correct("hotl") == "hotel"
+    assert speller.correct("htl") == "htl"  # too short to guess
+    assert speller.correct("wether") == "wether"  # weather or whether: no clear winner
+
+
+def test_service_words_come_from_descriptions_and_values() -> None:
+    schema = schemas()[SERVICE]
+    words = service_words(schema, {schema.slots[0].name: ["Zyxwv Road"]})
+    assert "zyxwv" in words
+    assert all(w in words for w in schema.slots[0].description.lower().split() if w.isalpha())
+
+
+def test_the_shipped_vocabulary_is_sgd_trains_word_counts() -> None:
+    vocabulary = read_vocabulary()
+    assert len(vocabulary) > 5000
+    assert vocabulary["restaurant"] > vocabulary["restaurants"] > 100

@@ -1,0 +1,113 @@
+"""Typo repair before the scorers: "i need a hotle in bostn" -> "i need a hotel in boston".
+
+A word is repaired only when it is typed in lower case, is at least MIN_LENGTH letters long, is
+not a known word, and a word that people use often (FREQUENT times or more) lies one edit away
+(an insertion, a deletion, a substitution or two neighbours swapped), used at least CLEAR times
+as often as any other such word ("wether": weather, not whether). Known words are those seen
+KNOWN times or more in SGD train's utterances (``vocabulary.txt``, counted by ``tod train
+nlu``) and the words of the services (schema descriptions, possible values, the backend's
+values). A capitalised word is left alone, so a name spelt as its owner spells it never turns
+into a common word.
+
+Candidates are found by symmetric deletion: a word and a known word one edit apart share a
+form with at most one letter deleted, so a lookup costs a few dictionary probes, not a scan.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from importlib import resources
+from pathlib import Path
+
+from rapidfuzz.distance import DamerauLevenshtein
+
+from tod_runtime.data.sgd import SGDSplit
+from tod_runtime.schema.models import ServiceSchema
+
+MIN_LENGTH = 4
+KNOWN = 5
+FREQUENT = 20
+CLEAR = 3.0
+_WORD = re.compile(r"[a-z]+")
+_TOKEN = re.compile(r"[A-Za-z]+")
+VOCABULARY = "vocabulary.txt"
+
+
+def _deletes(word: str) -> set[str]:
+    return {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+def count_words(split: SGDSplit) -> Counter[str]:
+    """How often each word is used in the utterances of ``split`` (user and system turns)."""
+    counts: Counter[str] = Counter()
+    for file in split.dialogue_files():
+        for dialogue in split.read_raw(file):
+            for turn in dialogue["turns"]:
+                counts.update(_WORD.findall(turn["utterance"].lower()))
+    return counts
+
+
+def vocabulary_text(counts: Mapping[str, int], least: int = 2) -> str:
+    """The words seen at least ``least`` times, most frequent first: ``word<TAB>count``."""
+    rows = sorted(((w, n) for w, n in counts.items() if n >= least), key=lambda x: (-x[1], x[0]))
+    return "".join(f"{w}\t{n}\n" for w, n in rows)
+
+
+def read_vocabulary(path: Path | None = None) -> dict[str, int]:
+    """``path``, or the vocabulary shipped in the package."""
+    shipped = resources.files(__package__).joinpath(VOCABULARY)
+    text = path.read_text(encoding="utf-8") if path else shipped.read_text(encoding="utf-8")
+    out: dict[str, int] = {}
+    for line in text.splitlines():
+        word, _, count = line.partition("\t")
+        if word and count.isdigit():
+            out[word] = int(count)
+    return out
+
+
+def service_words(schema: ServiceSchema, entity_values: Mapping[str, Iterable[str]]) -> set[str]:
+    """The words of a service: its descriptions, possible values and the backend's values."""
+    texts = [schema.description, *(i.description for i in schema.intents)]
+    for slot in schema.slots:
+        texts += [slot.description, *slot.possible_values, *entity_values.get(slot.name, ())]
+    return {w for text in texts for w in _WORD.findall(text.lower())}
+
+
+class Speller:
+    def __init__(self, counts: Mapping[str, int], extra: Iterable[str] = ()) -> None:
+        self.counts = counts
+        self.known = {w for w, n in counts.items() if n >= KNOWN} | set(extra)
+        self._by_delete: dict[str, list[str]] = {}
+        for word, count in counts.items():
+            if count >= FREQUENT and len(word) >= MIN_LENGTH - 1:
+                for form in {word} | _deletes(word):
+                    self._by_delete.setdefault(form, []).append(word)
+        self._cache: dict[str, str | None] = {}
+
+    def repair(self, word: str) -> str | None:
+        """The clearly most frequent word one edit from ``word`` (lower case), else None."""
+        if word in self._cache:
+            return self._cache[word]
+        found: set[str] = set()
+        for form in {word} | _deletes(word):
+            found.update(self._by_delete.get(form, ()))
+        close = sorted(
+            ((self.counts[w], w) for w in found if DamerauLevenshtein.distance(word, w) == 1),
+            reverse=True,
+        )
+        best = None
+        if close and (len(close) == 1 or close[0][0] >= CLEAR * close[1][0]):
+            best = close[0][1]
+        self._cache[word] = best
+        return best
+
+    def correct(self, text: str) -> str:
+        def fix(match: re.Match[str]) -> str:
+            word = match.group(0)
+            if len(word) < MIN_LENGTH or not word.islower() or word in self.known:
+                return word
+            return self.repair(word) or word
+
+        return _TOKEN.sub(fix, text)
