@@ -20,6 +20,7 @@ from typing import Any
 from tod_runtime.errors import ConfigError, TodError
 from tod_runtime.hookspecs import hookimpl
 from tod_runtime.replay.command import add_replay_command
+from tod_runtime.server.command import add_serve_command
 
 
 @hookimpl(tryfirst=True)  # built-ins first, so `tod --help` lists them before plugins' commands
@@ -29,6 +30,7 @@ def register_commands(cli: argparse._SubParsersAction[Any]) -> None:
     _add_chat(cli)
     add_replay_command(cli)
     _add_train(cli)
+    add_serve_command(cli)
 
 
 # ---------------------------------------------------------------- shared options
@@ -189,7 +191,7 @@ def _add_plugins(sub: argparse._SubParsersAction[Any]) -> None:
 def _cmd_chat(args: argparse.Namespace) -> int:
     from tod_runtime.repl import run_chat
 
-    config = config_from_args(args, services=args.services)
+    config = config_from_args(args, services=args.services, store=args.store)
     return asyncio.run(run_chat(config, args))
 
 
@@ -205,6 +207,9 @@ def _add_chat(sub: argparse._SubParsersAction[Any]) -> None:
     chat.add_argument("--debug", action="store_true", help="show acts, state and service calls")
     chat.add_argument("--record", metavar="DIR", help="save the conversation as SGD files")
     chat.add_argument("--session", default="chat", help="session id (default: chat)")
+    chat.add_argument(
+        "--store", metavar="URL", help="session store: memory:// (default), sqlite:///FILE, ..."
+    )
     add_pipeline_options(chat)
     chat.set_defaults(func=_cmd_chat)
 
