@@ -9,6 +9,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator, Sequence
@@ -34,6 +35,10 @@ def require_program(name: str) -> str:
             pytest.fail(f"CI: {reason}")
         pytest.skip(reason)
     return path
+
+
+LOGS = Path(tempfile.gettempdir()) / "tod-serve-tests"
+LOGS.mkdir(exist_ok=True)
 
 
 def free_port() -> int:
@@ -98,11 +103,13 @@ def start_serve(
     store: str, args: Sequence[str] = ECHO, port: int | None = None
 ) -> tuple[subprocess.Popen[bytes], int]:
     port = port or free_port()
+    log = open(LOGS / f"serve-{port}.log", "ab")  # noqa: SIM115 (the process writes it)
     proc = subprocess.Popen(
         [*TOD, "serve", "--port", str(port), "--store", store, *args],
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=log,
     )
+    log.close()
     try:
         wait_for(port, proc, "tod serve")
     except RuntimeError:

@@ -6,9 +6,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-import tod_echo
 from aiohttp.test_utils import TestClient
 
+import tod_echo
 from tod_runtime import Config
 from tod_runtime.plugins import make_plugin_manager
 from tod_runtime.server import ServeSettings, create_app

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import tod_echo
 from serve_helpers import redis_server
 
+import tod_echo
 from tod_runtime import Config, Runtime
 from tod_runtime.plugins import make_plugin_manager
 from tod_runtime.stores.base import SessionStore
