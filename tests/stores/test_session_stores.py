@@ -119,10 +119,12 @@ async def test_redis_fencing_refuses_a_writer_whose_lock_expired(tmp_path: Path)
     from tod_redis_store import RedisStore
 
     with redis_server(tmp_path) as url:
-        slow, fast = RedisStore(url, lock_timeout=0.1), RedisStore(url)
+        slow, fast = RedisStore(url, lock_timeout=0.3), RedisStore(url)
         async with slow.session_lock("a"):
-            await asyncio.sleep(0.2)  # the lock expires; another process takes it
-            async with fast.session_lock("a"):
+            await asyncio.sleep(0.25)  # renewed while its holder lives
+            assert await fast._redis.pttl("tod:lock:a") > 150
+            await fast._redis.delete("tod:lock:a")  # as if it expired (the holder stalled)
+            async with fast.session_lock("a"):  # so another process takes it
                 await fast.append("a", [UserUttered(text="fast")], expected=0)
             with pytest.raises(StoreConflict, match="lock expired"):
                 await slow.append("a", [UserUttered(text="slow")], expected=1)

@@ -34,6 +34,10 @@ _UNLOCK = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
 _OPTIONS = ("prefix", "lock_timeout", "lock_wait")
 
 
@@ -52,7 +56,7 @@ class RedisStore:
         url: str,
         *,
         prefix: str = "tod",
-        lock_timeout: float = 60.0,
+        lock_timeout: float = 10.0,
         lock_wait: float = 60.0,
     ) -> None:
         self.url, self.prefix = url, prefix
@@ -60,13 +64,14 @@ class RedisStore:
         self._redis: Any = aioredis.from_url(url)
         self._append_script = self._redis.register_script(_APPEND)
         self._unlock_script = self._redis.register_script(_UNLOCK)
+        self._renew_script = self._redis.register_script(_RENEW)
         self._held: dict[str, str] = {}  # session -> this process's lock token
 
     @classmethod
     def from_url(cls, url: str) -> RedisStore:
         plain, own = split_url(url)
         try:
-            lock_timeout = float(own.get("lock_timeout", 60))
+            lock_timeout = float(own.get("lock_timeout", 10))
             lock_wait = float(own.get("lock_wait", 60))
         except ValueError:
             raise ConfigError("lock_timeout and lock_wait take seconds", file=url) from None
@@ -135,12 +140,24 @@ class RedisStore:
         except RedisError as exc:
             raise self._failed(exc) from None
         self._held[session_id] = token
+        renewing = asyncio.create_task(self._renew(key, token))
         try:
             yield
         finally:
+            renewing.cancel()
             self._held.pop(session_id, None)
             with contextlib.suppress(RedisError):  # else the lock times out by itself
                 await self._unlock_script(keys=[key], args=[token])
+
+    async def _renew(self, key: str, token: str) -> None:
+        """While the turn runs, keep its lock alive (a third of the timeout at a time); a
+        holder that dies stops renewing, and the lock frees itself ``lock_timeout`` later."""
+        ttl = int(self.lock_timeout * 1000)
+        with contextlib.suppress(RedisError):
+            while True:
+                await asyncio.sleep(self.lock_timeout / 3)
+                if not await self._renew_script(keys=[key], args=[token, ttl]):
+                    return
 
     async def expire(self, idle_seconds: float) -> list[str]:
         cutoff = time.time() - idle_seconds
