@@ -12,15 +12,24 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
+from aiohttp.test_utils import TestClient
+
+from tod_runtime import Config
 
 ECHO = ["--services", "echo", "--backend", "echo", "--nlu", "echo", "--tracker", "echo"]
 ECHO += ["--policy", "echo", "--generator", "echo"]
 TOD = [sys.executable, "-m", "tod_runtime.cli"]
+ECHO_CONFIG = Config(
+    services="echo", backend="echo", nlu="echo", tracker="echo", policy="echo", generator="echo"
+)
+Client = TestClient[Any, Any]
+MakeClient = Callable[..., Awaitable[Client]]
 
 
 def in_ci() -> bool:

@@ -2,27 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient
+from serve_helpers import ECHO_CONFIG, Client, MakeClient
 
 import tod_echo
 from tod_runtime import Config
 from tod_runtime.plugins import make_plugin_manager
 from tod_runtime.server import ServeSettings, create_app
 
-ECHO = Config(
-    services="echo", backend="echo", nlu="echo", tracker="echo", policy="echo", generator="echo"
-)
-Client = TestClient[Any, Any]
-MakeClient = Callable[..., Awaitable[Client]]
-
 
 @pytest.fixture
 def make_client(aiohttp_client: Any) -> MakeClient:
-    async def make(*plugins: object, config: Config = ECHO, **settings: Any) -> Client:
+    async def make(*plugins: object, config: Config = ECHO_CONFIG, **settings: Any) -> Client:
         pm = make_plugin_manager(entry_points=False, extra=(tod_echo, *plugins))
         app = create_app(config, ServeSettings(**settings), plugin_manager=pm)
         client: Client = await aiohttp_client(app)

@@ -55,13 +55,15 @@ def test_type_a_message_and_see_the_reply_and_the_state(browser: object, tmp_pat
         wait.until(ready.text_to_be_present_in_element((By.ID, "services-hint"), "Restaurants"))
         box = browser.find_element(By.ID, "text")
         box.send_keys("I want to book a table for two at an Italian place in San Jose\n")
-        reply = wait.until(ready.presence_of_element_located((By.CSS_SELECTOR, ".msg.bot")))
+        reply = wait.until(
+            ready.presence_of_element_located((By.CSS_SELECTOR, ".msg.bot:not(.pending)"))
+        )
         assert reply.text.strip() and "Error" not in reply.text
         inspector = browser.find_element(By.ID, "inspector-body").text
         assert "Restaurants" in inspector and "San Jose" in inspector
         assert "ReserveRestaurant" in inspector
         box.send_keys("at 7 pm tomorrow at Sushi Zone\n")
-        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".msg.bot")) == 2)
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".msg.bot:not(.pending)")) == 2)
         browser.find_elements(By.CSS_SELECTOR, ".msg.bot")[0].click()  # inspect turn 1 again
         assert "turn 1" in browser.find_element(By.ID, "inspected").text
         browser.find_elements(By.CSS_SELECTOR, ".msg.bot")[1].click()

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 
 from aiohttp import web
-from conftest import ECHO, Client, MakeClient
+from serve_helpers import ECHO_CONFIG as ECHO
+from serve_helpers import Client, MakeClient
 
 from tod_runtime import hookimpl
 from tod_runtime.server import RUNTIME

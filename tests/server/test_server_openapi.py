@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import Client
+from serve_helpers import Client
 
 from tod_runtime.server.app import create_app
 

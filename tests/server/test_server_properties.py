@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 
-from conftest import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from serve_helpers import Client
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import tod_redis_store
-
 from tod_runtime.plugins import collect_components, make_plugin_manager
 
 
