@@ -13,7 +13,7 @@ from aiohttp import WSMsgType, web
 
 from tod_runtime.errors import TodError
 from tod_runtime.runtime import Runtime
-from tod_runtime.server.app import RUNTIME, SETTINGS, SOCKETS, status_of
+from tod_runtime.server.base import RUNTIME, SETTINGS, SOCKETS, status_of
 from tod_runtime.server.openapi import openapi_document
 from tod_runtime.session import SessionReset
 
