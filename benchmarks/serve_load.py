@@ -6,7 +6,9 @@
 
 ``load``: one server process per store; N concurrent clients, each with its own session,
 post turns back to back for a bounded time (after a short warm-up). Prints one JSON line per
-store: turns/s, p50 and p99 latency (ms), errors, and the server's RSS (now and peak, MiB).
+store: turns/s, p50 and p99 latency (ms), errors, the server's CPU time per turn (ms: what
+one core could do, 1000 / it, whatever else the machine runs), the machine's 1-minute load
+average, and the server's RSS (now and peak, MiB).
 The clients run in this process, on the same machine as the server. Pipelines: ``default``
 (the learned NLU, the embedded services and a restaurant conversation), ``rules`` (the
 same with the rules NLU) or ``echo`` (the tiny echo plugin: the server and store alone).
@@ -66,6 +68,16 @@ def rss_mib(pid: int) -> dict[str, float]:
         if key in ("VmRSS", "VmHWM"):
             fields[key] = round(int(value.split()[0]) / 1024, 1)
     return {"rss_mib": fields.get("VmRSS", 0.0), "peak_rss_mib": fields.get("VmHWM", 0.0)}
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time the process has used (from /proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def load_average() -> float:
+    return float(Path("/proc/loadavg").read_text().split()[0])
 
 
 async def wait_listening(port: int, proc: subprocess.Popen[bytes], timeout: float = 90) -> None:
@@ -140,7 +152,14 @@ async def load_one(store: str, args: argparse.Namespace) -> dict[str, Any]:
                         errors += not ok
                     i += 1
 
-            await asyncio.gather(*[client() for _ in range(args.clients)])
+            async def measure_cpu() -> None:
+                await asyncio.sleep(max(0.0, warm - time.monotonic()))
+                cpu[0] = cpu_seconds(proc.pid)
+                await asyncio.sleep(max(0.0, end - time.monotonic()))
+                cpu[1] = cpu_seconds(proc.pid)
+
+            cpu = [0.0, 0.0]
+            await asyncio.gather(measure_cpu(), *[client() for _ in range(args.clients)])
         latencies.sort()
         n = len(latencies)
         return {
@@ -153,6 +172,8 @@ async def load_one(store: str, args: argparse.Namespace) -> dict[str, Any]:
             "p50_ms": round(1000 * latencies[n // 2], 2) if n else None,
             "p99_ms": round(1000 * latencies[min(n - 1, int(n * 0.99))], 2) if n else None,
             "errors": errors,
+            "server_cpu_ms_per_turn": round(1000 * (cpu[1] - cpu[0]) / n, 3) if n else None,
+            "load_average_1m": load_average(),
             **rss_mib(proc.pid),
         }
     finally:

@@ -85,7 +85,7 @@ async def turn(request: web.Request) -> web.Response:
     runtime, session_id = await _known(request)
     text = parse_turn(await request.read())
     result = await runtime.handle(session_id, text)
-    return web.json_response(result.model_dump(mode="json"))
+    return web.Response(body=result.model_dump_json(), content_type="application/json")
 
 
 async def websocket(request: web.Request) -> web.WebSocketResponse:
