@@ -240,7 +240,7 @@ async def one_process(texts: list[str]) -> list[tuple[str, str]]:
 async def kill_run(
     args: argparse.Namespace, url: str, ports: list[int], procs: list[subprocess.Popen[bytes]]
 ) -> dict[str, Any]:
-    per_session = args.turns // args.sessions
+    per_session, extra = divmod(args.turns, args.sessions)
     acked: dict[str, list[str]] = {}
     counts = {"acknowledged": 0, "refused": 0, "in_flight_at_kill": 0, "in_flight_stored": 0}
     counts["resent"] = 0
@@ -260,7 +260,7 @@ async def kill_run(
         async with http.post(f"http://127.0.0.1:{ports[n % 2]}/v1/sessions") as r:
             sid = (await r.json())["id"]
         acked[sid] = []
-        for i in range(per_session):
+        for i in range(per_session + (n < extra)):
             text = f"city=s{n}t{i}"
             port = ports[(n + i) % 2]
             while True:
