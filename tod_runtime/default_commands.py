@@ -1,9 +1,10 @@
 """The built-in ``tod`` commands, registered through ``register_commands`` like any plugin's.
 
 Listed in ``tod_runtime.plugins.DEFAULT_PLUGINS``: ``tod data``, ``tod plugins``,
-``tod chat``, ``tod train`` (body in ``tod_runtime.nlu.learned.train``) and ``tod replay``
-(built in ``tod_runtime.replay.command``). ``add_pipeline_options`` and ``config_from_args``
-are for any command that builds a runtime, a plugin's included.
+``tod chat``, ``tod serve`` (body in ``tod_runtime.server.command``), ``tod train`` (body in
+``tod_runtime.nlu.learned.train``) and ``tod replay`` (built in
+``tod_runtime.replay.command``). ``add_pipeline_options`` and ``config_from_args`` are for any
+command that builds a runtime, a plugin's included.
 
 This module must not import ``tod_runtime.cli`` (only the console entry point does).
 """
@@ -29,6 +30,7 @@ def register_commands(cli: argparse._SubParsersAction[Any]) -> None:
     _add_chat(cli)
     add_replay_command(cli)
     _add_train(cli)
+    _add_serve(cli)
 
 
 # ---------------------------------------------------------------- shared options
@@ -189,7 +191,7 @@ def _add_plugins(sub: argparse._SubParsersAction[Any]) -> None:
 def _cmd_chat(args: argparse.Namespace) -> int:
     from tod_runtime.repl import run_chat
 
-    config = config_from_args(args, services=args.services)
+    config = config_from_args(args, services=args.services, store=args.store)
     return asyncio.run(run_chat(config, args))
 
 
@@ -205,6 +207,9 @@ def _add_chat(sub: argparse._SubParsersAction[Any]) -> None:
     chat.add_argument("--debug", action="store_true", help="show acts, state and service calls")
     chat.add_argument("--record", metavar="DIR", help="save the conversation as SGD files")
     chat.add_argument("--session", default="chat", help="session id (default: chat)")
+    chat.add_argument(
+        "--store", metavar="URL", help="session store: memory:// (default), sqlite:///FILE, ..."
+    )
     add_pipeline_options(chat)
     chat.set_defaults(func=_cmd_chat)
 
@@ -243,3 +248,53 @@ def _add_train(sub: argparse._SubParsersAction[Any]) -> None:
     dst = kinds.add_parser("dst", help="the tracker's carry-over model (values across services)")
     add_dst_options(dst)
     dst.set_defaults(func=_cmd_train_dst)
+
+
+# ---------------------------------------------------------------- tod serve
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from tod_runtime.server.base import ServeSettings
+    from tod_runtime.server.command import run_serve
+
+    extra: dict[str, Any] = {"services": args.services, "store": args.store}
+    extra |= {"session_ttl": args.session_ttl, "max_turns_per_session": args.max_turns}
+    config = config_from_args(args, **extra)
+    settings = ServeSettings(
+        host=args.host,
+        port=args.port,
+        token=args.token,
+        cors_origins=args.cors_origin or [],
+        max_body_bytes=args.max_body,
+    )
+    return run_serve(config, settings)
+
+
+def _add_serve(sub: argparse._SubParsersAction[Any]) -> None:
+    serve = sub.add_parser("serve", help="serve the runtime over HTTP and WebSocket")
+    serve.add_argument("--host", default="127.0.0.1", help="address (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8080, help="port (default: 8080)")
+    serve.add_argument(
+        "--store", metavar="URL", help="memory:// (default), sqlite:///FILE, redis://HOST:PORT"
+    )
+    serve.add_argument("--token", metavar="T", help="require 'Authorization: Bearer T' on /v1")
+    serve.add_argument(
+        "--services",
+        metavar="DIR|SGD_DIR:split",
+        help="services folder, or an SGD split (default: the embedded services)",
+    )
+    serve.add_argument(
+        "--session-ttl", type=float, metavar="SECONDS", help="delete sessions idle this long"
+    )
+    serve.add_argument("--max-turns", type=int, metavar="N", help="turns a session may hold")
+    serve.add_argument(
+        "--max-body", type=int, default=64 * 1024, metavar="BYTES", help="request size limit"
+    )
+    serve.add_argument(
+        "--cors-origin",
+        action="append",
+        metavar="ORIGIN",
+        help="allow this origin cross-origin (repeatable; default: none)",
+    )
+    add_pipeline_options(serve)
+    serve.set_defaults(func=_cmd_serve)

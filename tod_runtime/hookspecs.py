@@ -21,6 +21,8 @@ import pluggy
 if TYPE_CHECKING:
     import argparse
 
+    from aiohttp import web
+
     from tod_runtime.dialogue.models import ServiceCall
     from tod_runtime.dialogue.steps import TurnResult
     from tod_runtime.schema.models import ServiceSchema
@@ -107,6 +109,21 @@ def register_commands(cli: argparse._SubParsersAction[Any]) -> None:
     """Add ``tod`` sub-commands. ``cli`` is argparse's sub-parser collection: call
     ``cli.add_parser(name)`` and ``parser.set_defaults(func=callable)``; ``func(args) -> int``
     is run with the parsed arguments and returns the exit code."""
+
+
+@hookspec
+def register_routes(app: web.Application) -> None:
+    """Add routes to the HTTP server. Called once by ``tod_runtime.server.create_app`` after
+    the built-in routes are added, before the app starts. ``app`` is the aiohttp
+    application: call ``app.router.add_get(...)`` and friends; ``app[RUNTIME]``
+    (``tod_runtime.server.RUNTIME``) is the runtime. Return value ignored.
+
+    Example::
+
+        @hookimpl
+        def register_routes(app):
+            app.router.add_get("/v1/version", lambda request: web.json_response({"v": 1}))
+    """
 
 
 @hookspec
