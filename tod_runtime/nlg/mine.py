@@ -38,6 +38,7 @@ class MineSettings:
     min_count: int = 2  # below it a key keeps only its best template
     min_services: int = 2  # a generic template written for this many services goes first
     single_service: bool = True  # a generic key only one service wrote keeps its templates
+    by_length: int = 5  # the best of a key: of its this many most frequent, nearest in length
 
 
 @dataclass
@@ -89,8 +90,30 @@ def _best(
             entries = [(t, n) for t, n in entries if (key, t) in shared]
         ranked = sorted(entries, key=lambda t: (-t[1], len(t[0]), t[0]))
         kept = [t for t in ranked[: settings.per_key] if t[1] >= settings.min_count]
-        table[key] = kept or ranked[:1]
+        kept = kept or ranked[:1]
+        if settings.by_length:
+            kept = by_length(ranked[: settings.by_length], ranked, settings.per_key)
+        table[key] = kept
     return table
+
+
+_TOKEN = re.compile(r"\{[a-z0-9_.]+\}|\w+|[^\w\s]")
+
+
+def _length(text: str) -> int:
+    return len(_TOKEN.findall(text))
+
+
+def by_length(
+    candidates: Sequence[tuple[str, int]], written: Sequence[tuple[str, int]], keep: int
+) -> list[tuple[str, int]]:
+    """The candidates nearest in length to what people wrote for the key on average (count
+    weighted), then by frequency: the most frequent wording of a key is its shortest, and a
+    corpus of shortest wordings is shorter than people's."""
+    total = sum(n for _, n in written)
+    mean = sum(_length(t) * n for t, n in written) / max(total, 1)
+    ranked = sorted(candidates, key=lambda t: (abs(_length(t[0]) - mean), -t[1]))
+    return ranked[:keep]
 
 
 def _find(text: str, lowered: str, value: str, taken: list[tuple[int, int]]) -> tuple[int, int]:

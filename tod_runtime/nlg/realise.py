@@ -9,8 +9,8 @@ intent, more, goodbye) and each run is looked up the same way, then each act of 
 what is still uncovered is composed from the schema's descriptions (``nlg.compose``).
 
 Values are said as people say them (``values.say``: dates, times, amounts) by the slot's kind.
-Among a key's templates, those written at least ``spread`` times as often as the best are
-equivalent; one of them is chosen by a hash of the acts, their values and a caller's seed,
+A key's templates are stored best first; the first ``choices`` of them are equivalent, and
+one of them is chosen by a hash of the acts, their values and a caller's seed,
 weighted by how often people wrote it: the same acts give the same reply (replay is stable),
 and other values or another seed may give another wording.
 """
@@ -48,6 +48,7 @@ ORDER = {
     )
 }  # fmt: skip
 DONTCARE_SAID = "any"
+ONCE = frozenset({"OFFER", "INFORM_COUNT", "OFFER_INTENT", "INFORM_INTENT"})
 
 Compose = Callable[[str, Sequence[Action], ServiceSchema | None, Callable[[Action], str]], str]
 
@@ -77,7 +78,7 @@ class Realiser:
         templates: TemplateSet,
         compose: Compose,
         *,
-        spread: float = 0.5,
+        choices: int = 2,
         empty: str = "",
     ) -> None:
         self.services = templates.services
@@ -86,7 +87,7 @@ class Realiser:
         self.compose = compose
         self._aligned: dict[tuple[str, int], list[Alignment]] = {}
         self._indexes: dict[int, tuple[Table, dict[str, list[tuple[frozenset[str], int]]]]] = {}
-        self.spread = spread
+        self.choices = max(1, choices)
         self.empty = empty
 
     # ------------------------------------------------------------ values
@@ -109,8 +110,7 @@ class Realiser:
     def _choose(self, entries: Sequence[tuple[str, int]], digest: int) -> str:
         if len(entries) == 1:
             return entries[0][0]
-        floor = entries[0][1] * self.spread
-        pool = [e for e in entries if e[1] >= floor] or list(entries[:1])
+        pool = entries[: self.choices]
         total = sum(n for _, n in pool)
         pick = digest % total
         for text, n in pool:
@@ -279,6 +279,9 @@ class Realiser:
                 text, used = found
                 sentences.append(text)
                 left = [a for a in left if not any(a is u for u in used)]
+                if kind in ONCE and left:  # one offer a turn; its other values as facts
+                    sentences.append(self.compose("INFORM", left, schema, said))
+                    left = []
             if left:
                 sentences.append(self.compose(kind, left, schema, said))
         return " ".join(_stop(s) for s in sentences if s.strip()) or self.empty

@@ -68,9 +68,9 @@ def load_templates(path: Path, schema: ServiceSchema | None) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()}
 
 
-SPREAD = 0.5
-"""Templates written at least this share as often as a key's best are equivalent choices
-(tuned on SGD train with services held out; see docs/nlg.md)."""
+CHOICES = 2
+"""How many of a key's first templates (best first) are equivalent choices (tuned on SGD
+train; see docs/nlg.md)."""
 
 
 @cache
@@ -92,14 +92,14 @@ def templates_from(options: Mapping[str, object], side: str) -> TemplateSet:
 class TemplateGenerator:
     """Mined templates, composed wording where they do not reach, and a service's own
     ``templates.json`` overrides first. ``[options.generator]``: ``templates = "DIR"`` (a
-    folder written by ``tod train nlg``), ``spread`` (see ``SPREAD``)."""
+    folder written by ``tod train nlg``), ``choices`` (see ``CHOICES``)."""
 
     def __init__(self, ctx: ComponentContext) -> None:
         self.schemas: Mapping[str, ServiceSchema] = ctx.schemas
         templates = templates_from(ctx.options, "system")
-        spread = float(str(ctx.options.get("spread", SPREAD)))
+        choices = int(str(ctx.options.get("choices", CHOICES)))
         self.realiser = Realiser(
-            templates, compose_system, spread=spread, empty="How can I help you?"
+            templates, compose_system, choices=choices, empty="How can I help you?"
         )
         self.overrides: dict[str, dict[str, str]] = {}
         for service, folder in ctx.service_dirs.items():

@@ -6,7 +6,7 @@ service and ``_generic.json``, plus ``DIR/nlg.json`` (what was mined, rejected a
 are shuffled by ``--seed`` into K folds; each fold's services are left out of mining and
 their system turns are generated from their annotated acts, as replay does, and scored with
 corpus BLEU and the slot error rate (``replay.act_metrics``). That is how the choices
-(``MineSettings``, the generator's ``SPREAD``) were tuned; dev is only the final check.
+(``MineSettings``, the generator's ``CHOICES``) were tuned; dev is only the final check.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from tod_runtime.nlg.mine import Mined, MineSettings, mine_dialogues
 from tod_runtime.nlg.neighbours import profile_of
 from tod_runtime.nlg.realise import Realiser
 from tod_runtime.nlg.store import SIDES, TemplateSet, write_side
-from tod_runtime.nlg.template import SPREAD
+from tod_runtime.nlg.template import CHOICES
 from tod_runtime.progress import progress
 from tod_runtime.replay.act_metrics import corpus_bleu, slot_errors
 from tod_runtime.schema.models import ServiceSchema
@@ -42,7 +42,7 @@ def add_train_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the --cv folds")
     parser.add_argument("--cv", type=int, default=0, metavar="K", help="K folds over services")
     parser.add_argument("--split", default="train", help=argparse.SUPPRESS)
-    parser.add_argument("--spread", type=float, default=SPREAD, help=argparse.SUPPRESS)
+    parser.add_argument("--choices", type=int, default=CHOICES, help=argparse.SUPPRESS)
     parser.add_argument("--force", action="store_true", help="replace templates in --out")
 
 
@@ -85,7 +85,7 @@ def template_set(
 def cross_validate(
     mined: Mined,
     settings: MineSettings,
-    spread: float,
+    choices: int,
     schemas: dict[str, ServiceSchema],
     turns: Sequence[EvalTurn],
     k: int,
@@ -95,7 +95,7 @@ def cross_validate(
     hyps_all: list[EvalTurn] = []
     for held in folds(schemas, k, seed):
         templates = template_set(mined, settings, schemas, exclude=held)
-        realiser = Realiser(templates, compose_system, spread=spread)
+        realiser = Realiser(templates, compose_system, choices=choices)
         fold_turns = [t for t in turns if t[0] in held]
         per_fold.append({"services": sorted(held), **score(realiser, schemas, fold_turns)})
         hyps_all += fold_turns
@@ -143,7 +143,7 @@ def run_train_nlg(args: argparse.Namespace) -> int:
             if args.cv:
                 turns += _eval_turns(dialogues)
             bar.advance()
-    report: dict[str, Any] = {"settings": asdict(settings), "spread": args.spread}
+    report: dict[str, Any] = {"settings": asdict(settings), "choices": args.choices}
     report["seed"] = args.seed
     for side in SIDES:
         templates = template_set(mined[side], settings, schemas)
@@ -157,7 +157,7 @@ def run_train_nlg(args: argparse.Namespace) -> int:
         }
     if args.cv:
         report["cv"] = cross_validate(
-            mined["system"], settings, args.spread, schemas, turns, args.cv, args.seed
+            mined["system"], settings, args.choices, schemas, turns, args.cv, args.seed
         )
     report["seconds"] = round(time.perf_counter() - start, 1)
     atomic_write(out / "nlg.json", json.dumps(report, indent=2) + "\n")
