@@ -71,13 +71,14 @@ class Mined:
         shared = {k for k, n in writers.items() if n >= settings.min_services}
         if not settings.single_service:
             total = Counter({k: n for k, n in total.items() if k in shared})
-        return per_service, _best(total, settings, shared)
+        return per_service, _best(total, settings, shared, generic=True)
 
 
 def _best(
     counts: Mapping[tuple[str, str], int],
     settings: MineSettings,
     shared: AbstractSet[tuple[str, str]] | None = None,
+    generic: bool = False,
 ) -> Table:
     """Each key's most frequent templates (those in ``shared`` first, when given)."""
     by_key: dict[str, list[tuple[str, int]]] = defaultdict(list)
@@ -91,7 +92,7 @@ def _best(
         ranked = sorted(entries, key=lambda t: (-t[1], len(t[0]), t[0]))
         kept = [t for t in ranked[: settings.per_key] if t[1] >= settings.min_count]
         kept = kept or ranked[:1]
-        if settings.by_length:
+        if settings.by_length and not generic:  # generic: the most frequent, most general
             kept = by_length(ranked[: settings.by_length], ranked, settings.per_key)
         table[key] = kept
     return table

@@ -21,7 +21,8 @@ from tod_runtime.schema.roles import FUNCTION_WORDS
 
 _WORD = re.compile(r"[a-z]+")
 STOP = FUNCTION_WORDS | {"the", "a", "an", "in", "any", "this", "it", "its", "their", "number"}
-MIN_SLOT = 0.25  # a slot match below this is no match
+MIN_SLOT = 0.2  # a slot match below this is no match
+RELATIVE = 0.75  # a neighbour this much less close than the closest is left out
 MIN_SERVICE = 0.15  # a service below this closeness is not a neighbour
 CLOSE = 0.3  # acts without slots are borrowed only from a neighbour this close
 NEIGHBOURS = 3
@@ -87,31 +88,41 @@ class Alignment:
     intents: dict[str, str]  # target intent -> source intent
 
 
+def _common(profile: Profile) -> frozenset[str]:
+    """Words in a third or more of a service's slot descriptions ("restaurant", "hotel"):
+    they say which service, not which slot."""
+    counts: dict[str, int] = {}
+    for _, description in profile.slots.values():
+        for word in words(description):
+            counts[word] = counts.get(word, 0) + 1
+    limit = max(2, len(profile.slots) / 3)
+    return frozenset(w for w, n in counts.items() if n >= limit)
+
+
 def align(target: Profile, source_name: str, source: Profile) -> Alignment:
-    slot_map: dict[str, str] = {}
-    scores = []
-    source_words = {s: (k, words(s, d)) for s, (k, d) in source.slots.items()}
+    mine_common, theirs_common = _common(target), _common(source)
+    pairs = []
     for slot, (kind, description) in target.slots.items():
-        mine = words(slot, description)
-        best, best_score = "", 0.0
-        for other, (other_kind, theirs) in source_words.items():
-            if other_kind != kind:
-                continue
-            score = _jaccard(mine, theirs)
-            if score > best_score:
-                best, best_score = other, score
-        if best_score >= MIN_SLOT:
-            slot_map[slot] = best
-        scores.append(best_score)
+        mine = words(slot, description) - mine_common
+        for other, (other_kind, other_description) in source.slots.items():
+            if other_kind == kind:
+                theirs = words(other, other_description) - theirs_common
+                pairs.append((_jaccard(mine, theirs), slot, other))
+    slot_map: dict[str, str] = {}
+    best: dict[str, float] = {}
+    for score, slot, other in sorted(pairs, reverse=True):  # one-to-one, best pairs first
+        if score >= MIN_SLOT and slot not in slot_map and other not in slot_map.values():
+            slot_map[slot], best[slot] = other, score
     intent_map: dict[str, str] = {}
     for intent, description in target.intents.items():
-        mine = words(intent, description)
+        mine = words(intent, description) - mine_common
         ranked = sorted(
-            ((_jaccard(mine, words(o, d)), o) for o, d in source.intents.items()), reverse=True
+            ((_jaccard(mine, words(o, d) - theirs_common), o) for o, d in source.intents.items()),
+            reverse=True,
         )
         if ranked and ranked[0][0] > 0:
             intent_map[intent] = ranked[0][1]
-    slot_score = sum(scores) / len(scores) if scores else 0.0
+    slot_score = sum(best.values()) / max(len(target.slots), 1)
     service_score = _jaccard(words(target.description), words(source.description))
     return Alignment(source_name, (slot_score + service_score) / 2, slot_map, intent_map)
 
@@ -119,6 +130,7 @@ def align(target: Profile, source_name: str, source: Profile) -> Alignment:
 def neighbours(target: Profile, sources: Mapping[str, Profile]) -> list[Alignment]:
     """The closest profiled services, best first."""
     found = [align(target, name, profile) for name, profile in sorted(sources.items())]
-    found = [a for a in found if a.score >= MIN_SERVICE]
     found.sort(key=lambda a: -a.score)
+    top = found[0].score if found else 0.0
+    found = [a for a in found if a.score >= max(MIN_SERVICE, RELATIVE * top)]
     return found[:NEIGHBOURS]

@@ -48,7 +48,7 @@ ORDER = {
     )
 }  # fmt: skip
 DONTCARE_SAID = "any"
-ONCE = frozenset({"OFFER", "INFORM_COUNT", "OFFER_INTENT", "INFORM_INTENT"})
+ONCE = frozenset({"OFFER", "CONFIRM", "INFORM_COUNT", "OFFER_INTENT", "INFORM_INTENT"})
 
 Compose = Callable[[str, Sequence[Action], ServiceSchema | None, Callable[[Action], str]], str]
 
@@ -172,9 +172,12 @@ class Realiser:
         self, run: Sequence[Action], sources: Sequence[Source], seed: int
     ) -> tuple[str, list[Action]] | None:
         """The template covering most acts of ``run`` (acts of one kind) and the acts it
-        covers; None when no template covers any."""
+        covers; None when no template covers any. The generic table is searched only when
+        the service's own or borrowed templates cover less than half of the run."""
         best: tuple[int, int, Source, list[Action]] | None = None
         for source in sources:
+            if source.table is self.generic and best is not None and 2 * best[0] >= len(run):
+                break  # the service's own (or its neighbour's) wording covers half: keep it
             items: dict[str, Action] = {}
             for action in run:
                 sig = source.signature([action])
@@ -266,7 +269,8 @@ class Realiser:
 
         def said(action: Action) -> str:
             values = action.values or action.canonical_values
-            return " or ".join(say(action.slot, v) for v in values) if values else ""
+            said = [say(action.slot, v) for v in values]
+            return ", ".join(said[:-1]) + " or " + said[-1] if len(said) > 1 else "".join(said)
 
         ordered = sorted(actions, key=lambda a: ORDER.get(a.act, len(ORDER)))
         sentences: list[str] = []
@@ -279,7 +283,7 @@ class Realiser:
                 text, used = found
                 sentences.append(text)
                 left = [a for a in left if not any(a is u for u in used)]
-                if kind in ONCE and left:  # one offer a turn; its other values as facts
+                if kind in ONCE and left:  # one offer (or confirmation); other values as facts
                     sentences.append(self.compose("INFORM", left, schema, said))
                     left = []
             if left:
