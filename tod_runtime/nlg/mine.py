@@ -6,9 +6,9 @@ case-insensitively; a count also as a number word). The utterance is rejected wh
 is not found (the template would drop it), when two values claim the same words, or when a
 digit is left in the template (it would invent a value). What is left is keyed by the acts'
 signature twice (``nlg.signature``): per service with slot names, and generically with slot
-labels. A per-service key keeps its most frequent templates; a generic template is kept only
-when people wrote it for at least ``min_services`` services, so no service's own words leak
-into another service's replies.
+labels. A per-service key keeps its most frequent templates, the one nearest in length to
+people's average first (``by_length``); generic templates people wrote for at least
+``min_services`` services go before those only one service's turns gave.
 """
 
 from __future__ import annotations

@@ -12,10 +12,10 @@ Two namings of the slots give two signatures of the same acts:
 * per service: the slot's own name (``restaurant_name``);
 * generic, across services, by what the slot is: its *label*, the head of its description
   (the words before the first function word, ``schema.roles.description_head``: "Name of the
-  restaurant" -> ``name``, "Check in date for reservation" -> ``check_in_date``), or its
-  value kind when the head is empty; an intent's label is the first word of its description
-  ("Reserve a table at a restaurant" -> ``reserve``). Two slots of one frame with the same
-  label are told apart by order (``name``, ``name_2``).
+  restaurant" -> ``name``, "Check in date for reservation" -> ``check_in_date``), ``bool``
+  for a boolean, or the value kind when the head is empty; an intent's label is the first
+  word of its description ("Reserve a table at a restaurant" -> ``reserve``). Two slots of
+  one frame with the same label are told apart by order (``name``, ``name_2``).
 """
 
 from __future__ import annotations
