@@ -235,8 +235,15 @@ def _cmd_train_dst(args: argparse.Namespace) -> int:
     return run_train_dst(args)
 
 
+def _cmd_train_nlg(args: argparse.Namespace) -> int:
+    from tod_runtime.nlg.train import run_train_nlg
+
+    return run_train_nlg(args)
+
+
 def _add_train(sub: argparse._SubParsersAction[Any]) -> None:
     from tod_runtime.dst.learned.train import add_train_options as add_dst_options
+    from tod_runtime.nlg.train import add_train_options as add_nlg_options
     from tod_runtime.nlu.learned.train import add_train_options
 
     train = sub.add_parser("train", help="train a learned component on SGD train")
@@ -248,6 +255,9 @@ def _add_train(sub: argparse._SubParsersAction[Any]) -> None:
     dst = kinds.add_parser("dst", help="the tracker's carry-over model (values across services)")
     add_dst_options(dst)
     dst.set_defaults(func=_cmd_train_dst)
+    nlg = kinds.add_parser("nlg", help="NLG templates mined from SGD train (system and user)")
+    add_nlg_options(nlg)
+    nlg.set_defaults(func=_cmd_train_nlg)
 
 
 # ---------------------------------------------------------------- tod serve

@@ -12,8 +12,9 @@ from tod_runtime.replay.runner import ReplayOptions, ReplayRun
 
 
 class Metrics(BaseModel):
-    """Averages over frames (state) and system turns (acts, calls); BLEU over the corpus.
-    None where a group has nothing to average."""
+    """Averages over frames (state) and system turns (acts, calls); BLEU over the corpus;
+    ``slot_error_rate``: the generated replies' missing and invented values over all their
+    acts' values. None where a group has nothing to average."""
 
     joint_goal_accuracy: float | None = None
     average_goal_accuracy: float | None = None
@@ -22,6 +23,7 @@ class Metrics(BaseModel):
     system_act_f1: float | None = None
     service_call_accuracy: float | None = None
     bleu: float | None = None
+    slot_error_rate: float | None = None
 
     def get(self, name: str) -> float | None:
         value: float | None = getattr(self, name)
