@@ -19,7 +19,7 @@ from tod_runtime.dialogue.context import PolicyInput, SystemPlan
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import DONTCARE, Action, Frame, ServiceCall, State, act
 from tod_runtime.plugins import ComponentContext
-from tod_runtime.policy.history import backend_value, call_parameters
+from tod_runtime.policy.history import addressed_service, backend_value, call_parameters
 from tod_runtime.schema.loader import Schemas
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 
@@ -33,7 +33,9 @@ class RulesPolicy:
         self.backend: Backend = ctx.backend
 
     async def decide(self, turn: PolicyInput) -> SystemPlan:
-        service = turn.active_service or next(reversed(turn.context.state), None)
+        service = turn.active_service  # the second pass stays where the call was made
+        if turn.service_call is None:
+            service = addressed_service(turn.user_acts, service, turn.context.state)
         if service is None or service not in self.schemas:
             return SystemPlan(service or next(iter(self.schemas)), [act("REQ_MORE")])
         schema = self.schemas[service]
