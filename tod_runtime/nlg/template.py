@@ -132,11 +132,17 @@ def _builtin(kind: str, acts: Sequence[Action], schema: ServiceSchema | None) ->
         return _upper_first(_join([f"the {d} is {v}" for d, v in described])) + "."
     if kind == "INFORM_COUNT":
         count = _value(acts[0])
+        if count == "0":
+            return "Sorry, I found nothing that matches."
         return f"I found {count} option{'s' if count != '1' else ''} for you."
     if kind == "OFFER_INTENT":
         intent = schema.intent(_value(acts[0])) if schema else None
         what = _lower_first(intent.description) if intent else _value(acts[0])
         return f"Would you like to {what}?"
+    if kind in ("GREETING", "FALLBACK"):
+        can = [v for a in acts for v in a.values]
+        lead = "Hello!" if kind == "GREETING" else "Sorry, I did not get that."
+        return lead + (f" I can help you {_join(can)}." if can else "")
     return {
         "NOTIFY_SUCCESS": "Done: it is all set.",
         "NOTIFY_FAILURE": "Sorry, that did not work out.",
