@@ -52,9 +52,7 @@ async def test_nothing_understood_while_an_offer_is_open_repeats_only_the_questi
 
 
 async def test_a_search_without_results_is_not_a_failed_booking() -> None:
-    state = State(
-        active_intent="FindCafes", slot_values={"city": ["Oslo"], "has_wifi": ["True"]}
-    )
+    state = State(active_intent="FindCafes", slot_values={"city": ["Oslo"], "has_wifi": ["True"]})
     call = ServiceCall(method="FindCafes", parameters={"city": "Oslo", "has_wifi": "True"})
     acts = {SERVICE: [a("INFORM", "has_wifi", "True")]}
     plan = await decide({SERVICE: state}, acts, service_call=call, service_results=[])

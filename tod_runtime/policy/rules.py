@@ -42,7 +42,7 @@ class RulesPolicy:
         if turn.service_call is None:
             service = addressed_service(turn.user_acts, service, turn.context.state)
         if service is None or service not in self.schemas:
-            return SystemPlan(service or next(iter(self.schemas)), opening(turn, self.schemas))
+            return SystemPlan(service or next(iter(self.schemas)), talk.opening(turn, self.schemas))
         schema = self.schemas[service]
         state = turn.context.state.get(service, State())
         history = turn.context.history
@@ -53,15 +53,6 @@ class RulesPolicy:
             return SystemPlan(service, talk.fallback(self.schemas, previous))
         today = reference_date(self.backend, service)
         return _Decision(service, schema, state, history, turn, today).plan()
-
-
-def opening(turn: PolicyInput, schemas: Schemas) -> list[Action]:
-    """No task yet: a greeting at the start, else "sorry", both with what the system can do."""
-    if not turn.user_acts and not turn.context.history:
-        return [talk.greeting(schemas)]
-    if not turn.user_acts:
-        return talk.fallback(schemas, [])
-    return [act("REQ_MORE")]
 
 
 def after_call(turn: PolicyInput, schema: ServiceSchema, state: State) -> list[Action]:

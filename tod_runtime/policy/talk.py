@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from tod_runtime.dialogue.context import PolicyInput
 from tod_runtime.dialogue.models import DONTCARE, Action, State, act
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 from tod_runtime.schema.roles import slot_roles
@@ -50,10 +51,17 @@ def fallback(schemas: Mapping[str, ServiceSchema], previous: Sequence[Action]) -
     return [act("FALLBACK", "intent", described, names)]
 
 
+def opening(turn: PolicyInput, schemas: Mapping[str, ServiceSchema]) -> list[Action]:
+    """No task yet: a greeting at the start, else "sorry", both with what the system can do."""
+    if not turn.user_acts and not turn.context.history:
+        return [greeting(schemas)]
+    if not turn.user_acts:
+        return fallback(schemas, [])
+    return [act("REQ_MORE")]
+
+
 def _set_by_user(state: State, slots: Sequence[str]) -> list[str]:
-    return [
-        s for s in slots if state.slot_values.get(s) and state.slot_values[s][0] != DONTCARE
-    ]
+    return [s for s in slots if state.slot_values.get(s) and state.slot_values[s][0] != DONTCARE]
 
 
 def no_results(intent: IntentSchema, state: State) -> list[Action]:
@@ -64,9 +72,7 @@ def no_results(intent: IntentSchema, state: State) -> list[Action]:
     return [act("INFORM_COUNT", "count", ["0"]), *(act("REQUEST", s) for s in relax)]
 
 
-def failed_transaction(
-    intent: IntentSchema, schema: ServiceSchema, state: State
-) -> list[Action]:
+def failed_transaction(intent: IntentSchema, schema: ServiceSchema, state: State) -> list[Action]:
     """A transaction the service refused: say so, and ask for a detail to change (a time or
     date first, else the last booking detail that no search returns)."""
     found = {s for i in schema.intents if not i.is_transactional for s in i.result_slots}

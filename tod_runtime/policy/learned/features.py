@@ -106,7 +106,9 @@ class Situation:
             search=search,
             transactional_call=transactional,
             turns=len(history),
-            other_user=sorted({a.act for s, acts in turn.user_acts.items() if s != service for a in acts}),
+            other_user=sorted(
+                {a.act for s, acts in turn.user_acts.items() if s != service for a in acts}
+            ),
             switched=last is not None and last.frame(service) is None,
             new_intent=before is None or before.active_intent != state.active_intent,
         )
@@ -180,6 +182,8 @@ def views(s: Situation) -> Views:
         and s.history.last_success(s.service, s.intent.name) is not None
     )
     pass_ = "2" if s.second else "1"
+    takes = s.intent.optional_slots if s.intent else {}
+    optional = len([x for x in takes if x in s.state.slot_values])
     common = [
         "bias",
         f"pass={pass_}",
@@ -190,7 +194,7 @@ def views(s: Situation) -> Views:
         f"P={'+'.join(prev)}",
         f"U={'+'.join(user)}|P={'+'.join(prev)}",
         f"miss={_bucket(len(missing), 0, 1, 2)}",
-        f"opt={_bucket(len([x for x in (s.intent.optional_slots if s.intent else {}) if x in s.state.slot_values]), 0, 1)}",
+        f"opt={_bucket(optional, 0, 1)}",
         f"req={_bucket(len(s.state.requested_slots), 0, 1)}",
         f"res={_bucket(results, 0, 1, 3)}|st={status}",
         f"trcall={s.transactional_call}|res0={results == 0}",
@@ -250,10 +254,12 @@ def _slot_strings(s: Situation, slot: str, missing: Sequence[str]) -> list[str]:
     prev_on = sorted({a.act for a in s.previous if a.slot == slot})
     entity = s.entity() or {}
     upcoming = s.next_entity() or {}
-    in_tr = any(
-        i.is_transactional and slot in i.required_slots for i in s.schema.intents
+    in_tr = any(i.is_transactional and slot in i.required_slots for i in s.schema.intents)
+    same = (
+        bool(values)
+        and slot in entity
+        and entity[slot].lower() in {v.lower() for v in values or []}
     )
-    same = bool(values) and slot in entity and entity[slot].lower() in {v.lower() for v in values or []}
     out = [
         f"t={takes}",
         f"f={filled}",

@@ -10,8 +10,9 @@ from datetime import date
 
 from tod_runtime.backends.base import Backend, reference_date
 from tod_runtime.dialogue.context import PolicyInput, SystemPlan
-from tod_runtime.dialogue.models import DONTCARE, Action, ServiceCall, State, act
+from tod_runtime.dialogue.models import DONTCARE, Action, ServiceCall, act
 from tod_runtime.plugins import ComponentContext
+from tod_runtime.policy import talk
 from tod_runtime.policy.history import addressed_service, backend_value, call_parameters
 from tod_runtime.policy.learned.features import (
     CALL,
@@ -55,7 +56,10 @@ class LearnedPolicy:
         if turn.service_call is None:
             service = addressed_service(turn.user_acts, service, turn.context.state)
         if service is None or service not in self.schemas:
-            return SystemPlan(service or next(iter(self.schemas)), [act("REQ_MORE")])
+            return SystemPlan(service or next(iter(self.schemas)), talk.opening(turn, self.schemas))
+        if turn.service_call is None and not turn.user_acts:  # nothing understood
+            previous = turn.context.history.last_system_acts(service)
+            return SystemPlan(service, talk.fallback(self.schemas, previous))
         today = reference_date(self.backend, service)
         return decide(turn, service, self.schemas[service], self.model, today)
 
@@ -90,11 +94,7 @@ def finder(s: Situation) -> IntentSchema | None:
     if not missing or not s.history.asked(s.service, missing[0]):
         return None
     return next(
-        (
-            i
-            for i in s.schema.intents
-            if not i.is_transactional and missing[0] in i.result_slots
-        ),
+        (i for i in s.schema.intents if not i.is_transactional and missing[0] in i.result_slots),
         None,
     )
 
@@ -112,7 +112,11 @@ def make_call(s: Situation, turn: PolicyInput, today: date) -> ServiceCall | Non
     params = call_parameters(s.state, slots, s.schema, s.history, acts, today)
     if intent.is_transactional:
         for confirmed in s.previous:  # what the user just agreed to, e.g. defaults
-            if confirmed.act == "CONFIRM" and confirmed.slot in slots and confirmed.slot not in params:
+            if (
+                confirmed.act == "CONFIRM"
+                and confirmed.slot in slots
+                and confirmed.slot not in params
+            ):
                 said = confirmed.canonical_values or confirmed.values
                 params[confirmed.slot] = backend_value(
                     said[:1], confirmed.slot, s.schema, s.history, acts, today
@@ -153,6 +157,3 @@ def fill(s: Situation, candidate: Candidate, turn: PolicyInput, today: date) -> 
     if name in ("REQ_MORE", "GOODBYE", "NOTIFY_SUCCESS", "NOTIFY_FAILURE"):
         return act(name)  # type: ignore[arg-type]
     return None
-
-
-__all__ = ["LearnedPolicy", "State", "decide"]

@@ -28,6 +28,8 @@ from tod_runtime.dialogue.context import DialogueState, PolicyInput, TurnContext
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import Dialogue, Turn
 from tod_runtime.dst.learned.model import fit
+from tod_runtime.files import atomic_open, atomic_write
+from tod_runtime.policy.history import addressed_service
 from tod_runtime.policy.learned.features import (
     BITS,
     CALL,
@@ -38,7 +40,6 @@ from tod_runtime.policy.learned.features import (
     strings,
     views,
 )
-from tod_runtime.policy.history import addressed_service
 from tod_runtime.policy.learned.model import PolicyModel
 from tod_runtime.policy.learned.policy import decide
 from tod_runtime.progress import progress
@@ -58,6 +59,9 @@ def add_train_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cv", type=int, default=0, metavar="K", help="K folds over services")
     parser.add_argument("--split", default="train", help=argparse.SUPPRESS)
     parser.add_argument("--workers", type=int, default=2, help="processes")
+    parser.add_argument(
+        "--limit", type=int, default=0, metavar="N", help="use N dialogue files spread over train"
+    )
     parser.add_argument("--force", action="store_true", help="replace a model in --out")
 
 
@@ -231,8 +235,15 @@ def _pool(split: SGDSplit, workers: int) -> Any:
     return get_context("spawn").Pool(max(workers, 1), _init, (split,))
 
 
-def collect_rows(split: SGDSplit, pool: Any) -> Counts:
-    files = split.dialogue_files()
+def spread(files: list[str], limit: int) -> list[str]:
+    """``limit`` of ``files`` spread evenly over them (all when ``limit`` is 0): SGD's files
+    are grouped by service, so the first N would see few services."""
+    if not limit or limit >= len(files):
+        return files
+    return [files[i * len(files) // limit] for i in range(limit)]
+
+
+def collect_rows(split: SGDSplit, pool: Any, files: list[str]) -> Counts:
     counts: Counts = {}
     with progress("policy rows", len(files)) as bar:
         for part in pool.imap(_rows_of, files):
@@ -250,8 +261,8 @@ def folds(services: Iterable[str], k: int, seed: int) -> list[frozenset[str]]:
     return [frozenset(names[i::k]) for i in range(k)]
 
 
-def score(split: SGDSplit, pool: Any, model: PolicyModel, services: frozenset[str]) -> Totals:
-    jobs = [(f, model, services) for f in split.dialogue_files()]
+def score(files: list[str], pool: Any, model: PolicyModel, services: frozenset[str]) -> Totals:
+    jobs = [(f, model, services) for f in files]
     f1 = calls = 0.0
     nf = nc = 0
     for a, b, c, d in pool.imap(_score_of, jobs):
@@ -259,13 +270,15 @@ def score(split: SGDSplit, pool: Any, model: PolicyModel, services: frozenset[st
     return f1, nf, calls, nc
 
 
-def cross_validate(split: SGDSplit, pool: Any, counts: Counts, k: int, seed: int) -> dict[str, Any]:
+def cross_validate(
+    split: SGDSplit, pool: Any, counts: Counts, k: int, seed: int, files: list[str]
+) -> dict[str, Any]:
     per_fold = []
     f1 = calls = 0.0
     nf = nc = 0
     for held in folds(split.schemas(), k, seed):
         model = fit_rows(counts, held)
-        a, b, c, d = score(split, pool, model, held)
+        a, b, c, d = score(files, pool, model, held)
         per_fold.append(
             {
                 "services": sorted(held),
@@ -289,14 +302,17 @@ def run_train_policy(args: argparse.Namespace) -> int:
     out = Path(args.out)
     report: dict[str, Any] = {"settings": SETTINGS, "thresholds": THRESHOLDS, "seed": args.seed}
     with _pool(split, args.workers) as pool:
-        counts = collect_rows(split, pool)
+        files = spread(split.dialogue_files(), args.limit)
+        report["files"] = len(files)
+        counts = collect_rows(split, pool, files)
         report["rows"] = len(counts)
         report["rows_seen"] = sum(p + n for p, n in counts.values())
         if args.cv:
-            report["cv"] = cross_validate(split, pool, counts, args.cv, args.seed)
+            report["cv"] = cross_validate(split, pool, counts, args.cv, args.seed, files)
     model = fit_rows(counts)
-    model.save(out / "policy.npz")
+    with atomic_open(out / "policy.npz", "wb") as model_file:
+        model.save(model_file)  # type: ignore[arg-type]  # numpy writes to a file object too
     report["seconds"] = round(time.perf_counter() - start, 1)
-    (out / "policy.json").write_text(json.dumps(report, indent=2) + "\n")
+    atomic_write(out / "policy.json", json.dumps(report, indent=2) + "\n")
     print(json.dumps(report, indent=2))
     return 0
