@@ -10,7 +10,7 @@ from datetime import date
 
 from tod_runtime.backends.base import Backend, reference_date
 from tod_runtime.dialogue.context import PolicyInput, SystemPlan
-from tod_runtime.dialogue.models import DONTCARE, Action, ServiceCall, act
+from tod_runtime.dialogue.models import CLOSING_ACTS, DONTCARE, Action, ServiceCall, act
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.policy import talk
 from tod_runtime.policy.history import addressed_service, backend_value, call_parameters
@@ -74,7 +74,15 @@ def decide(
 ) -> SystemPlan:
     """The plan for one pass (sync: training scores it without an event loop)."""
     s = Situation.of(turn, service, schema)
+    if s.second and not s.results and s.intent is not None:  # say why, and offer a way on
+        called = schema.intent(turn.service_call.method) if turn.service_call else None
+        if called is not None and called.is_transactional:
+            return SystemPlan(service, talk.failed_transaction(called, schema, s.state))
+        if called is not None:
+            return SystemPlan(service, talk.no_results(called, s.state))
     scored = scores(s, model)
+    if not {a.act for a in s.user} & CLOSING_ACTS:  # goodbye only when the user closes
+        scored.pop(("GOODBYE", ""), None)
     if scored.get((CALL, ""), 0.0) >= model.threshold(CALL):
         call = make_call(s, turn, today)
         if call is not None:
