@@ -241,10 +241,23 @@ def _cmd_train_nlg(args: argparse.Namespace) -> int:
     return run_train_nlg(args)
 
 
+def _cmd_train_policy(args: argparse.Namespace) -> int:
+    from tod_runtime.files import check_apart, check_output
+    from tod_runtime.policy.learned.train import run_train_policy
+
+    out = Path(args.out)  # checked before the long work
+    check_apart(out, [args.path], "--out folder")
+    out.mkdir(parents=True, exist_ok=True)
+    for name in ("policy.npz", "policy.json"):
+        check_output(out / name, force=args.force, what="model file")
+    return run_train_policy(args)
+
+
 def _add_train(sub: argparse._SubParsersAction[Any]) -> None:
     from tod_runtime.dst.learned.train import add_train_options as add_dst_options
     from tod_runtime.nlg.train import add_train_options as add_nlg_options
     from tod_runtime.nlu.learned.train import add_train_options
+    from tod_runtime.policy.learned.train import add_train_options as add_policy_options
 
     train = sub.add_parser("train", help="train a learned component on SGD train")
     kinds = train.add_subparsers(dest="train_command", required=True, metavar="KIND")
@@ -255,6 +268,9 @@ def _add_train(sub: argparse._SubParsersAction[Any]) -> None:
     dst = kinds.add_parser("dst", help="the tracker's carry-over model (values across services)")
     add_dst_options(dst)
     dst.set_defaults(func=_cmd_train_dst)
+    policy = kinds.add_parser("policy", help="the learned policy (imitation of SGD system turns)")
+    add_policy_options(policy)
+    policy.set_defaults(func=_cmd_train_policy)
     nlg = kinds.add_parser("nlg", help="NLG templates mined from SGD train (system and user)")
     add_nlg_options(nlg)
     nlg.set_defaults(func=_cmd_train_nlg)

@@ -168,7 +168,13 @@ def compose_system(
         return f"How about {say(first)}?{tail}"
     if kind == "INFORM_COUNT":
         count = say(acts[0]) if acts and acts[0].values else ""
+        if count == "0":
+            return "Sorry, I found nothing that matches."
         return f"I found {count} option{'' if count == '1' else 's'} for you."
+    if kind in ("GREETING", "FALLBACK"):  # the rules policy's own acts: what it can do
+        can = [v for a in acts for v in a.values]
+        lead = "Hello!" if kind == "GREETING" else "Sorry, I did not get that."
+        return lead + (f" I can help you {join(can)}." if can else "")
     if kind == "OFFER_INTENT":
         vals = acts[0].values or acts[0].canonical_values
         return f"Would you like to {_intent_phrase(schema, vals[0] if vals else '')}?"

@@ -262,15 +262,21 @@ class Realiser:
         if not actions:
             return self.empty
         say = self.sayer(schema)
-        sources = self.sources(service, schema, say)
-        whole = self.lookup(service, schema, actions, say, seed, sources)
-        if whole is not None:
-            return _stop(whole)
 
         def said(action: Action) -> str:
             values = action.values or action.canonical_values
             said = [say(action.slot, v) for v in values]
             return ", ".join(said[:-1]) + " or " + said[-1] if len(said) > 1 else "".join(said)
+
+        nothing = [a for a in actions if a.act == "INFORM_COUNT" and a.values[:1] == ["0"]]
+        if nothing:  # people in SGD never say "I found 0": no mined template fits it
+            rest = [a for a in actions if a not in nothing]
+            first = _stop(self.compose("INFORM_COUNT", nothing, schema, said))
+            return " ".join([first, self.realise(service, schema, rest, seed) if rest else ""])
+        sources = self.sources(service, schema, say)
+        whole = self.lookup(service, schema, actions, say, seed, sources)
+        if whole is not None:
+            return _stop(whole)
 
         ordered = sorted(actions, key=lambda a: ORDER.get(a.act, len(ORDER)))
         sentences: list[str] = []
