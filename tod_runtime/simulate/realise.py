@@ -1,0 +1,100 @@
+"""User acts as text, for the text level, behind the ``UserRealiser`` Protocol.
+
+``SchemaRealiser`` is the schema-generic fallback: it words an act from the schema alone (an
+intent's description, a slot's description, the value in a spoken form: ``2019-03-08`` ->
+"March 8th", ``18:30`` -> "6:30 pm", True/False -> yes/no), choosing among a few phrasings
+with the dialogue's random generator. Templates mined from SGD user turns can replace it
+behind the same Protocol.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from datetime import date
+
+from tod_runtime.dialogue.models import DONTCARE, Action
+from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.values.normalise import slot_kind
+
+MONTHS = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+)  # fmt: skip
+
+FIXED: dict[str, tuple[str, ...]] = {
+    "AFFIRM": ("Yes, that's right.", "Yes please.", "Sounds good."),
+    "NEGATE": ("No.", "No, that's not right."),
+    "AFFIRM_INTENT": ("Yes, please do that.", "Sure, go ahead."),
+    "NEGATE_INTENT": ("No, not now.", "No thanks, not right now."),
+    "SELECT": ("That one sounds good.", "I'll take that one."),
+    "REQUEST_ALTS": ("Can you find something else?", "Anything else available?"),
+    "THANK_YOU": ("Thank you.", "Thanks a lot."),
+    "GOODBYE": ("Goodbye.", "That's all, bye."),
+}
+_WORD = re.compile(r"[A-Za-z']+")
+
+
+def ordinal(day: int) -> str:
+    suffix = "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+    return f"{day}{suffix}"
+
+
+def spoken(value: str, kind: str) -> str:
+    """A backend-form value as a person would say it."""
+    if kind == "date":
+        try:
+            day = date.fromisoformat(value)
+        except ValueError:
+            return value
+        return f"{MONTHS[day.month - 1]} {ordinal(day.day)}"
+    if kind == "time":
+        match = re.fullmatch(r"(\d{1,2}):(\d{2})", value.strip())
+        if not match:
+            return value
+        hour, minute = int(match.group(1)), int(match.group(2))
+        half = "am" if hour < 12 else "pm"
+        shown = hour % 12 or 12
+        return f"{shown} {half}" if minute == 0 else f"{shown}:{minute:02d} {half}"
+    return value
+
+
+def lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text else text
+
+
+class SchemaRealiser:
+    """Words user acts from the schema's descriptions and the values (any service)."""
+
+    def realise(self, acts: Sequence[Action], schema: ServiceSchema, rng: random.Random) -> str:
+        parts = [self.one(a, schema, rng) for a in acts]
+        return " ".join(p for p in parts if p) or "Hello."
+
+    def one(self, action: Action, schema: ServiceSchema, rng: random.Random) -> str:
+        name = action.act
+        if name in FIXED:
+            return rng.choice(FIXED[name])
+        if name == "INFORM_INTENT":
+            intent = schema.intent(action.values[0]) if action.values else None
+            what = lower_first(intent.description) if intent else "get some help"
+            return rng.choice(("I'd like to {}.", "Can you help me {}?", "I want to {}.")).format(
+                what.rstrip(".")
+            )
+        spec = schema.slot(action.slot)
+        about = lower_first(spec.description).rstrip(".") if spec else action.slot
+        if name == "REQUEST":
+            return rng.choice(("What is the {}?", "Can you tell me the {}?")).format(about)
+        if name == "INFORM" and action.values:
+            value = action.values[0]
+            if value == DONTCARE:
+                return f"Any {about} is fine."
+            kind = slot_kind(schema, action.slot)
+            if kind == "bool":
+                said = "yes" if value.lower() == "true" else "no"
+                return f"{about.capitalize()}: {said}."
+            words = spoken(value, kind)
+            return rng.choice(("The {} is {}.", "{1}, for the {0}.", "I want {1} as the {0}.")).format(
+                about, words
+            )
+        return ""
