@@ -113,7 +113,12 @@ class AgendaUser:
             wanted = [a for a in acts if a.act == "OFFER_INTENT" and a.values]
             if wanted and wanted[0].values[0] == task.intent and not self.pending(task):
                 state.phase = "book"
-                return {service: [act("AFFIRM_INTENT"), *self.volunteer(task, task.constraints, task.intent)]}
+                return {
+                    service: [
+                        act("AFFIRM_INTENT"),
+                        *self.volunteer(task, task.constraints, task.intent),
+                    ]
+                }
             if not self.pending(task) and state.phase == "chosen" and task.search is None:
                 state.phase = "done"
                 return self.next_task()
@@ -121,7 +126,9 @@ class AgendaUser:
         requests = [a.slot for a in acts if a.act == "REQUEST" and a.slot]
         if requests:
             answers = self.answer(task, requests)
-            extra = [self.inform(task, s, v) for s, v in self.unsaid(task).items() if s not in requests]
+            extra = [
+                self.inform(task, s, v) for s, v in self.unsaid(task).items() if s not in requests
+            ]
             return {service: [*out, *answers, *extra]}
         if state.phase == "chosen":
             pending = self.pending(task)
@@ -129,7 +136,12 @@ class AgendaUser:
                 return {service: [*out, *(act("REQUEST", s) for s in pending[:2])]}
             if task.search is not None:  # take the entity on to the transaction
                 state.phase = "book"
-                return {service: [act("INFORM_INTENT", "intent", [task.intent]), *self.volunteer(task, task.constraints, task.intent)]}
+                return {
+                    service: [
+                        act("INFORM_INTENT", "intent", [task.intent]),
+                        *self.volunteer(task, task.constraints, task.intent),
+                    ]
+                }
             state.phase = "done"
             return self.next_task()
         if "REQ_MORE" in kinds and state.phase == "done":
@@ -147,7 +159,12 @@ class AgendaUser:
         self.progress = TaskProgress()
         first = task.search or task.intent
         wants = task.search_constraints if task.search else task.constraints
-        return {task.service: [act("INFORM_INTENT", "intent", [first]), *self.volunteer(task, wants, first)]}
+        return {
+            task.service: [
+                act("INFORM_INTENT", "intent", [first]),
+                *self.volunteer(task, wants, first),
+            ]
+        }
 
     def volunteer(self, task: Task, wants: dict[str, str], name: str) -> list[Action]:
         """``wants`` of intent ``name`` said unasked: every optional one (the system does not
@@ -219,8 +236,10 @@ class AgendaUser:
     def restate(self, task: Task) -> UserActs:
         """The system moved nothing: say the intent and what it lacks again."""
         intent = task.search if task.search and self.progress.phase == "search" else task.intent
-        wants = self.wanted(task) if self.progress.phase != "search" else (
-            task.search_constraints if task.search else task.constraints
+        wants = (
+            self.wanted(task)
+            if self.progress.phase != "search"
+            else (task.search_constraints if task.search else task.constraints)
         )
         acts = [act("INFORM_INTENT", "intent", [intent])]
         acts += [act("INFORM", s, [v]) for s, v in wants.items()]

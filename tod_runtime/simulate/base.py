@@ -80,5 +80,4 @@ class Simulator(Protocol):
 class UserRealiser(Protocol):
     """User acts as text (the text level). ``acts`` are one service's acts."""
 
-    def realise(self, acts: Sequence[Action], schema: ServiceSchema, rng: random.Random) -> str:
-        ...
+    def realise(self, acts: Sequence[Action], schema: ServiceSchema, rng: random.Random) -> str: ...

@@ -21,7 +21,9 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.dialogues < 1 or args.workers < 1 or args.max_turns < 1:
         raise ConfigError("--dialogues, --workers and --max-turns take a positive number")
-    realism_source = args.realism or (args.services if args.services and parse_sgd_source(args.services) else None)
+    realism_source = args.realism or (
+        args.services if args.services and parse_sgd_source(args.services) else None
+    )
     reference = None
     if realism_source:
         parsed = parse_sgd_source(realism_source)

@@ -66,7 +66,9 @@ def plans(schema: ServiceSchema) -> list[Plan]:
 
 def _names_entity(search: IntentSchema, txn: IntentSchema) -> bool:
     """The search returns a slot the transaction requires that the search does not take."""
-    return any(s in search.result_slots and s not in search.required_slots for s in txn.required_slots)
+    return any(
+        s in search.result_slots and s not in search.required_slots for s in txn.required_slots
+    )
 
 
 @dataclass
@@ -139,9 +141,7 @@ class GoalSampler:
                 tasks.append(second)
         return Goal(tasks=tasks)
 
-    async def task(
-        self, service: str, rng: random.Random, fixed: Row | None = None
-    ) -> Task | None:
+    async def task(self, service: str, rng: random.Random, fixed: Row | None = None) -> Task | None:
         candidates = plans(self.schemas[service])
         rng.shuffle(candidates)
         for plan in candidates:
@@ -155,7 +155,9 @@ class GoalSampler:
     ) -> Task | None:
         fail = rng.random() < self.options.fail_rate
         if plan.search is not None:
-            found = await self.search_part(service, plan.search, rng, fixed, fail and not plan.transaction)
+            found = await self.search_part(
+                service, plan.search, rng, fixed, fail and not plan.transaction
+            )
             if found is None:
                 return None
             constraints, results = found
@@ -177,7 +179,11 @@ class GoalSampler:
     ) -> tuple[Row, list[Row]] | None:
         rows = await self.rows(service, search)
         if fixed:
-            rows = [r for r in rows if all(r.get(k, "").lower() == v.lower() for k, v in fixed.items() if k in r)]
+            rows = [
+                r
+                for r in rows
+                if all(r.get(k, "").lower() == v.lower() for k, v in fixed.items() if k in r)
+            ]
         if not rows:
             return None
         row = rng.choice(rows)
@@ -191,7 +197,9 @@ class GoalSampler:
                 value = rng.choice(options)
             constraints[slot] = value
         optional = [s for s in search.optional_slots if row.get(s) and s not in constraints]
-        for slot in rng.sample(optional, min(len(optional), rng.randint(0, self.options.max_optional))):
+        for slot in rng.sample(
+            optional, min(len(optional), rng.randint(0, self.options.max_optional))
+        ):
             constraints[slot] = row[slot]
         if fail:
             await self.spoil(service, search, constraints, rng, keep=set(fixed))
@@ -210,9 +218,7 @@ class GoalSampler:
         entity meets them all, when some value does that."""
         schema = self.schemas[service]
         slots = [
-            s
-            for s in constraints
-            if slot_kind(schema, s) not in ("date", "time") and s not in keep
+            s for s in constraints if slot_kind(schema, s) not in ("date", "time") and s not in keep
         ]
         rng.shuffle(slots)
         for slot in slots:
@@ -303,9 +309,7 @@ class GoalSampler:
     ) -> bool:
         slots = [*txn.required_slots, *txn.optional_slots]
         params = {
-            s: v
-            for s in slots
-            if (v := values.get(s) or constraints.get(s) or entity.get(s) or "")
+            s: v for s in slots if (v := values.get(s) or constraints.get(s) or entity.get(s) or "")
         }
         return bool(await self.call(service, txn.name, params))
 
@@ -336,9 +340,7 @@ class GoalSampler:
             change=await self.change(service, txn, values, rng),
         )
 
-    async def change(
-        self, service: str, txn: IntentSchema, values: Row, rng: random.Random
-    ) -> Row:
+    async def change(self, service: str, txn: IntentSchema, values: Row, rng: random.Random) -> Row:
         """With ``change_rate``: a wrong value the user says first for one slot and corrects
         when the system confirms."""
         if not values or rng.random() >= self.options.change_rate:
@@ -373,8 +375,8 @@ class GoalSampler:
         if task is None:
             return None
         said = task.search_constraints | task.constraints
-        known = {v.lower() for v in (await self.known_values(service)).get(slot, [])}
-        unambiguous = sum(v.lower() in known for v in set(shared)) == 1
+        slot_values = {v.lower() for v in (await self.known_values(service)).get(slot, [])}
+        unambiguous = sum(v in slot_values for v in shared) == 1  # else carry-over may guess
         if slot in said and unambiguous and rng.random() < self.options.carry_rate:
             task.carried = [slot]
         return task

@@ -48,11 +48,7 @@ class Verdict:
 
 def _system_frames(dialogue: Dialogue, service: str) -> list[Frame]:
     return [
-        f
-        for t in dialogue.turns
-        if t.speaker == "SYSTEM"
-        for f in t.frames
-        if f.service == service
+        f for t in dialogue.turns if t.speaker == "SYSTEM" for f in t.frames if f.service == service
     ]
 
 
@@ -78,7 +74,11 @@ def judge_task(dialogue: Dialogue, task: Task, same: Same) -> TaskVerdict:
     is_transaction = task.transactional
     if is_transaction and task.achievable:
         verdict.booked = False
-    calls = [(i, f) for i, f in enumerate(frames) if f.service_call and f.service_call.method == task.intent]
+    calls = [
+        (i, f)
+        for i, f in enumerate(frames)
+        if f.service_call and f.service_call.method == task.intent
+    ]
     if not calls:
         verdict.reason = f"no call of {task.intent}"
         return verdict

@@ -94,7 +94,7 @@ class SchemaRealiser:
                 said = "yes" if value.lower() == "true" else "no"
                 return f"{about.capitalize()}: {said}."
             words = spoken(value, kind)
-            return rng.choice(("The {} is {}.", "{1}, for the {0}.", "I want {1} as the {0}.")).format(
-                about, words
-            )
+            return rng.choice(
+                ("The {} is {}.", "{1}, for the {0}.", "I want {1} as the {0}.")
+            ).format(about, words)
         return ""

@@ -79,7 +79,10 @@ def _shares(counts: Counter[str]) -> dict[str, float]:
 
 def _side_by_side(sim: Counter[str], ref: Counter[str]) -> dict[str, dict[str, float]]:
     a, b = _shares(sim), _shares(ref)
-    return {act: {"simulated": a.get(act, 0.0), "reference": b.get(act, 0.0)} for act in sorted(set(a) | set(b))}
+    return {
+        act: {"simulated": a.get(act, 0.0), "reference": b.get(act, 0.0)}
+        for act in sorted(set(a) | set(b))
+    }
 
 
 def compare(outcomes: list[Outcome], reference: Stats, label: str) -> dict[str, Any]:

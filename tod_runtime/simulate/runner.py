@@ -94,9 +94,7 @@ class Session:
 
     async def start(self) -> None:
         rt = await self.runtime.start()
-        ctx = ComponentContext.of(
-            rt.schemas, rt.backend, self.config.options.get("simulator", {})
-        )
+        ctx = ComponentContext.of(rt.schemas, rt.backend, self.config.options.get("simulator", {}))
         self.simulator = self.components.simulator.build(self.options.simulator, ctx)
         self.same = ValueMatcher(rt.schemas, rt.backend)
 
@@ -122,7 +120,14 @@ class Session:
                     counts[a.act] = counts.get(a.act, 0) + 1
         transcript = dialogue.to_json() if self.options.transcripts else None
         return Outcome(
-            index, user.goal, verdict, len(dialogue.turns), user_acts, system_acts, ended, transcript
+            index,
+            user.goal,
+            verdict,
+            len(dialogue.turns),
+            user_acts,
+            system_acts,
+            ended,
+            transcript,
         )
 
     async def play(self, user: SimulatedUser, session: str, rng: random.Random) -> str:
