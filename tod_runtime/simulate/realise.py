@@ -25,7 +25,7 @@ MONTHS = (
 
 FIXED: dict[str, tuple[str, ...]] = {
     "AFFIRM": ("Yes, that's right.", "Yes please.", "Sounds good."),
-    "NEGATE": ("No.", "No, that's not right."),
+    "NEGATE": ("No.", "No, thanks."),
     "AFFIRM_INTENT": ("Yes, please do that.", "Sure, go ahead."),
     "NEGATE_INTENT": ("No, not now.", "No thanks, not right now."),
     "SELECT": ("That one sounds good.", "I'll take that one."),
@@ -60,6 +60,20 @@ def spoken(value: str, kind: str) -> str:
     return value
 
 
+RELATIVE = frozenset({"where", "which", "that", "who", "when"})
+
+
+def short_description(description: str) -> str:
+    """A slot's description up to its first relative word ("City where the restaurant is
+    located" -> "city"), lower-cased at the start."""
+    words = description.rstrip(".").split()
+    for i, word in enumerate(words[1:], start=1):
+        if word.lower() in RELATIVE:
+            words = words[:i]
+            break
+    return lower_first(" ".join(words))
+
+
 def lower_first(text: str) -> str:
     return text[:1].lower() + text[1:] if text else text
 
@@ -68,10 +82,11 @@ class SchemaRealiser:
     """Words user acts from the schema's descriptions and the values (any service)."""
 
     def realise(self, acts: Sequence[Action], schema: ServiceSchema, rng: random.Random) -> str:
-        parts = [self.one(a, schema, rng) for a in acts]
+        alone = len(acts) == 1  # one value on its own: most often an answer to a question
+        parts = [self.one(a, schema, rng, alone) for a in acts]
         return " ".join(p for p in parts if p) or "Hello."
 
-    def one(self, action: Action, schema: ServiceSchema, rng: random.Random) -> str:
+    def one(self, action: Action, schema: ServiceSchema, rng: random.Random, alone: bool) -> str:
         name = action.act
         if name in FIXED:
             return rng.choice(FIXED[name])
@@ -82,19 +97,22 @@ class SchemaRealiser:
                 what.rstrip(".")
             )
         spec = schema.slot(action.slot)
-        about = lower_first(spec.description).rstrip(".") if spec else action.slot
+        about = short_description(spec.description) if spec else action.slot.replace("_", " ")
         if name == "REQUEST":
+            if spec is not None and slot_kind(schema, action.slot) == "bool":
+                return f"Can you tell me {lower_first(spec.description).rstrip('.')}?"
             return rng.choice(("What is the {}?", "Can you tell me the {}?")).format(about)
         if name == "INFORM" and action.values:
             value = action.values[0]
             if value == DONTCARE:
                 return f"Any {about} is fine."
             kind = slot_kind(schema, action.slot)
-            if kind == "bool":
-                said = "yes" if value.lower() == "true" else "no"
-                return f"{about.capitalize()}: {said}."
+            if kind == "bool" and spec is not None:
+                clause = lower_first(re.sub(r"^\s*whether\s+", "", spec.description, flags=re.I))
+                clause = clause.rstrip(".")
+                return f"I need {clause}." if value.lower() == "true" else f"I don't need {clause}."
             words = spoken(value, kind)
-            return rng.choice(
-                ("The {} is {}.", "{1}, for the {0}.", "I want {1} as the {0}.")
-            ).format(about, words)
+            if alone:
+                return rng.choice(("{}.", "{}, please.", "The {1} is {0}.")).format(words, about)
+            return f"The {about} is {words}."
         return ""
