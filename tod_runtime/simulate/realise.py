@@ -25,7 +25,7 @@ MONTHS = (
 
 FIXED: dict[str, tuple[str, ...]] = {
     "AFFIRM": ("Yes, that's right.", "Yes please.", "Sounds good."),
-    "NEGATE": ("No.", "No, thanks."),
+    "NEGATE": ("No.", "No, not quite."),
     "AFFIRM_INTENT": ("Yes, please do that.", "Sure, go ahead."),
     "NEGATE_INTENT": ("No, not now.", "No thanks, not right now."),
     "SELECT": ("That one sounds good.", "I'll take that one."),
@@ -110,7 +110,9 @@ class SchemaRealiser:
             if kind == "bool" and spec is not None:
                 clause = lower_first(re.sub(r"^\s*whether\s+", "", spec.description, flags=re.I))
                 clause = clause.rstrip(".")
-                return f"I need {clause}." if value.lower() == "true" else f"I don't need {clause}."
+                if value.lower() == "true":
+                    return f"It should be true that {clause}."
+                return f"It should not be true that {clause}."
             words = spoken(value, kind)
             if alone:
                 return rng.choice(("{}.", "{}, please.", "The {1} is {0}.")).format(words, about)

@@ -106,7 +106,8 @@ class Session:
         rng = random.Random(f"{self.options.seed}:{index}")
         user = await self.simulator.new_user(rng)
         session = f"sim_{index:05d}"
-        ended = await self.play(user, session, rng)
+        words = random.Random(f"{self.options.seed}:{index}:text")  # wording apart from goals
+        ended = await self.play(user, session, words)
         rt = self.runtime
         dialogue = await rt.dialogue(session)
         await rt.delete(session)
@@ -130,15 +131,18 @@ class Session:
             transcript,
         )
 
-    async def play(self, user: SimulatedUser, session: str, rng: random.Random) -> str:
-        """Run the dialogue; returns why it stopped early ("" when the user closed it)."""
+    async def play(self, user: SimulatedUser, session: str, words: random.Random) -> str:
+        """Run the dialogue; returns why it stopped early ("" when the user closed it). At the
+        act level the acts are worded only for transcripts."""
         rt, view = self.runtime, None
+        wording = self.options.level == "text" or self.options.transcripts
         for _ in range(self.options.max_turns):
             acts = user.respond(view)
             if not acts:
                 return user.ended
             service = next(iter(acts))
-            text = self.realiser.realise(acts[service], rt.schemas[service], rng)
+            schema = rt.schemas[service]
+            text = self.realiser.realise(acts[service], schema, words) if wording else ""
             try:
                 if self.options.level == "text":
                     result = await rt.handle(session, text)
