@@ -3,19 +3,28 @@
     python benchmarks/simulate_speed.py [--dialogues 2000] [--workers 2] [--services SRC]
 
 Runs ``tod simulate``'s runner at the act level (rule policy) and prints JSON: the wall time
-of the whole run (start-up of every worker included) and of the dialogues alone (after each
-worker's runtime is up), and dialogues per second for both. Compare run to run; the machine's
-other load counts.
+of the whole run (start-up of every worker included) and of the dialogues alone (less one
+worker's start-up), dialogues per second for both, and the CPU seconds the run used (this
+process and its workers) with dialogues per CPU second: on a machine shared with other work
+the wall-clock rate is a floor, and twice the per-CPU-second rate is what two idle cores
+would give.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import time
 
 from tod_runtime.simulate import runner
 from tod_runtime.simulate.runner import SimulateOptions, run_simulation
+
+
+def _cpu() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def main() -> None:
@@ -28,9 +37,11 @@ def main() -> None:
     options = SimulateOptions(
         services=args.services, dialogues=args.dialogues, workers=args.workers, seed=args.seed
     )
+    cpu_before = _cpu()
     begin = time.perf_counter()
     run = run_simulation(options)
     end = time.perf_counter()
+    cpu = _cpu() - cpu_before  # this process and its finished workers
     total = end - begin
     # With workers, start-up happens in the children; measure it once here instead.
     probe = time.perf_counter()
@@ -50,6 +61,8 @@ def main() -> None:
                 "startup_s": round(startup, 2),
                 "dialogues_per_s": round(len(run.outcomes) / total, 1),
                 "dialogues_per_s_after_startup": round(len(run.outcomes) / dialogues_only, 1),
+                "cpu_s": round(cpu, 2),
+                "dialogues_per_cpu_s": round(len(run.outcomes) / cpu, 1),
             },
             indent=2,
         )

@@ -28,7 +28,7 @@ from tod_runtime.simulate.base import Goal, Task
 from tod_runtime.values.normalise import slot_kind
 
 Row = dict[str, str]
-MAX_PROBES = 8  # entities of a search the transaction is tried on, to tell its outcome
+MAX_PROBES = 5  # entities of a search the transaction is tried on, to tell its outcome
 
 
 @dataclass(frozen=True)
