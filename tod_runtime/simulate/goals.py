@@ -307,9 +307,12 @@ class GoalSampler:
     async def book(
         self, service: str, txn: IntentSchema, entity: Row, constraints: Row, values: Row
     ) -> bool:
+        defaults = {s: d for s, d in txn.optional_slots.items() if d.lower() != DONTCARE}
         slots = [*txn.required_slots, *txn.optional_slots]
-        params = {
-            s: v for s in slots if (v := values.get(s) or constraints.get(s) or entity.get(s) or "")
+        params = {  # as a policy calls it: the schema's defaults for optional slots not given
+            s: v
+            for s in slots
+            if (v := values.get(s) or constraints.get(s) or entity.get(s) or defaults.get(s))
         }
         return bool(await self.call(service, txn.name, params))
 
@@ -349,6 +352,17 @@ class GoalSampler:
         options = [v for v in await self.values_for(service, slot) if v != values[slot]]
         return {slot: rng.choice(options)} if options else {}
 
+    def free_text_values(self, task: Task) -> set[str]:
+        """The task's values of non-categorical text slots (names, places): what a later task
+        could mean by a value it leaves unsaid."""
+        schema = self.schemas[task.service]
+        out = set()
+        for slot, value in (task.search_constraints | task.constraints).items():
+            spec = schema.slot(slot)
+            if spec is not None and not spec.is_categorical and slot_kind(schema, slot) == "text":
+                out.add(value.lower())
+        return out
+
     async def follow_up(self, first: Task, rng: random.Random) -> Task | None:
         """A task in another service sharing a value with ``first`` through a required slot of
         its search (chosen by the data, not by names), the value possibly left unsaid."""
@@ -375,8 +389,7 @@ class GoalSampler:
         if task is None:
             return None
         said = task.search_constraints | task.constraints
-        slot_values = {v.lower() for v in (await self.known_values(service)).get(slot, [])}
-        unambiguous = sum(v in slot_values for v in shared) == 1  # else carry-over may guess
+        unambiguous = len(self.free_text_values(first)) == 1  # else which carries is a guess
         if slot in said and unambiguous and rng.random() < self.options.carry_rate:
             task.carried = [slot]
         return task
