@@ -107,3 +107,22 @@ def test_a_booking_needs_notify_success_with_the_goal_values() -> None:
     assert ok.success and ok.tasks[0].booked is True
     bad = judge(dialogue(search, wrong), Goal(tasks=[task]), same)
     assert not bad.success and bad.tasks[0].booked is False
+
+
+def test_misreadings_name_what_the_nlu_got_wrong() -> None:
+    from tod_runtime.simulate.understood import misreadings
+
+    meant = {
+        S: [
+            act("INFORM_INTENT", "intent", ["FindRestaurants"]),
+            act("INFORM", "city", ["Austin"]),
+            act("INFORM", "cuisine", ["Thai"]),
+        ]
+    }
+    read = {
+        S: [act("INFORM_INTENT", "intent", ["FindRestaurants"]), act("INFORM", "city", ["Boston"])]
+    }
+    assert misreadings(meant, read, same) == ["wrong value city", "missed value cuisine"]
+    assert misreadings(meant, meant, same) == []
+    assert misreadings(meant, {"Hotels": []}, same) == ["wrong service"]
+    assert misreadings(meant, {}, same) == ["nothing read"]

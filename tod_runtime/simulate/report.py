@@ -85,9 +85,30 @@ def build_report(run: SimulationRun, realism: dict[str, Any] | None = None) -> d
         "failures": dict(failures.most_common()),
         "groups": {"services": {s: task_metrics(v) for s, v in sorted(by_service.items())}},
     }
+    if options.level == "text":
+        report["understanding"] = understanding(outcomes)
     if realism is not None:
         report["realism"] = realism
     return report
+
+
+def understanding(outcomes: list[Outcome]) -> dict[str, Any]:
+    """Text level: the NLU's misreadings of what the user meant, and how many failed
+    dialogues had one (a failure with none lies with the tracker, policy or simulator)."""
+    failed = [o for o in outcomes if not o.verdict.success]
+    kinds = Counter(
+        re.sub(r" \S+$", "", e) if " value " in e or " request " in e else e
+        for o in outcomes
+        for e in o.misread
+    )
+    return {
+        "misreadings": sum(len(o.misread) for o in outcomes),
+        "by_kind": dict(kinds.most_common()),
+        "by_slot": dict(Counter(e for o in outcomes for e in o.misread).most_common(15)),
+        "failed_dialogues": len(failed),
+        "failed_with_a_misreading": sum(bool(o.misread) for o in failed),
+        "succeeded_with_a_misreading": sum(bool(o.misread) for o in outcomes if o.verdict.success),
+    }
 
 
 def summary(report: dict[str, Any]) -> str:
@@ -98,6 +119,12 @@ def summary(report: dict[str, Any]) -> str:
     ]
     for reason, count in list(report["failures"].items())[:8]:
         lines.append(f"  failed tasks: {count:5d}  {reason}")
+    read = report.get("understanding")
+    if read:
+        lines.append(
+            f"  text: {read['failed_with_a_misreading']} of {read['failed_dialogues']} failed "
+            f"dialogues had an NLU misreading; {read['misreadings']} misreadings in all"
+        )
     realism = report.get("realism")
     if realism:
         turns = realism["turns"]

@@ -28,6 +28,7 @@ from tod_runtime.simulate.base import Goal, SimulatedUser, Simulator, SystemTurn
 from tod_runtime.simulate.judge import Verdict, judge
 from tod_runtime.simulate.realise import SchemaRealiser
 from tod_runtime.simulate.simulator import ValueMatcher
+from tod_runtime.simulate.understood import misreadings
 
 Level = Literal["acts", "text"]
 CHUNK = 25  # dialogues per task handed to a worker
@@ -68,6 +69,7 @@ class Outcome:
     system_acts: dict[str, int]
     ended: str = ""
     transcript: dict[str, Any] | None = None
+    misread: list[str] = field(default_factory=list)  # text level: what the NLU got wrong
 
 
 @dataclass
@@ -107,7 +109,8 @@ class Session:
         user = await self.simulator.new_user(rng)
         session = f"sim_{index:05d}"
         words = random.Random(f"{self.options.seed}:{index}:text")  # wording apart from goals
-        ended = await self.play(user, session, words)
+        misread: list[str] = []
+        ended = await self.play(user, session, words, misread)
         rt = self.runtime
         dialogue = await rt.dialogue(session)
         await rt.delete(session)
@@ -129,11 +132,16 @@ class Session:
             system_acts,
             ended,
             transcript,
+            misread,
         )
 
-    async def play(self, user: SimulatedUser, session: str, words: random.Random) -> str:
+    async def play(
+        self, user: SimulatedUser, session: str, words: random.Random, misread: list[str]
+    ) -> str:
         """Run the dialogue; returns why it stopped early ("" when the user closed it). At the
-        act level the acts are worded only for transcripts."""
+        act level the acts are worded only for transcripts; at the text level what the NLU
+        got wrong is added to ``misread``."""
+        assert self.same is not None
         rt, view = self.runtime, None
         wording = self.options.level == "text" or self.options.transcripts
         for _ in range(self.options.max_turns):
@@ -146,6 +154,7 @@ class Session:
             try:
                 if self.options.level == "text":
                     result = await rt.handle(session, text)
+                    misread += misreadings(acts, result.user_acts, self.same)
                 else:
                     result = await rt.handle_acts(session, acts, text)
             except TodError as exc:
