@@ -33,6 +33,8 @@ class TaskProgress:
     said: set[str] = field(default_factory=set)
     corrected: bool = False
     rejected: int = 0
+    browsed: bool = False
+    selected: bool = False
 
 
 @dataclass
@@ -45,6 +47,8 @@ class AgendaUser:
     same: Same
     close_with_thanks: float = 0.3
     inform_rate: float = 0.6  # constraints volunteered with the intent
+    browse_rate: float = 0.2  # a fitting first offer, and the user asks what else there is
+    select_rate: float = 0.5  # the entity taken on by SELECT (then the offered intent)
     index: int = 0
     progress: TaskProgress = field(default_factory=TaskProgress)
     stalled: int = 0
@@ -109,6 +113,11 @@ class AgendaUser:
                 state.phase = "search"
                 return {service: [act("REQUEST_ALTS")]}
             state.phase = "chosen"
+            count = next((a.values[0] for a in acts if a.act == "INFORM_COUNT" and a.values), "")
+            many = count.isdigit() and int(count) > 1
+            if many and not state.browsed and self.rng.random() < self.browse_rate:
+                state.browsed = True  # another option, to compare
+                return {service: [act("REQUEST_ALTS")]}
         if "OFFER_INTENT" in kinds:
             wanted = [a for a in acts if a.act == "OFFER_INTENT" and a.values]
             if wanted and wanted[0].values[0] == task.intent and not self.pending(task):
@@ -135,6 +144,9 @@ class AgendaUser:
             if pending:
                 return {service: [*out, *(act("REQUEST", s) for s in pending[:2])]}
             if task.search is not None:  # take the entity on to the transaction
+                if not state.selected and self.rng.random() < self.select_rate:
+                    state.selected = True  # "that one": the system offers the transaction
+                    return {service: [act("SELECT")]}
                 state.phase = "book"
                 return {
                     service: [
