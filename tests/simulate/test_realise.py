@@ -21,6 +21,7 @@ def test_values_are_said_as_people_say_them() -> None:
 def test_descriptions_are_cut_at_their_first_relative_word() -> None:
     assert short_description("City where the restaurant is located") == "city"
     assert short_description("Date of check in") == "date of check in"
+    assert short_description("City in which the journey originates") == "city"
 
 
 def test_acts_are_worded_from_the_schema() -> None:

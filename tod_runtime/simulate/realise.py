@@ -61,6 +61,7 @@ def spoken(value: str, kind: str) -> str:
 
 
 RELATIVE = frozenset({"where", "which", "that", "who", "when"})
+DANGLING = frozenset({"in", "at", "on", "for", "of", "to", "from", "by", "with"})
 
 
 def short_description(description: str) -> str:
@@ -71,6 +72,8 @@ def short_description(description: str) -> str:
         if word.lower() in RELATIVE:
             words = words[:i]
             break
+    while len(words) > 1 and words[-1].lower() in DANGLING:  # "city in which ..." -> "city"
+        words = words[:-1]
     return lower_first(" ".join(words))
 
 
