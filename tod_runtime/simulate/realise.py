@@ -71,9 +71,9 @@ def short_description(description: str) -> str:
     for i, word in enumerate(words[1:], start=1):
         if word.lower() in RELATIVE:
             words = words[:i]
+            while len(words) > 1 and words[-1].lower() in DANGLING:  # "city in which" -> "city"
+                words = words[:-1]
             break
-    while len(words) > 1 and words[-1].lower() in DANGLING:  # "city in which ..." -> "city"
-        words = words[:-1]
     return lower_first(" ".join(words))
 
 
