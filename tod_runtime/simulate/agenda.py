@@ -187,7 +187,7 @@ class AgendaUser:
         for slot, value in wants.items():
             if slot in task.carried or slot in self.progress.said:
                 continue
-            if slot in optional or self.rng.random() < self.inform_rate:
+            if slot in optional or slot in task.linked or self.rng.random() < self.inform_rate:
                 out.append(self.inform(task, slot, value))
         return out
 

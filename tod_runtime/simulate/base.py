@@ -34,6 +34,7 @@ class Task(_Model):
     requests: list[str] = Field(default_factory=list)
     achievable: bool = True  # False: the backend cannot meet it; the system must say so
     carried: list[str] = Field(default_factory=list)  # slots left for carry-over to fill
+    linked: list[str] = Field(default_factory=list)  # shared with the task before: said unasked
     change: dict[str, str] = Field(default_factory=dict)  # said first, corrected later
 
 

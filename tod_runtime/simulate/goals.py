@@ -392,4 +392,6 @@ class GoalSampler:
         unambiguous = len(self.free_text_values(first)) == 1  # else which carries is a guess
         if slot in said and unambiguous and rng.random() < self.options.carry_rate:
             task.carried = [slot]
+        elif slot in said:  # said outright, or carry-over may fill it with another value
+            task.linked = [slot]
         return task
