@@ -39,6 +39,9 @@ def _run(args: argparse.Namespace) -> int:
         simulator=args.simulator,
         nlu=args.nlu,
         policy=args.policy,
+        tracker=args.tracker,
+        generator=args.generator,
+        backend=args.backend,
         config=args.config,
         plugins_dir=args.plugins_dir or getattr(args, "global_plugins_dir", None),
         workers=args.workers,
@@ -133,6 +136,9 @@ def add_simulate_command(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("--simulator", default="schema", help="simulator (default: schema)")
     parser.add_argument("--nlu", metavar="NAME", help="NLU at the text level (default: learned)")
     parser.add_argument("--policy", metavar="NAME", help="policy (default: rules)")
+    parser.add_argument("--tracker", metavar="NAME", help="DST component (default: rules)")
+    parser.add_argument("--generator", metavar="NAME", help="NLG component (default: template)")
+    parser.add_argument("--backend", metavar="NAME", help="service backend (default: auto)")
     parser.add_argument("--workers", type=int, default=1, help="processes (default: 1)")
     parser.add_argument(
         "--max-turns", type=int, default=25, help="user turns before a dialogue is cut off"

@@ -43,6 +43,9 @@ class SimulateOptions:
     simulator: str = "schema"
     nlu: str | None = None
     policy: str | None = None
+    tracker: str | None = None
+    generator: str | None = None
+    backend: str | None = None
     config: str | None = None
     plugins_dir: str | None = None
     workers: int = 1
@@ -55,6 +58,9 @@ class SimulateOptions:
             services=self.services,
             nlu=self.nlu,
             policy=self.policy,
+            tracker=self.tracker,
+            generator=self.generator,
+            backend=self.backend,
             plugins_dir=self.plugins_dir,
         )
 
