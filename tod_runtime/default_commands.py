@@ -21,6 +21,7 @@ from typing import Any
 from tod_runtime.errors import ConfigError, TodError
 from tod_runtime.hookspecs import hookimpl
 from tod_runtime.replay.command import add_replay_command
+from tod_runtime.simulate.command import add_simulate_command
 
 
 @hookimpl(tryfirst=True)  # built-ins first, so `tod --help` lists them before plugins' commands
@@ -29,6 +30,7 @@ def register_commands(cli: argparse._SubParsersAction[Any]) -> None:
     _add_plugins(cli)
     _add_chat(cli)
     add_replay_command(cli)
+    add_simulate_command(cli)
     _add_train(cli)
     _add_serve(cli)
 

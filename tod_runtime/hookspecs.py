@@ -91,6 +91,22 @@ def register_generators(register: StageRegister) -> None:
 
 
 @hookspec
+def register_simulators(register: StageRegister) -> None:
+    """Register simulated users for ``tod simulate``: ``register(name, factory)``,
+    ``factory(ctx: ComponentContext) -> Simulator`` (``tod_runtime.simulate.base``: ``async
+    new_user(rng) -> SimulatedUser``, whose ``respond(system_turn) -> UserActs`` plays one
+    dialogue). ``ctx.options`` is the config's ``[options.simulator]``. Called once at
+    start-up; returns nothing.
+
+    Example::
+
+        @hookimpl
+        def register_simulators(register):
+            register("impatient", lambda ctx: ImpatientSimulator(ctx.schemas, ctx.backend))
+    """
+
+
+@hookspec
 def register_backends(register: BackendRegister) -> None:
     """Register service backends: ``register(name, factory, accepts)``. ``factory(source:
     str) -> Backend`` opens the services named by ``source`` (a folder, ``SGD_DIR:split``...);
