@@ -7,7 +7,7 @@ import random
 from tod_runtime.backends.mock import MockBackend
 from tod_runtime.config import embedded_services_dir
 from tod_runtime.dialogue.models import act
-from tod_runtime.simulate.realise import SchemaRealiser, short_description, spoken
+from tod_runtime.simulate.realise import MinedRealiser, SchemaRealiser, short_description, spoken
 
 
 def test_values_are_said_as_people_say_them() -> None:
@@ -38,3 +38,10 @@ def test_acts_are_worded_from_the_schema() -> None:
     )
     asked = realiser.realise([act("REQUEST", "serves_alcohol")], schema, rng)
     assert asked == "Can you tell me whether the restaurant serves alcohol?"
+
+
+def test_mined_wording_says_every_value_of_the_acts() -> None:
+    schema = MockBackend(embedded_services_dir()).schemas()["Restaurants"]
+    acts = [act("INFORM", "cuisine", ["Thai"]), act("INFORM", "city", ["Austin"])]
+    text = MinedRealiser().realise(acts, schema, random.Random(0))
+    assert "Thai" in text and "Austin" in text

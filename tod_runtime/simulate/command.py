@@ -47,6 +47,7 @@ def _run(args: argparse.Namespace) -> int:
         workers=args.workers,
         max_turns=args.max_turns,
         transcripts=args.transcripts is not None,
+        wording=args.wording,
     )
     run = run_simulation(options)
     realism = None
@@ -132,6 +133,12 @@ def add_simulate_command(subparsers: argparse._SubParsersAction[Any]) -> None:
         choices=["acts", "text"],
         default="acts",
         help="acts: user acts straight to the tracker; text: realised as text, NLU in the loop",
+    )
+    parser.add_argument(
+        "--wording",
+        choices=["schema", "mined"],
+        default="schema",
+        help="text level: the schema's words (default) or user templates mined from SGD train",
     )
     parser.add_argument("--simulator", default="schema", help="simulator (default: schema)")
     parser.add_argument("--nlu", metavar="NAME", help="NLU at the text level (default: learned)")

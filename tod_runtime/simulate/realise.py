@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from datetime import date
 
 from tod_runtime.dialogue.models import DONTCARE, Action
+from tod_runtime.nlg.user import realise_user
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.values.normalise import slot_kind
 
@@ -121,3 +122,11 @@ class SchemaRealiser:
                 return rng.choice(("{}.", "{}, please.", "The {1} is {0}.")).format(words, about)
             return f"The {about} is {words}."
         return ""
+
+
+class MinedRealiser:
+    """User templates mined from SGD train's user turns (``tod train nlg``), composed from the
+    schema's descriptions where none fits (``nlg.user``)."""
+
+    def realise(self, acts: Sequence[Action], schema: ServiceSchema, rng: random.Random) -> str:
+        return realise_user(acts, schema, rng)

@@ -26,7 +26,7 @@ from tod_runtime.progress import progress
 from tod_runtime.runtime import Runtime
 from tod_runtime.simulate.base import Goal, SimulatedUser, Simulator, SystemTurnView, UserRealiser
 from tod_runtime.simulate.judge import Verdict, judge
-from tod_runtime.simulate.realise import SchemaRealiser
+from tod_runtime.simulate.realise import MinedRealiser, SchemaRealiser
 from tod_runtime.simulate.simulator import ValueMatcher
 from tod_runtime.simulate.understood import misreadings
 
@@ -51,6 +51,7 @@ class SimulateOptions:
     workers: int = 1
     max_turns: int = 25  # user turns
     transcripts: bool = False
+    wording: str = "schema"  # text level: "schema" (descriptions) or "mined" (SGD train's turns)
 
     def runtime_config(self) -> Config:
         return load_config(
@@ -97,7 +98,9 @@ class Session:
         self.config = config
         self.components = components
         self.simulator: Simulator | None = None
-        self.realiser: UserRealiser = SchemaRealiser()
+        self.realiser: UserRealiser = (
+            MinedRealiser() if options.wording == "mined" else SchemaRealiser()
+        )
         self.same: ValueMatcher | None = None
 
     async def start(self) -> None:
