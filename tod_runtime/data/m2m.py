@@ -193,7 +193,9 @@ def _user_actions(
         canonical = state.get(slot, value)
         return act(name, slot, [value] if value else [], [canonical] if canonical else [])
 
-    actions: list[Action] = [act("INFORM_INTENT", "intent", [i]) for i in turn.get("user_intents", [])]
+    actions: list[Action] = [
+        act("INFORM_INTENT", "intent", [i]) for i in turn.get("user_intents", [])
+    ]
     chosen: set[str] = set()
     for a in turn.get("user_acts", []):
         kind, slot = a["type"], a.get("slot", "")
@@ -220,7 +222,7 @@ def _system_actions(turn: dict[str, Any]) -> list[Action]:
             out.append(act("GOODBYE"))
         elif kind in _SYSTEM_KEPT:
             values = [a["value"]] if "value" in a else []
-            out.append(act(kind, a.get("slot", ""), values))  # type: ignore[arg-type]
+            out.append(act(kind, a.get("slot", ""), values))
     return out
 
 

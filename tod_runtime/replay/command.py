@@ -48,7 +48,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.sgdx is not None and args.expect_exact:
         raise ConfigError("--sgdx and --expect-exact do not go together")
     from tod_runtime.data.sgd import resolve_split
+    from tod_runtime.data.unified_read import unified_zip
 
+    if unified_zip(args.path) is not None:  # ConvLab-3's unified format: read as SGD folders
+        return _run_unified(args)
     options = ReplayOptions(
         root=args.path,
         split=resolve_split(args.path, args.split),
@@ -112,6 +115,19 @@ def _run(args: argparse.Namespace) -> int:
         )
         code = EXIT_DIFFERS
     return code
+
+
+def _run_unified(args: argparse.Namespace) -> int:
+    """Replay a ConvLab-3 unified dataset: its split, written as an SGD folder, replayed."""
+    import tempfile
+
+    from tod_runtime.data.unified_read import write_sgd
+
+    _check_outputs(args)
+    with tempfile.TemporaryDirectory(prefix="tod-unified-") as tmp:
+        split = args.split or "dev"
+        write_sgd(args.path, tmp, splits=[split])
+        return _run(argparse.Namespace(**{**vars(args), "path": tmp, "split": split}))
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
