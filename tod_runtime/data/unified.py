@@ -15,10 +15,11 @@ dialogue ids are ``<dataset>-<split>-<n>`` with ``original_id`` the SGD id.
   NEGATE_INTENT binary with the domain; INFORM_INTENT / OFFER_INTENT binary with the intent as
   the slot; REQUEST and SELECT without values binary; INFORM_COUNT non-categorical; other
   acts one per value, categorical or non-categorical by the slot, a non-categorical value with
-  the ``start``/``end`` of its span when the frame has one. Four additions, all optional
+  the ``start``/``end`` of its span when the frame has one. Five additions, all optional
   attributes ConvLab's loaders pass through: each act's ``order``, its action's index in the
   SGD frame (the unified lists group acts by kind, which loses the order a generator
-  realises them in); a non-categorical value without a span (SGD's
+  realises them in); an act without a domain (AFFIRM, THANK_YOU...) its SGD frame's
+  service as ``frame``; a non-categorical value without a span (SGD's
   ``dontcare``) is kept without ``start``/``end`` where ConvLab's converter drops it; a
   canonical value that differs from the spoken one is kept as ``canonical_value``; and a user
   turn whose state holds a value with ``|`` in it (ConvLab's variant separator) also carries
@@ -55,6 +56,7 @@ DOMAIN_ONLY = frozenset(
 )
 INTENT_VALUED = frozenset({"OFFER_INTENT", "INFORM_INTENT"})
 DUMMY = 10
+FRAME = "frame"  # optional attribute of an act without a domain: its SGD frame's service
 ORDER = "order"  # optional act attribute: the action's index in its SGD frame
 STATE_VARIANTS = "state_variants"  # optional turn attribute: see the module's docstring
 
@@ -146,8 +148,8 @@ def _frame_acts(frame: Frame, utterance: str, ontology: _Ontology) -> dict[str, 
     slots = ontology.domains[domain]["slots"]
     for order, action in enumerate(frame.actions):
         intent, slot, values = action.act.lower(), action.slot, action.values
-        if action.act in NO_DOMAIN:
-            out["binary"].append({"intent": intent, "domain": "", "slot": ""})
+        if action.act in NO_DOMAIN:  # ConvLab gives these no domain; the frame's is kept
+            out["binary"].append({"intent": intent, "domain": "", "slot": "", FRAME: domain})
         elif action.act in DOMAIN_ONLY:
             out["binary"].append({"intent": intent, "domain": domain, "slot": ""})
         elif action.act in INTENT_VALUED:

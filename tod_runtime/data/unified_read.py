@@ -7,8 +7,8 @@ by ``data_split``. ``to_sgd`` rebuilds a split's SGD schemas (the ontology's dom
 from ``active_intent`` / ``requested_slots`` / ``state`` (``|`` separates variants), system
 frames from the acts' domains and ``service_call`` / ``db_results``; acts regrouped into SGD
 actions (the values of one act, domain and slot together), non-categorical spans from
-``start`` / ``end``. An act without a domain (AFFIRM, THANK_YOU...) goes to the turn's first
-frame. ``write_sgd`` writes split folders, which is how ``tod replay`` reads a unified dataset.
+``start`` / ``end``. An act without a domain (AFFIRM, THANK_YOU...) goes to the frame its ``frame``
+attribute names, else to the turn's first frame. ``write_sgd`` writes split folders, which is how ``tod replay`` reads a unified dataset.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from tod_runtime.data.unified import (
     COUNT_DESCRIPTION,
     COUNT_SLOT,
     DOMAIN_ONLY,
+    FRAME,
     INTENT_VALUED,
     NO_DOMAIN,
     ORDER,
@@ -108,7 +109,7 @@ def _actions(acts: dict[str, list[dict[str, Any]]], domain: str, first: bool) ->
         name = entry["intent"].upper()
         order = entry.get(ORDER, late)
         if name in NO_DOMAIN:
-            if first:
+            if entry.get(FRAME, "") == domain or (first and not entry.get(FRAME)):
                 out.append((order, Action(act=name)))
         elif entry["domain"] != domain:
             continue
