@@ -7,8 +7,9 @@ by ``data_split``. ``to_sgd`` rebuilds a split's SGD schemas (the ontology's dom
 from ``active_intent`` / ``requested_slots`` / ``state`` (``|`` separates variants), system
 frames from the acts' domains and ``service_call`` / ``db_results``; acts regrouped into SGD
 actions (the values of one act, domain and slot together), non-categorical spans from
-``start`` / ``end``. An act without a domain (AFFIRM, THANK_YOU...) goes to the frame its ``frame``
-attribute names, else to the turn's first frame. ``write_sgd`` writes split folders, which is how ``tod replay`` reads a unified dataset.
+``start`` / ``end``. An act without a domain (AFFIRM, THANK_YOU...) goes to the frame its
+``frame`` attribute names, else to the turn's first frame. ``write_sgd`` writes split
+folders, which is how ``tod replay`` reads a unified dataset.
 """
 
 from __future__ import annotations
