@@ -118,6 +118,71 @@ def _cmd_data_rename(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_data_sgdx(args: argparse.Namespace) -> int:
+    from tod_runtime.data.sgd import open_split
+    from tod_runtime.data.sgdx import parse_variants, write_variants
+
+    if args.limit is not None and args.limit < 1:
+        raise ConfigError("--limit takes a positive number")
+    split = open_split(args.path, args.split)
+    variants = parse_variants(args.variants)
+    for folder in write_variants(split, args.out, variants, limit=args.limit, force=args.force):
+        print(folder)
+    return 0
+
+
+def _cmd_data_convert(args: argparse.Namespace) -> int:
+    from tod_runtime.data.m2m import convert_files
+
+    for folder in convert_files(args.files, args.out, split=args.split, force=args.force):
+        print(folder)
+    return 0
+
+
+def _cmd_data_export(args: argparse.Namespace) -> int:
+    from tod_runtime.data.sgd import open_split
+    from tod_runtime.data.unified import export_unified
+
+    splits = [open_split(args.path, name) for name in args.splits.split(",") if name]
+    print(export_unified(splits, args.out, name=args.name, limit=args.limit, force=args.force))
+    return 0
+
+
+def _add_data_formats(data_sub: argparse._SubParsersAction[Any]) -> None:
+    sgdx = data_sub.add_parser(
+        "sgdx", help="write the SGD-X variants of a split (variant names, same dialogues)"
+    )
+    sgdx.add_argument("path", metavar="SGD_DIR", help="dataset folder or zip (with sgd_x/)")
+    sgdx.add_argument("--split", default="dev")
+    sgdx.add_argument("--variants", metavar="v1,...", help="default: all five")
+    sgdx.add_argument("--out", metavar="DIR", required=True, help="writes DIR/<variant>/<split>/")
+    sgdx.add_argument("--limit", type=int, metavar="N", help="only the first N dialogues")
+    sgdx.add_argument("--force", action="store_true", help="replace earlier output")
+    sgdx.set_defaults(func=_cmd_data_sgdx)
+    convert = data_sub.add_parser("convert", help="convert another dataset to SGD format")
+    formats = convert.add_subparsers(dest="format", required=True, metavar="FORMAT")
+    m2m = formats.add_parser("m2m", help="M2M sim-M / sim-R dialogues -> DIR/<split>/")
+    m2m.add_argument("files", nargs="+", metavar="FILE.json", help="e.g. sim-M-dev.json")
+    m2m.add_argument("--out", metavar="DIR", required=True)
+    m2m.add_argument(
+        "--split", help="split name (default: from each file name, sim-M-dev.json -> dev)"
+    )
+    m2m.add_argument("--force", action="store_true", help="replace earlier output")
+    m2m.set_defaults(func=_cmd_data_convert)
+    export = data_sub.add_parser("export", help="export an SGD dataset to another format")
+    targets = export.add_subparsers(dest="format", required=True, metavar="FORMAT")
+    unified = targets.add_parser("unified", help="ConvLab-3's unified format: DIR/data.zip")
+    unified.add_argument("path", metavar="SGD_DIR", help="dataset folder or zip")
+    unified.add_argument(
+        "--splits", default="train,dev", help="comma-separated splits (default: train,dev)"
+    )
+    unified.add_argument("--name", default="sgd", help="the dataset name (default: sgd)")
+    unified.add_argument("--out", metavar="DIR", required=True, help="writes DIR/data.zip")
+    unified.add_argument("--limit", type=int, metavar="N", help="first N dialogues per split")
+    unified.add_argument("--force", action="store_true", help="replace an existing data.zip")
+    unified.set_defaults(func=_cmd_data_export)
+
+
 def _add_data(sub: argparse._SubParsersAction[Any]) -> None:
     data = sub.add_parser("data", help="fetch and check datasets")
     data_sub = data.add_subparsers(dest="data_command", required=True, metavar="COMMAND")
@@ -150,6 +215,7 @@ def _add_data(sub: argparse._SubParsersAction[Any]) -> None:
     rename.add_argument("--out", metavar="DIR", required=True, help="writes DIR/<split>/")
     rename.add_argument("--limit", type=int, metavar="N", help="at most N dialogues per file")
     rename.set_defaults(func=_cmd_data_rename)
+    _add_data_formats(data_sub)
 
 
 # ---------------------------------------------------------------- tod plugins

@@ -50,6 +50,17 @@ class RunConfig(BaseModel):
     exact: bool = False
 
 
+class SGDXReport(BaseModel):
+    """``tod replay --sgdx``: the SGD-X variants' metrics and the robustness figures
+    (tod_runtime/replay/sgdx.py defines them)."""
+
+    variants: dict[str, Metrics]
+    joint_goal_accuracy_mean: float | None
+    joint_goal_accuracy_drop: float | None
+    schema_sensitivity: float | None
+    turns_scored: int
+
+
 class ReplayReport(BaseModel):
     dialogues: int
     turns: int
@@ -61,6 +72,7 @@ class ReplayReport(BaseModel):
     skipped_files: list[SkippedFile] = Field(default_factory=list)
     config: RunConfig
     notes: list[str] = Field(default_factory=list)
+    sgdx: SGDXReport | None = None  # with --sgdx
 
 
 def seen_and_notes(root: str) -> tuple[frozenset[str], list[str]]:
@@ -122,4 +134,15 @@ def summary(report: ReplayReport) -> str:
     rows.append(("unseen", report.groups.unseen))
     for name, metrics in rows:
         lines.append(f"{name:<10}" + "".join(f"{_cell(metrics.get(m)):>16}" for m in METRICS))
+    if report.sgdx is not None:
+        for name, metrics in report.sgdx.variants.items():
+            lines.append(
+                f"{'sgdx ' + name:<10}" + "".join(f"{_cell(metrics.get(m)):>16}" for m in METRICS)
+            )
+        sgdx = report.sgdx
+        lines.append(
+            f"SGD-X: joint goal accuracy mean {_cell(sgdx.joint_goal_accuracy_mean)}, drop "
+            f"{_cell(sgdx.joint_goal_accuracy_drop)}, schema sensitivity "
+            f"{_cell(sgdx.schema_sensitivity)} ({sgdx.turns_scored} turns)"
+        )
     return "\n".join(lines)
