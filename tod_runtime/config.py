@@ -34,6 +34,15 @@ class Config(BaseModel):
     store: str = "memory://"
     plugins_dir: str | None = None
     max_message_chars: int = Field(default=2000, ge=1)
+    max_turns_per_session: int = Field(
+        default=0, ge=0, description="user turns a session may hold (0: no limit)"
+    )
+    session_ttl: float = Field(
+        default=0,
+        ge=0,
+        description="seconds after its last turn an idle session is deleted by `tod serve` "
+        "(0: never)",
+    )
     turn_timeout: float = Field(
         default=30.0,
         ge=0,

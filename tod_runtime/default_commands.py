@@ -1,9 +1,10 @@
 """The built-in ``tod`` commands, registered through ``register_commands`` like any plugin's.
 
 Listed in ``tod_runtime.plugins.DEFAULT_PLUGINS``: ``tod data``, ``tod plugins``,
-``tod chat``, ``tod train`` (body in ``tod_runtime.nlu.learned.train``) and ``tod replay``
-(built in ``tod_runtime.replay.command``). ``add_pipeline_options`` and ``config_from_args``
-are for any command that builds a runtime, a plugin's included.
+``tod chat``, ``tod serve`` (body in ``tod_runtime.server.command``), ``tod train`` (body in
+``tod_runtime.nlu.learned.train``) and ``tod replay`` (built in
+``tod_runtime.replay.command``). ``add_pipeline_options`` and ``config_from_args`` are for any
+command that builds a runtime, a plugin's included.
 
 This module must not import ``tod_runtime.cli`` (only the console entry point does).
 """
@@ -20,6 +21,7 @@ from typing import Any
 from tod_runtime.errors import ConfigError, TodError
 from tod_runtime.hookspecs import hookimpl
 from tod_runtime.replay.command import add_replay_command
+from tod_runtime.simulate.command import add_simulate_command
 
 
 @hookimpl(tryfirst=True)  # built-ins first, so `tod --help` lists them before plugins' commands
@@ -28,7 +30,9 @@ def register_commands(cli: argparse._SubParsersAction[Any]) -> None:
     _add_plugins(cli)
     _add_chat(cli)
     add_replay_command(cli)
+    add_simulate_command(cli)
     _add_train(cli)
+    _add_serve(cli)
 
 
 # ---------------------------------------------------------------- shared options
@@ -114,6 +118,71 @@ def _cmd_data_rename(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_data_sgdx(args: argparse.Namespace) -> int:
+    from tod_runtime.data.sgd import open_split
+    from tod_runtime.data.sgdx import parse_variants, write_variants
+
+    if args.limit is not None and args.limit < 1:
+        raise ConfigError("--limit takes a positive number")
+    split = open_split(args.path, args.split)
+    variants = parse_variants(args.variants)
+    for folder in write_variants(split, args.out, variants, limit=args.limit, force=args.force):
+        print(folder)
+    return 0
+
+
+def _cmd_data_convert(args: argparse.Namespace) -> int:
+    from tod_runtime.data.m2m import convert_files
+
+    for folder in convert_files(args.files, args.out, split=args.split, force=args.force):
+        print(folder)
+    return 0
+
+
+def _cmd_data_export(args: argparse.Namespace) -> int:
+    from tod_runtime.data.sgd import open_split
+    from tod_runtime.data.unified import export_unified
+
+    splits = [open_split(args.path, name) for name in args.splits.split(",") if name]
+    print(export_unified(splits, args.out, name=args.name, limit=args.limit, force=args.force))
+    return 0
+
+
+def _add_data_formats(data_sub: argparse._SubParsersAction[Any]) -> None:
+    sgdx = data_sub.add_parser(
+        "sgdx", help="write the SGD-X variants of a split (variant names, same dialogues)"
+    )
+    sgdx.add_argument("path", metavar="SGD_DIR", help="dataset folder or zip (with sgd_x/)")
+    sgdx.add_argument("--split", default="dev")
+    sgdx.add_argument("--variants", metavar="v1,...", help="default: all five")
+    sgdx.add_argument("--out", metavar="DIR", required=True, help="writes DIR/<variant>/<split>/")
+    sgdx.add_argument("--limit", type=int, metavar="N", help="only the first N dialogues")
+    sgdx.add_argument("--force", action="store_true", help="replace earlier output")
+    sgdx.set_defaults(func=_cmd_data_sgdx)
+    convert = data_sub.add_parser("convert", help="convert another dataset to SGD format")
+    formats = convert.add_subparsers(dest="format", required=True, metavar="FORMAT")
+    m2m = formats.add_parser("m2m", help="M2M sim-M / sim-R dialogues -> DIR/<split>/")
+    m2m.add_argument("files", nargs="+", metavar="FILE.json", help="e.g. sim-M-dev.json")
+    m2m.add_argument("--out", metavar="DIR", required=True)
+    m2m.add_argument(
+        "--split", help="split name (default: from each file name, sim-M-dev.json -> dev)"
+    )
+    m2m.add_argument("--force", action="store_true", help="replace earlier output")
+    m2m.set_defaults(func=_cmd_data_convert)
+    export = data_sub.add_parser("export", help="export an SGD dataset to another format")
+    targets = export.add_subparsers(dest="format", required=True, metavar="FORMAT")
+    unified = targets.add_parser("unified", help="ConvLab-3's unified format: DIR/data.zip")
+    unified.add_argument("path", metavar="SGD_DIR", help="dataset folder or zip")
+    unified.add_argument(
+        "--splits", default="train,dev", help="comma-separated splits (default: train,dev)"
+    )
+    unified.add_argument("--name", default="sgd", help="the dataset name (default: sgd)")
+    unified.add_argument("--out", metavar="DIR", required=True, help="writes DIR/data.zip")
+    unified.add_argument("--limit", type=int, metavar="N", help="first N dialogues per split")
+    unified.add_argument("--force", action="store_true", help="replace an existing data.zip")
+    unified.set_defaults(func=_cmd_data_export)
+
+
 def _add_data(sub: argparse._SubParsersAction[Any]) -> None:
     data = sub.add_parser("data", help="fetch and check datasets")
     data_sub = data.add_subparsers(dest="data_command", required=True, metavar="COMMAND")
@@ -146,6 +215,7 @@ def _add_data(sub: argparse._SubParsersAction[Any]) -> None:
     rename.add_argument("--out", metavar="DIR", required=True, help="writes DIR/<split>/")
     rename.add_argument("--limit", type=int, metavar="N", help="at most N dialogues per file")
     rename.set_defaults(func=_cmd_data_rename)
+    _add_data_formats(data_sub)
 
 
 # ---------------------------------------------------------------- tod plugins
@@ -189,7 +259,7 @@ def _add_plugins(sub: argparse._SubParsersAction[Any]) -> None:
 def _cmd_chat(args: argparse.Namespace) -> int:
     from tod_runtime.repl import run_chat
 
-    config = config_from_args(args, services=args.services)
+    config = config_from_args(args, services=args.services, store=args.store)
     return asyncio.run(run_chat(config, args))
 
 
@@ -205,6 +275,9 @@ def _add_chat(sub: argparse._SubParsersAction[Any]) -> None:
     chat.add_argument("--debug", action="store_true", help="show acts, state and service calls")
     chat.add_argument("--record", metavar="DIR", help="save the conversation as SGD files")
     chat.add_argument("--session", default="chat", help="session id (default: chat)")
+    chat.add_argument(
+        "--store", metavar="URL", help="session store: memory:// (default), sqlite:///FILE, ..."
+    )
     add_pipeline_options(chat)
     chat.set_defaults(func=_cmd_chat)
 
@@ -230,9 +303,29 @@ def _cmd_train_dst(args: argparse.Namespace) -> int:
     return run_train_dst(args)
 
 
+def _cmd_train_nlg(args: argparse.Namespace) -> int:
+    from tod_runtime.nlg.train import run_train_nlg
+
+    return run_train_nlg(args)
+
+
+def _cmd_train_policy(args: argparse.Namespace) -> int:
+    from tod_runtime.files import check_apart, check_output
+    from tod_runtime.policy.learned.train import run_train_policy
+
+    out = Path(args.out)  # checked before the long work
+    check_apart(out, [args.path], "--out folder")
+    out.mkdir(parents=True, exist_ok=True)
+    for name in ("policy.npz", "policy.json"):
+        check_output(out / name, force=args.force, what="model file")
+    return run_train_policy(args)
+
+
 def _add_train(sub: argparse._SubParsersAction[Any]) -> None:
     from tod_runtime.dst.learned.train import add_train_options as add_dst_options
+    from tod_runtime.nlg.train import add_train_options as add_nlg_options
     from tod_runtime.nlu.learned.train import add_train_options
+    from tod_runtime.policy.learned.train import add_train_options as add_policy_options
 
     train = sub.add_parser("train", help="train a learned component on SGD train")
     kinds = train.add_subparsers(dest="train_command", required=True, metavar="KIND")
@@ -243,3 +336,59 @@ def _add_train(sub: argparse._SubParsersAction[Any]) -> None:
     dst = kinds.add_parser("dst", help="the tracker's carry-over model (values across services)")
     add_dst_options(dst)
     dst.set_defaults(func=_cmd_train_dst)
+    policy = kinds.add_parser("policy", help="the learned policy (imitation of SGD system turns)")
+    add_policy_options(policy)
+    policy.set_defaults(func=_cmd_train_policy)
+    nlg = kinds.add_parser("nlg", help="NLG templates mined from SGD train (system and user)")
+    add_nlg_options(nlg)
+    nlg.set_defaults(func=_cmd_train_nlg)
+
+
+# ---------------------------------------------------------------- tod serve
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from tod_runtime.server.base import ServeSettings
+    from tod_runtime.server.command import run_serve
+
+    extra: dict[str, Any] = {"services": args.services, "store": args.store}
+    extra |= {"session_ttl": args.session_ttl, "max_turns_per_session": args.max_turns}
+    config = config_from_args(args, **extra)
+    settings = ServeSettings(
+        host=args.host,
+        port=args.port,
+        token=args.token,
+        cors_origins=args.cors_origin or [],
+        max_body_bytes=args.max_body,
+    )
+    return run_serve(config, settings)
+
+
+def _add_serve(sub: argparse._SubParsersAction[Any]) -> None:
+    serve = sub.add_parser("serve", help="serve the runtime over HTTP and WebSocket")
+    serve.add_argument("--host", default="127.0.0.1", help="address (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8080, help="port (default: 8080)")
+    serve.add_argument(
+        "--store", metavar="URL", help="memory:// (default), sqlite:///FILE, redis://HOST:PORT"
+    )
+    serve.add_argument("--token", metavar="T", help="require 'Authorization: Bearer T' on /v1")
+    serve.add_argument(
+        "--services",
+        metavar="DIR|SGD_DIR:split",
+        help="services folder, or an SGD split (default: the embedded services)",
+    )
+    serve.add_argument(
+        "--session-ttl", type=float, metavar="SECONDS", help="delete sessions idle this long"
+    )
+    serve.add_argument("--max-turns", type=int, metavar="N", help="turns a session may hold")
+    serve.add_argument(
+        "--max-body", type=int, default=64 * 1024, metavar="BYTES", help="request size limit"
+    )
+    serve.add_argument(
+        "--cors-origin",
+        action="append",
+        metavar="ORIGIN",
+        help="allow this origin cross-origin (repeatable; default: none)",
+    )
+    add_pipeline_options(serve)
+    serve.set_defaults(func=_cmd_serve)

@@ -21,6 +21,8 @@ import pluggy
 if TYPE_CHECKING:
     import argparse
 
+    from aiohttp import web
+
     from tod_runtime.dialogue.models import ServiceCall
     from tod_runtime.dialogue.steps import TurnResult
     from tod_runtime.schema.models import ServiceSchema
@@ -89,6 +91,22 @@ def register_generators(register: StageRegister) -> None:
 
 
 @hookspec
+def register_simulators(register: StageRegister) -> None:
+    """Register simulated users for ``tod simulate``: ``register(name, factory)``,
+    ``factory(ctx: ComponentContext) -> Simulator`` (``tod_runtime.simulate.base``: ``async
+    new_user(rng) -> SimulatedUser``, whose ``respond(system_turn) -> UserActs`` plays one
+    dialogue). ``ctx.options`` is the config's ``[options.simulator]``. Called once at
+    start-up; returns nothing.
+
+    Example::
+
+        @hookimpl
+        def register_simulators(register):
+            register("impatient", lambda ctx: ImpatientSimulator(ctx.schemas, ctx.backend))
+    """
+
+
+@hookspec
 def register_backends(register: BackendRegister) -> None:
     """Register service backends: ``register(name, factory, accepts)``. ``factory(source:
     str) -> Backend`` opens the services named by ``source`` (a folder, ``SGD_DIR:split``...);
@@ -107,6 +125,21 @@ def register_commands(cli: argparse._SubParsersAction[Any]) -> None:
     """Add ``tod`` sub-commands. ``cli`` is argparse's sub-parser collection: call
     ``cli.add_parser(name)`` and ``parser.set_defaults(func=callable)``; ``func(args) -> int``
     is run with the parsed arguments and returns the exit code."""
+
+
+@hookspec
+def register_routes(app: web.Application) -> None:
+    """Add routes to the HTTP server. Called once by ``tod_runtime.server.create_app`` after
+    the built-in routes are added, before the app starts. ``app`` is the aiohttp
+    application: call ``app.router.add_get(...)`` and friends; ``app[RUNTIME]``
+    (``tod_runtime.server.RUNTIME``) is the runtime. Return value ignored.
+
+    Example::
+
+        @hookimpl
+        def register_routes(app):
+            app.router.add_get("/v1/version", lambda request: web.json_response({"v": 1}))
+    """
 
 
 @hookspec

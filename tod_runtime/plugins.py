@@ -31,6 +31,7 @@ from tod_runtime.nlg.base import Generator
 from tod_runtime.nlu.base import NLU
 from tod_runtime.policy.base import Policy
 from tod_runtime.schema.loader import Schemas
+from tod_runtime.simulate.base import Simulator
 from tod_runtime.stores.base import SessionStore
 
 DEFAULT_PLUGINS: tuple[str, ...] = (
@@ -40,6 +41,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "tod_runtime.nlg.default_generators",
     "tod_runtime.backends.default_backends",
     "tod_runtime.stores.default_stores",
+    "tod_runtime.simulate.default_simulators",
     "tod_runtime.default_commands",
 )
 
@@ -135,6 +137,9 @@ class Components:
     store: Registry[str, SessionStore] = field(
         default_factory=lambda: Registry("store", SessionStore)
     )
+    simulator: Registry[ComponentContext, Simulator] = field(
+        default_factory=lambda: Registry("simulator", Simulator)
+    )
 
     def registries(self) -> dict[str, Registry[Any, Any]]:
         return {kind: getattr(self, kind) for kind in COMPONENT_KINDS}
@@ -177,6 +182,7 @@ _HOOKS = {
     "generator": "register_generators",
     "backend": "register_backends",
     "store": "register_stores",
+    "simulator": "register_simulators",
 }
 COMPONENT_KINDS: tuple[str, ...] = tuple(_HOOKS)
 

@@ -3,8 +3,11 @@
 ``Runtime`` is the engine behind the REPL, the Python API and (through the same ``Pipeline``)
 replay. Each session is an event log in a store, kept folded in memory (``SessionLog``) so a
 turn reads only the events it has not seen. A per-session lock makes two turns of one session
-run one after the other, while different sessions run concurrently. A turn's events are
-appended in one go at its end, so a failing stage leaves the session as it was.
+run one after the other, while different sessions run concurrently; the store's
+``session_lock`` extends that across processes sharing the store, and under it the turn first
+reads the events other processes appended. A turn's events are appended in one go at its end,
+only if the log is still as long as the turn saw it (``expected``), so a failing stage leaves
+the session as it was and no turn is applied twice or on a stale state.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from tod_runtime.plugins import (
 from tod_runtime.policy.base import Policy
 from tod_runtime.schema.loader import Schemas
 from tod_runtime.session import Event, SessionLog, SessionReset, system_events, user_events
-from tod_runtime.stores.base import SessionStore
+from tod_runtime.stores.base import SessionStore, StoreConflict
 
 
 def check_message(text: str, limit: int) -> str | None:
@@ -172,12 +175,22 @@ class Runtime:
     async def dialogue(self, session_id: str) -> Dialogue:
         return (await self._session(session_id)).dialogue(session_id)
 
+    def forget(self, session_ids: list[str]) -> None:
+        """Drop the folded copies of sessions deleted behind the runtime's back (expired)."""
+        for session_id in session_ids:
+            self._sessions.pop(session_id, None)
+            self._locks.pop(session_id, None)
+
+    async def exists(self, session_id: str) -> bool:
+        """Whether the store holds any event of the session (in any process)."""
+        return await self.store.length(session_id) > 0
+
     async def reset(self, session_id: str) -> None:
-        async with self._lock(session_id):
+        async with self._lock(session_id), self.store.session_lock(session_id):
             await self.store.append(session_id, [SessionReset()])
 
     async def delete(self, session_id: str) -> None:
-        async with self._lock(session_id):
+        async with self._lock(session_id), self.store.session_lock(session_id):
             await self.store.delete(session_id)
             self._sessions.pop(session_id, None)
 
@@ -203,14 +216,30 @@ class Runtime:
 
     async def _turn(self, session_id: str, text: str, acts: UserActs | None) -> TurnResult:
         pipeline = self.pipeline
-        async with self._lock(session_id):
+        async with self._lock(session_id), self.store.session_lock(session_id):
             await pipeline.turn_started(session_id, text)
-            log = await self._session(session_id)
-            user, system = await pipeline.turn(session_id, log.context(self.schemas), text, acts)
-            if system is None:  # the NLU declined the message: nothing is stored
-                result = TurnResult.rejected(session_id, user.notice or "")
-            else:
-                await self.store.append(session_id, user_events(user) + system_events(system))
+            for attempt in (1, 2):
+                log = await self._session(session_id)  # under the lock: the newest events
+                limit = self.config.max_turns_per_session
+                if limit and len(log.history) >= 2 * limit:
+                    raise InputError(
+                        f"the session has reached its limit of {limit} turns",
+                        hint="start a new session",
+                    )
+                context = log.context(self.schemas)
+                user, system = await pipeline.turn(session_id, context, text, acts)
+                if system is None:  # the NLU declined the message: nothing is stored
+                    result = TurnResult.rejected(session_id, user.notice or "")
+                    break
+                events = user_events(user) + system_events(system)
+                try:
+                    await self.store.append(session_id, events, expected=log.count)
+                except StoreConflict:  # deleted or rewritten elsewhere: fold it anew, once
+                    self._sessions.pop(session_id, None)
+                    if attempt == 2:
+                        raise
+                    continue
                 result = TurnResult.of(session_id, user, system)
+                break
             await pipeline.turn_finished(session_id, result)
             return result

@@ -1,4 +1,5 @@
-"""Template NLG: built-in wording from descriptions and per-service overrides."""
+"""The default generator: mined templates, nearest-service borrowing, composed wording from
+descriptions, values said as people say them, and per-service overrides."""
 
 from __future__ import annotations
 
@@ -8,45 +9,160 @@ from pathlib import Path
 import pytest
 from stage_helpers import SERVICE, a, schemas
 
+from tod_runtime.dialogue.models import SYSTEM_ACTS
 from tod_runtime.errors import ConfigError
 from tod_runtime.nlg.template import TemplateGenerator
 from tod_runtime.plugins import ComponentContext
 
 
-def generator(folder: Path | None = None) -> TemplateGenerator:
+def write_templates(folder: Path, files: dict[str, dict[str, object]]) -> Path:
+    (folder / "system").mkdir(parents=True, exist_ok=True)
+    for name, body in files.items():
+        (folder / "system" / f"{name}.json").write_text(json.dumps(body))
+    return folder
+
+
+def generator(
+    folder: Path | None = None, templates: Path | None = None, **options: object
+) -> TemplateGenerator:
     dirs = {SERVICE: folder} if folder else {}
-    return TemplateGenerator(ComponentContext(schemas=schemas(), backend=None, service_dirs=dirs))
+    if templates is not None:
+        options["templates"] = str(templates)
+    ctx = ComponentContext(schemas=schemas(), backend=None, options=options, service_dirs=dirs)
+    return TemplateGenerator(ctx)
 
 
-async def test_builtin_templates_use_descriptions() -> None:
-    nlg = generator()
-    assert await nlg.generate(SERVICE, [a("REQUEST", "city"), a("REQUEST", "time")]) == (
-        "Could you tell me the city where the cafe is and time of the reservation?"
-    )
+@pytest.fixture
+def composed_only(tmp_path: Path) -> TemplateGenerator:
+    """No mined templates at all: every reply is composed from the schema."""
+    return generator(templates=write_templates(tmp_path / "none", {}))
+
+
+async def test_composed_wording_uses_descriptions(composed_only: TemplateGenerator) -> None:
+    nlg = composed_only
+    assert await nlg.generate(SERVICE, [a("REQUEST", "city")]) == "What city would you like?"
     text = await nlg.generate(
         SERVICE, [a("OFFER", "cafe_name", "Grind"), a("OFFER", "city", "Oslo")]
     )
-    assert text == "How about Grind? The city where the cafe is is Oslo."
+    assert text == "How about Grind? The city is Oslo."
     assert (
         await nlg.generate(SERVICE, [a("OFFER_INTENT", "intent", "ReserveCafe")])
         == "Would you like to reserve a table at a cafe?"
     )
-    for act in ("CONFIRM", "INFORM"):
-        assert "555" in await nlg.generate(SERVICE, [a(act, "phone", "555")])
-    for act in ("NOTIFY_SUCCESS", "NOTIFY_FAILURE", "REQ_MORE", "GOODBYE"):
-        assert await nlg.generate(SERVICE, [a(act)])
+    confirm = await nlg.generate(
+        SERVICE, [a("CONFIRM", "time", "18:30"), a("CONFIRM", "party_size", "2")]
+    )
+    assert confirm == "Please confirm: the time is 6:30 pm and the number of people is 2."
+
+
+async def test_booleans_read_as_questions_and_statements(composed_only: TemplateGenerator) -> None:
+    nlg = composed_only
+    assert await nlg.generate(SERVICE, [a("REQUEST", "has_wifi")]) == "Does the cafe have wifi?"
+    no = await nlg.generate(SERVICE, [a("INFORM", "has_wifi", "False")])
+    assert no == "The cafe does not have wifi."
+    yes = await nlg.generate(
+        SERVICE, [a("INFORM", "has_wifi", "True"), a("INFORM", "phone", "555")]
+    )
+    assert "The cafe has wifi" in yes and "555" in yes
+    for text in (no, yes):
+        assert "False" not in text and "True" not in text
+
+
+@pytest.mark.parametrize("act", sorted(SYSTEM_ACTS))
+async def test_every_system_act_is_realised(composed_only: TemplateGenerator, act: str) -> None:
+    slot, values = {
+        "REQUEST": ("city", ()),
+        "INFORM_COUNT": ("count", ("3",)),
+        "OFFER_INTENT": ("intent", ("ReserveCafe",)),
+    }.get(act, ("time", ("18:30",)) if act in ("INFORM", "CONFIRM", "OFFER") else ("", ()))
+    text = await composed_only.generate(SERVICE, [a(act, slot, *values)])
+    assert text.strip() and text[-1] in ".?!"
+    if values and act != "OFFER_INTENT":
+        assert (values[0] if act == "INFORM_COUNT" else "6:30 pm") in text
+
+
+async def test_values_are_said_not_machine_form(composed_only: TemplateGenerator) -> None:
+    text = await composed_only.generate(SERVICE, [a("CONFIRM", "time", "14:00")])
+    assert "2 pm" in text and "14:00" not in text
+
+
+async def test_mined_templates_are_used_when_the_signature_is_covered(tmp_path: Path) -> None:
+    folder = write_templates(
+        tmp_path,
+        {
+            SERVICE: {
+                "templates": {
+                    "OFFER(cafe_name) OFFER(city)": [["{cafe_name} in {city} is lovely.", 5]],
+                    "REQUEST(time)": ["When should I book it for?"],
+                }
+            },
+            "_generic": {"templates": {"REQ_MORE": [["Anything else?", 9]]}},
+        },
+    )
+    nlg = generator(templates=folder)
+    offer = await nlg.generate(
+        SERVICE, [a("OFFER", "city", "Oslo"), a("OFFER", "cafe_name", "Grind")]
+    )
+    assert offer == "Grind in Oslo is lovely."
+    assert await nlg.generate(SERVICE, [a("REQ_MORE")]) == "Anything else?"
+    # not covered as a whole: the covered act from its template, the rest composed
+    mixed = await nlg.generate(SERVICE, [a("REQUEST", "time"), a("REQUEST", "city")])
+    assert "When should I book it for?" in mixed and "city" in mixed
+
+
+async def test_generic_templates_by_slot_labels_and_borrowing(tmp_path: Path) -> None:
+    """A service without templates uses generic ones keyed by what its slots are ("name",
+    "city"), and those of the closest profiled service, its slots renamed."""
+    profile = {
+        "description": "Find cafes and book a table",
+        "slots": {
+            "town": ["text", "City where the cafe is"],
+            "title": ["text", "Name of the cafe"],
+        },
+        "intents": {"BookCafe": "Reserve a table at a cafe"},
+    }
+    folder = write_templates(
+        tmp_path,
+        {
+            "Coffee_9": {
+                "profile": profile,
+                "templates": {"OFFER(title) OFFER(town)": [["Try {title}, a cafe in {town}.", 4]]},
+            },
+            "_generic": {
+                "templates": {"INFORM(phone_number)": [["Call them on {phone_number}.", 3]]}
+            },
+        },
+    )
+    nlg = generator(templates=folder)
+    offer = await nlg.generate(
+        SERVICE, [a("OFFER", "cafe_name", "Grind"), a("OFFER", "city", "Oslo")]
+    )
+    assert offer == "Try Grind, a cafe in Oslo."
+    assert await nlg.generate(SERVICE, [a("INFORM", "phone", "555")]) == "Call them on 555."
+
+
+async def test_choice_is_seeded_and_stable(tmp_path: Path) -> None:
+    texts = [[f"Variant {c} for {{city}}.", 10] for c in "abcdef"]
+    folder = write_templates(tmp_path, {SERVICE: {"templates": {"INFORM(city)": texts}}})
+    nlg = generator(templates=folder)
+    acts = [a("INFORM", "city", "Oslo")]
+    first = nlg.realise(SERVICE, acts)
+    assert all(nlg.realise(SERVICE, acts) == first for _ in range(5))  # replay is stable
+    by_seed = {nlg.realise(SERVICE, acts, seed=s) for s in range(40)}
+    assert len(by_seed) > 1  # and other seeds vary the wording among equivalent templates
+    assert all(t.endswith("for Oslo.") for t in by_seed)
 
 
 async def test_a_templates_file_overrides_per_act_and_slot(tmp_path: Path) -> None:
     (tmp_path / "templates.json").write_text(
         json.dumps({"REQUEST(city)": "Which town?", "OFFER": "Try {cafe_name}!"})
     )
-    nlg = generator(tmp_path)
+    nlg = generator(tmp_path, templates=write_templates(tmp_path / "none", {}))
     assert await nlg.generate(SERVICE, [a("REQUEST", "city"), a("REQUEST", "time")]) == (
-        "Which town? Could you tell me the time of the reservation?"
+        "Which town? What time would you like?"
     )
     assert await nlg.generate(SERVICE, [a("OFFER", "cafe_name", "Grind")]) == "Try Grind!"
-    # The act-level template needs its placeholder; without it the built-in one is used.
+    # The act-level template needs its placeholder; without it the other wording is used.
     assert (await nlg.generate(SERVICE, [a("OFFER", "city", "Oslo")])).startswith("How about")
 
 
@@ -67,3 +183,31 @@ def test_a_bad_templates_file_names_file_and_key(
     with pytest.raises(ConfigError, match=message) as info:
         generator(tmp_path)
     assert "templates.json" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("[", "invalid JSON"),
+        ('{"x": 1}', "with 'templates'"),
+        ('{"templates": {"REQ_MORE": []}}', "a list of templates"),
+        ('{"templates": {"REQ_MORE": [[1, 2]]}}', "string or \\[text, count\\]"),
+    ],
+)
+def test_a_bad_mined_templates_file_is_a_config_error(
+    tmp_path: Path, content: str, message: str
+) -> None:
+    (tmp_path / "system").mkdir()
+    (tmp_path / "system" / "Cafes_1.json").write_text(content)
+    with pytest.raises(ConfigError, match=message) as info:
+        generator(templates=tmp_path)
+    assert "Cafes_1.json" in str(info.value)
+
+
+def test_the_shipped_templates_load_with_profiles() -> None:
+    from tod_runtime.nlg.template import packaged
+
+    shipped = packaged("system")
+    assert shipped.generic and len(shipped.services) >= 20
+    assert set(shipped.profiles) == set(shipped.services)
+    assert packaged("user").services

@@ -26,6 +26,7 @@ from tod_runtime.schema.models import IntentSchema, ServiceSchema, SlotSchema
 
 _Slot = Callable[[str], str]  # a slot's new name from its old one
 INTENT_SLOT = "intent"  # the slot of INFORM_INTENT / OFFER_INTENT acts: its values are intents
+INTENT_ACTS = frozenset({"INFORM_INTENT", "OFFER_INTENT"})  # (a service may have a slot "intent")
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,7 @@ class Renaming:
 
     @staticmethod
     def _action(action: Action, slot: _Slot, intent: Mapping[str, str]) -> Action:
-        if action.slot == INTENT_SLOT:
+        if action.slot == INTENT_SLOT and action.act in INTENT_ACTS:
             values = [intent.get(v, v) for v in action.values]
             canonical = [intent.get(v, v) for v in action.canonical_values]
             return action.model_copy(update={"values": values, "canonical_values": canonical})

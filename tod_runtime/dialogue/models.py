@@ -36,7 +36,12 @@ SystemActName = Literal[
     "OFFER_INTENT",
     "REQ_MORE",
     "GOODBYE",
+    "GREETING",
+    "FALLBACK",
 ]
+"""SGD's system acts, and two of the runtime's own: ``GREETING`` and ``FALLBACK`` (nothing
+understood), whose values, when they have any, are what the system can do (intent
+descriptions; canonical values: the intent names)."""
 ActName = Literal[
     "INFORM_INTENT",
     "NEGATE_INTENT",
@@ -56,6 +61,8 @@ ActName = Literal[
     "INFORM_COUNT",
     "OFFER_INTENT",
     "REQ_MORE",
+    "GREETING",
+    "FALLBACK",
 ]
 USER_ACTS: frozenset[str] = frozenset(get_args(UserActName))
 SYSTEM_ACTS: frozenset[str] = frozenset(get_args(SystemActName))

@@ -1,5 +1,6 @@
-"""Template NLG: one built-in template per system act, worded from the schema's slot and
-intent descriptions, overridable per service by ``templates.json`` beside its schema.json.
+"""The default generator: templates mined from SGD (``tod train nlg``; see ``realise`` and
+docs/nlg.md), composed wording from the schema's descriptions where no template reaches, and
+a service's own overrides in ``templates.json`` beside its schema.json, used first.
 
 ``templates.json`` maps keys to templates with ``{slot}`` placeholders::
 
@@ -9,7 +10,8 @@ intent descriptions, overridable per service by ``templates.json`` beside its sc
 
 A key is an act (``OFFER``) or an act and slot (``REQUEST(city)``). For each run of acts of
 the same kind, the act-level template is used when every placeholder has a value among those
-acts; otherwise each act uses its ``ACT(slot)`` template or the built-in one.
+acts; otherwise each act uses its ``ACT(slot)`` template, and the acts left go to the mined
+and composed wording.
 """
 
 from __future__ import annotations
@@ -18,29 +20,20 @@ import json
 import re
 import string
 from collections.abc import Mapping, Sequence
+from functools import cache
 from itertools import groupby
 from pathlib import Path
 
 from tod_runtime.dialogue.models import SYSTEM_ACTS, Action
 from tod_runtime.errors import ConfigError
+from tod_runtime.nlg.compose import compose_system
+from tod_runtime.nlg.realise import Realiser
+from tod_runtime.nlg.signature import fill
+from tod_runtime.nlg.store import PACKAGED, TemplateSet, read_side
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.schema.models import ServiceSchema
 
 _KEY = re.compile(r"^(?P<act>[A-Z_]+)(\((?P<slot>[a-z0-9_]*)\))?$")
-
-
-def _lower_first(text: str) -> str:
-    return text[:1].lower() + text[1:] if text else text
-
-
-def _upper_first(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def _join(parts: Sequence[str]) -> str:
-    if len(parts) <= 1:
-        return "".join(parts)
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _value(action: Action) -> str:
@@ -75,9 +68,39 @@ def load_templates(path: Path, schema: ServiceSchema | None) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()}
 
 
+CHOICES = 2
+"""How many of a key's first templates (best first) are equivalent choices (tuned on SGD
+train; see docs/nlg.md)."""
+
+
+@cache
+def packaged(side: str) -> TemplateSet:
+    """The template set shipped with the package (read once per process)."""
+    return read_side(PACKAGED, side)
+
+
+def templates_from(options: Mapping[str, object], side: str) -> TemplateSet:
+    folder = options.get("templates")
+    if folder is None:
+        return packaged(side)
+    path = Path(str(folder))
+    if not (path / side).is_dir():
+        raise ConfigError(f"no {side}/ folder of templates", file=str(path))
+    return read_side(path, side)
+
+
 class TemplateGenerator:
+    """Mined templates, composed wording where they do not reach, and a service's own
+    ``templates.json`` overrides first. ``[options.generator]``: ``templates = "DIR"`` (a
+    folder written by ``tod train nlg``), ``choices`` (see ``CHOICES``)."""
+
     def __init__(self, ctx: ComponentContext) -> None:
         self.schemas: Mapping[str, ServiceSchema] = ctx.schemas
+        templates = templates_from(ctx.options, "system")
+        choices = int(str(ctx.options.get("choices", CHOICES)))
+        self.realiser = Realiser(
+            templates, compose_system, choices=choices, empty="How can I help you?"
+        )
         self.overrides: dict[str, dict[str, str]] = {}
         for service, folder in ctx.service_dirs.items():
             path = Path(folder) / "templates.json"
@@ -87,59 +110,34 @@ class TemplateGenerator:
     async def generate(self, service: str, actions: Sequence[Action]) -> str:
         return self.realise(service, actions)
 
-    def realise(self, service: str, actions: Sequence[Action]) -> str:
+    def realise(self, service: str, actions: Sequence[Action], seed: int = 0) -> str:
+        """The reply for one frame's acts; ``seed`` varies the choice among equivalent
+        templates (the same acts and seed always give the same reply)."""
         schema = self.schemas.get(service)
-        custom = self.overrides.get(service, {})
+        custom = self.overrides.get(service)
+        if not custom:
+            return self.realiser.realise(service, schema, actions, seed)
+        say = self.realiser.sayer(schema)
         sentences = []
         for kind, group in groupby(actions, key=lambda a: a.act):
             run = list(group)
-            values = {a.slot: _value(a) for a in run if a.slot}
+            values = {a.slot: say(a.slot, _value(a)) for a in run if a.slot}
             template = custom.get(kind)
-            if template is not None:
-                try:
-                    sentences.append(template.format(**values))
-                    continue
-                except (KeyError, IndexError):
-                    pass
-            pieces = []
+            text = fill(template, values) if template is not None else None
+            if text is not None:
+                sentences.append(text)
+                continue
+            rest = []
             for action in run:
                 own = custom.get(f"{kind}({action.slot})")
+                text = None
                 if own is not None:
-                    sentences.append(own.format(**values, value=_value(action)))
+                    value = say(action.slot, _value(action))
+                    text = fill(own, {**values, "value": value})
+                if text is None:
+                    rest.append(action)
                 else:
-                    pieces.append(action)
-            if pieces:
-                sentences.append(_builtin(kind, pieces, schema))
-        return " ".join(s for s in sentences if s) or "How can I help you?"
-
-
-def _describe(slot: str, schema: ServiceSchema | None) -> str:
-    spec = schema.slot(slot) if schema else None
-    return _lower_first(spec.description) if spec else slot.replace("_", " ")
-
-
-def _builtin(kind: str, acts: Sequence[Action], schema: ServiceSchema | None) -> str:
-    described = [(_describe(a.slot, schema), _value(a)) for a in acts]
-    if kind == "REQUEST":
-        return f"Could you tell me the {_join([d for d, _ in described])}?"
-    if kind == "CONFIRM":
-        return "Please confirm: " + _join([f"{d} is {v}" for d, v in described]) + "."
-    if kind == "OFFER":
-        (_, first), rest = described[0], described[1:]
-        tail = " " + _upper_first(_join([f"the {d} is {v}" for d, v in rest])) + "." if rest else ""
-        return f"How about {first}?{tail}"
-    if kind == "INFORM":
-        return _upper_first(_join([f"the {d} is {v}" for d, v in described])) + "."
-    if kind == "INFORM_COUNT":
-        count = _value(acts[0])
-        return f"I found {count} option{'s' if count != '1' else ''} for you."
-    if kind == "OFFER_INTENT":
-        intent = schema.intent(_value(acts[0])) if schema else None
-        what = _lower_first(intent.description) if intent else _value(acts[0])
-        return f"Would you like to {what}?"
-    return {
-        "NOTIFY_SUCCESS": "Done: it is all set.",
-        "NOTIFY_FAILURE": "Sorry, that did not work out.",
-        "REQ_MORE": "Is there anything else I can help you with?",
-        "GOODBYE": "Have a great day. Goodbye!",
-    }.get(kind, "")
+                    sentences.append(text)
+            if rest:
+                sentences.append(self.realiser.realise(service, schema, rest, seed))
+        return " ".join(s for s in sentences if s) or self.realiser.empty

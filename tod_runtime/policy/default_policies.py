@@ -13,6 +13,13 @@ def _rules(ctx: ComponentContext) -> Policy:
     return RulesPolicy(ctx)
 
 
+def _learned(ctx: ComponentContext) -> Policy:
+    from tod_runtime.policy.learned.policy import LearnedPolicy
+
+    return LearnedPolicy(ctx)
+
+
 @hookimpl
 def register_policies(register: StageRegister) -> None:
     register("rules", _rules)
+    register("learned", _learned)

@@ -4,7 +4,7 @@ Everything about the past comes from ``History``."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 
 from tod_runtime.dialogue.history import History
@@ -86,3 +86,16 @@ def call_parameters(
         for slot in slots
         if state.slot_values.get(slot) and state.slot_values[slot][0] != DONTCARE
     }
+
+
+def addressed_service(
+    user_acts: Mapping[str, Sequence[Action]], active: str | None, state: Mapping[str, State]
+) -> str | None:
+    """The service the system answers: when the user spoke to several, the one they opened a
+    task in (INFORM_INTENT: "yes, that one; now find me a house there"), else ``active``
+    (the pipeline's choice), else the newest frame of the state."""
+    if len(user_acts) > 1:
+        for service, acts in reversed(list(user_acts.items())):
+            if any(a.act == "INFORM_INTENT" for a in acts):
+                return service
+    return active or next(reversed(list(state)), None)

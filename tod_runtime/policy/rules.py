@@ -1,5 +1,9 @@
 """The rules policy: SGD's system behaviour, driven by the schema and the state.
 
+Around the tasks (``talk``): a greeting with what the system can do when nothing is understood
+at the start, a fallback later ("sorry", and the open question again, or what the system can
+do); a search without results told apart from a refused transaction, each with a way on.
+
 Ask for the active intent's missing required slots (and when the user, asked once, still does
 not give one that a search intent returns, such as a restaurant's name, run that search
 instead); search when they are known and offer the
@@ -19,7 +23,8 @@ from tod_runtime.dialogue.context import PolicyInput, SystemPlan
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import DONTCARE, Action, Frame, ServiceCall, State, act
 from tod_runtime.plugins import ComponentContext
-from tod_runtime.policy.history import backend_value, call_parameters
+from tod_runtime.policy import talk
+from tod_runtime.policy.history import addressed_service, backend_value, call_parameters
 from tod_runtime.schema.loader import Schemas
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 
@@ -33,14 +38,19 @@ class RulesPolicy:
         self.backend: Backend = ctx.backend
 
     async def decide(self, turn: PolicyInput) -> SystemPlan:
-        service = turn.active_service or next(reversed(turn.context.state), None)
+        service = turn.active_service  # the second pass stays where the call was made
+        if turn.service_call is None:
+            service = addressed_service(turn.user_acts, service, turn.context.state)
         if service is None or service not in self.schemas:
-            return SystemPlan(service or next(iter(self.schemas)), [act("REQ_MORE")])
+            return SystemPlan(service or next(iter(self.schemas)), talk.opening(turn, self.schemas))
         schema = self.schemas[service]
         state = turn.context.state.get(service, State())
         history = turn.context.history
         if turn.service_call is not None:
             return SystemPlan(service, after_call(turn, schema, state))
+        if not turn.user_acts:  # nothing understood
+            previous = history.last_system_acts(service)
+            return SystemPlan(service, talk.fallback(self.schemas, previous))
         today = reference_date(self.backend, service)
         return _Decision(service, schema, state, history, turn, today).plan()
 
@@ -52,10 +62,10 @@ def after_call(turn: PolicyInput, schema: ServiceSchema, state: State) -> list[A
     requested = [s for s in state.requested_slots]
     if intent is not None and intent.is_transactional:
         if not results:
-            return [act("NOTIFY_FAILURE"), act("REQ_MORE")]
+            return talk.failed_transaction(intent, schema, state)
         return [*inform(results[0], requested), act("NOTIFY_SUCCESS")]
     if not results:
-        return [act("NOTIFY_FAILURE")]
+        return talk.no_results(intent, state) if intent is not None else [act("NOTIFY_FAILURE")]
     return [*offer(results[0], schema, state), act("INFORM_COUNT", "count", [str(len(results))])]
 
 
@@ -96,7 +106,6 @@ class _Decision:
         self.history = history
         self.acts = turn.user_acts.get(service, [])
         self.user = {a.act for a in self.acts}
-        self.heard = bool(turn.user_acts)
         self.previous = history.last_system_acts(service)
         self.prev_kinds = {a.act for a in self.previous}
         self.intent: IntentSchema | None = schema.intent(state.active_intent)
@@ -106,8 +115,6 @@ class _Decision:
         return SystemPlan(self.service, list(actions))
 
     def plan(self) -> SystemPlan:
-        if not self.heard:  # nothing understood: ask again
-            return self.done(*(self.previous or [act("REQ_MORE")]))
         if "GOODBYE" in self.user or self.user == {"NEGATE", "THANK_YOU"}:
             return self.done(act("GOODBYE"))  # "no thanks, that's all"
         if self.user <= {"THANK_YOU", "NEGATE", "NEGATE_INTENT"}:

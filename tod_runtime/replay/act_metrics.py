@@ -8,14 +8,23 @@
   otherwise 1.0 when method and parameters are equal (values compared case-insensitively
   after stripping), else 0.0. ``service_call_accuracy`` is its mean over counted turns.
 * ``corpus_bleu``: sacrebleu's corpus BLEU (0-100) with one reference per hypothesis.
+* ``slot_errors``: how a generated reply fails its acts' values: a value (not a boolean, an
+  intent name or "dontcare") missing from the reply, as given or as said (``values.say``),
+  case-insensitively, and each number in the reply that is no part of a value (invented).
+  ``slot_error_rate`` is the sum of missing and invented over the sum of values.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 
-from tod_runtime.dialogue.models import Action, ServiceCall
+from tod_runtime.dialogue.models import DONTCARE, Action, ServiceCall
+from tod_runtime.values.say import say_amount, say_date, say_time
+
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_NOT_SAID = frozenset({"OFFER_INTENT", "INFORM_INTENT"})
 
 
 def act_items(actions: Sequence[Action]) -> Counter[tuple[str, str, str]]:
@@ -56,3 +65,30 @@ def corpus_bleu(hypotheses: Sequence[str], references: Sequence[str]) -> float:
     import sacrebleu
 
     return float(sacrebleu.corpus_bleu(list(hypotheses), [list(references)]).score)
+
+
+def _forms(value: str) -> list[str]:
+    forms = {value, say_date(value), say_time(value), say_amount(value)}
+    return sorted((f.strip().lower() for f in forms if f.strip()), key=len, reverse=True)
+
+
+def slot_errors(actions: Sequence[Action], text: str) -> tuple[int, int]:
+    """(missing + invented values, values) of one reply for its acts."""
+    lowered = text.lower()
+    errors = total = 0
+    all_forms: list[str] = []
+    for action in actions:
+        if not action.slot or action.act in _NOT_SAID:
+            continue
+        for value in action.values or action.canonical_values:
+            if value.strip().lower() in ("true", "false", DONTCARE, ""):
+                continue
+            total += 1
+            forms = _forms(value)
+            all_forms += forms
+            if not any(f in lowered for f in forms):
+                errors += 1
+    for form in sorted(all_forms, key=len, reverse=True):
+        lowered = lowered.replace(form, " ")
+    errors += len(_NUMBER.findall(lowered))
+    return errors, total

@@ -10,7 +10,14 @@ from tod_runtime.replay.act_metrics import corpus_bleu
 from tod_runtime.replay.engine import DialogueResult
 from tod_runtime.replay.state_metrics import STATE_METRICS
 
-METRICS = (*STATE_METRICS, "system_act_f1", "service_call_accuracy", "bleu")
+METRICS = (
+    *STATE_METRICS,
+    "system_act_f1",
+    "service_call_accuracy",
+    "bleu",
+    "slot_error_rate",
+)
+TEXT_METRICS = ("bleu", "slot_error_rate")
 
 
 def _mean(values: list[float]) -> float | None:
@@ -22,6 +29,7 @@ class Aggregate:
         self.seen = seen
         self.values: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
         self.texts: dict[str, tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
+        self.slot_errors: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # errors, values
 
     def _groups(self, service: str) -> tuple[str, str, str]:
         return "all", "seen" if service in self.seen else "unseen", f"service:{service}"
@@ -41,6 +49,9 @@ class Aggregate:
                 hyps, refs = self.texts[group]
                 hyps.append(text.hypothesis)
                 refs.append(text.reference)
+                counts = self.slot_errors[group]
+                counts[0] += text.slot_errors
+                counts[1] += text.values
 
     def add_all(self, results: Iterable[DialogueResult]) -> None:
         for result in results:
@@ -48,9 +59,11 @@ class Aggregate:
 
     def metrics(self, group: str) -> dict[str, float | None]:
         values = self.values.get(group, {})
-        out = {key: _mean(values.get(key, [])) for key in METRICS if key != "bleu"}
+        out = {key: _mean(values.get(key, [])) for key in METRICS if key not in TEXT_METRICS}
         hyps, refs = self.texts.get(group, ([], []))
         out["bleu"] = round(corpus_bleu(hyps, refs), 4) if hyps else None
+        errors, total = self.slot_errors.get(group, (0, 0))
+        out["slot_error_rate"] = round(errors / total, 6) if total else None
         return out
 
     def services(self) -> list[str]:

@@ -28,6 +28,16 @@ def _threshold(text: str) -> tuple[str, float]:
         raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
 
 
+def _variants(text: str) -> list[str]:
+    from tod_runtime.data.sgdx import parse_variants
+    from tod_runtime.errors import DataError
+
+    try:
+        return parse_variants(text)
+    except DataError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _run(args: argparse.Namespace) -> int:
     from tod_runtime.replay.junit import write_junit
     from tod_runtime.replay.report import build_report, summary
@@ -35,8 +45,13 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.workers < 1 or (args.limit is not None and args.limit < 1):
         raise ConfigError("--workers and --limit take a positive number")
+    if args.sgdx is not None and args.expect_exact:
+        raise ConfigError("--sgdx and --expect-exact do not go together")
     from tod_runtime.data.sgd import resolve_split
+    from tod_runtime.data.unified_read import unified_zip
 
+    if unified_zip(args.path) is not None:  # ConvLab-3's unified format: read as SGD folders
+        return _run_unified(args)
     options = ReplayOptions(
         root=args.path,
         split=resolve_split(args.path, args.split),
@@ -55,6 +70,10 @@ def _run(args: argparse.Namespace) -> int:
     _check_outputs(args)  # before the long work
     run = run_replay(options)
     report = build_report(options, run)
+    if args.sgdx is not None:
+        from tod_runtime.replay.sgdx import replay_variants
+
+        report.sgdx = replay_variants(options, report.metrics, args.sgdx)
     for skipped in run.skipped:
         print(f"skipped: {skipped['error']}", file=sys.stderr)
     if args.report:
@@ -96,6 +115,19 @@ def _run(args: argparse.Namespace) -> int:
         )
         code = EXIT_DIFFERS
     return code
+
+
+def _run_unified(args: argparse.Namespace) -> int:
+    """Replay a ConvLab-3 unified dataset: its split, written as an SGD folder, replayed."""
+    import tempfile
+
+    from tod_runtime.data.unified_read import write_sgd
+
+    _check_outputs(args)
+    with tempfile.TemporaryDirectory(prefix="tod-unified-") as tmp:
+        split = args.split or "dev"
+        write_sgd(args.path, tmp, splits=[split])
+        return _run(argparse.Namespace(**{**vars(args), "path": tmp, "split": split}))
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
@@ -176,6 +208,16 @@ def add_replay_command(subparsers: argparse._SubParsersAction[Any]) -> None:
         metavar="DIR|SGD_DIR:split",
         help="services the pipeline runs on (NLU values, templates, unrecorded calls); "
         "default: the split's own recorded results. Give the folder a chat was recorded with",
+    )
+    parser.add_argument(
+        "--sgdx",
+        nargs="?",
+        const=["v1", "v2", "v3", "v4", "v5"],
+        type=_variants,
+        metavar="v1,...",
+        help="also replay the SGD-X variants of the split (default all five; the dataset's "
+        "sgd_x/data/vN/<split>/schema.json) and report their metrics, the joint goal "
+        "accuracy drop and the schema sensitivity under 'sgdx'",
     )
     parser.add_argument("--config", metavar="FILE", help="TOML config file")
     parser.add_argument("--plugins-dir", metavar="DIR", help="load plugin *.py files from DIR")

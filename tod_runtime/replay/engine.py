@@ -24,7 +24,7 @@ from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import Action, Dialogue, State, Turn
 from tod_runtime.dialogue.steps import SystemStep, TurnResult, UserStep
 from tod_runtime.errors import StageFailed
-from tod_runtime.replay.act_metrics import act_f1, service_call_match
+from tod_runtime.replay.act_metrics import act_f1, service_call_match, slot_errors
 from tod_runtime.replay.errors import StateError, frame_errors
 from tod_runtime.replay.state_metrics import frame_state_metrics
 from tod_runtime.runtime import Runtime
@@ -48,11 +48,15 @@ class SystemScore(BaseModel):
 
 
 class Realised(BaseModel):
-    """The generator's text for the gold acts of a system turn, and the recorded text."""
+    """The generator's text for the gold acts of a system turn, the recorded text, and the
+    slot errors of the text (``act_metrics.slot_errors``: missing or invented values, out of
+    ``values``)."""
 
     service: str
     hypothesis: str
     reference: str
+    slot_errors: int = 0
+    values: int = 0
 
 
 class DialogueResult(BaseModel):
@@ -214,8 +218,16 @@ class DialogueReplayer:
         pipeline = self.runtime.pipeline
         parts = [await pipeline.realise(f.service, f.actions) for f in turn.frames]
         service = turn.frames[0].service if turn.frames else ""
+        hypothesis = " ".join(parts)
+        errors, values = slot_errors([a for f in turn.frames for a in f.actions], hypothesis)
         result.generated.append(
-            Realised(service=service, hypothesis=" ".join(parts), reference=turn.utterance)
+            Realised(
+                service=service,
+                hypothesis=hypothesis,
+                reference=turn.utterance,
+                slot_errors=errors,
+                values=values,
+            )
         )
 
 

@@ -12,8 +12,9 @@ from tod_runtime.replay.runner import ReplayOptions, ReplayRun
 
 
 class Metrics(BaseModel):
-    """Averages over frames (state) and system turns (acts, calls); BLEU over the corpus.
-    None where a group has nothing to average."""
+    """Averages over frames (state) and system turns (acts, calls); BLEU over the corpus;
+    ``slot_error_rate``: the generated replies' missing and invented values over all their
+    acts' values. None where a group has nothing to average."""
 
     joint_goal_accuracy: float | None = None
     average_goal_accuracy: float | None = None
@@ -22,6 +23,7 @@ class Metrics(BaseModel):
     system_act_f1: float | None = None
     service_call_accuracy: float | None = None
     bleu: float | None = None
+    slot_error_rate: float | None = None
 
     def get(self, name: str) -> float | None:
         value: float | None = getattr(self, name)
@@ -48,6 +50,17 @@ class RunConfig(BaseModel):
     exact: bool = False
 
 
+class SGDXReport(BaseModel):
+    """``tod replay --sgdx``: the SGD-X variants' metrics and the robustness figures
+    (tod_runtime/replay/sgdx.py defines them)."""
+
+    variants: dict[str, Metrics]
+    joint_goal_accuracy_mean: float | None
+    joint_goal_accuracy_drop: float | None
+    schema_sensitivity: float | None
+    turns_scored: int
+
+
 class ReplayReport(BaseModel):
     dialogues: int
     turns: int
@@ -59,6 +72,7 @@ class ReplayReport(BaseModel):
     skipped_files: list[SkippedFile] = Field(default_factory=list)
     config: RunConfig
     notes: list[str] = Field(default_factory=list)
+    sgdx: SGDXReport | None = None  # with --sgdx
 
 
 def seen_and_notes(root: str) -> tuple[frozenset[str], list[str]]:
@@ -120,4 +134,15 @@ def summary(report: ReplayReport) -> str:
     rows.append(("unseen", report.groups.unseen))
     for name, metrics in rows:
         lines.append(f"{name:<10}" + "".join(f"{_cell(metrics.get(m)):>16}" for m in METRICS))
+    if report.sgdx is not None:
+        for name, metrics in report.sgdx.variants.items():
+            lines.append(
+                f"{'sgdx ' + name:<10}" + "".join(f"{_cell(metrics.get(m)):>16}" for m in METRICS)
+            )
+        sgdx = report.sgdx
+        lines.append(
+            f"SGD-X: joint goal accuracy mean {_cell(sgdx.joint_goal_accuracy_mean)}, drop "
+            f"{_cell(sgdx.joint_goal_accuracy_drop)}, schema sensitivity "
+            f"{_cell(sgdx.schema_sensitivity)} ({sgdx.turns_scored} turns)"
+        )
     return "\n".join(lines)

@@ -43,6 +43,7 @@ class ReplayOptions:
     exact: bool = False
     errors: bool = False  # keep the state errors of every frame (for --errors)
     services: str | None = None  # what the pipeline runs on; default: the split's own
+    label: str | None = None  # the progress bar's text; default "replay <split>"
 
     def runtime_config(self) -> Config:
         return load_config(
@@ -168,7 +169,7 @@ def run_replay(options: ReplayOptions) -> ReplayRun:
     outcomes: dict[int, tuple[list[DialogueResult], dict[str, str] | None]] = {}
     try:
         with (
-            progress(f"replay {options.split}", len(tasks)) as bar,
+            progress(options.label or f"replay {options.split}", len(tasks)) as bar,
             closing(_execute(options, tasks)) as done,
         ):
             for index, outcome in done:

@@ -6,18 +6,26 @@ out of that metric's average, as DSTC8 drops NaN).
 
 Per schema slot of the frame's service: both set -> categorical slots score
 ``gold[0] == pred[0]``; non-categorical slots the best fuzzy token-sort ratio of ``pred[0]``
-against the gold variants (rapidfuzz with its default processor, rounded to a whole percent,
-then /100); set in one only -> 0; set in neither -> 1.
+against the gold variants (fuzzywuzzy's ``token_sort_ratio`` / 100 exactly as the official
+script computes it: tod_runtime/replay/fuzzy.py); set in one only -> 0; set in neither -> 1.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from rapidfuzz import fuzz
-
 from tod_runtime.dialogue.models import State
+from tod_runtime.replay.fuzzy import fuzzy_match
 from tod_runtime.schema.models import ServiceSchema
+
+__all__ = [
+    "STATE_METRICS",
+    "fuzzy_match",
+    "frame_state_metrics",
+    "requested_slots_f1",
+    "seen_services",
+    "slot_scores",
+]
 
 STATE_METRICS = (
     "joint_goal_accuracy",
@@ -25,10 +33,6 @@ STATE_METRICS = (
     "active_intent_accuracy",
     "requested_slots_f1",
 )
-
-
-def fuzzy_match(gold_values: Iterable[str], predicted: str) -> float:
-    return max((round(fuzz.token_sort_ratio(g, predicted)) / 100 for g in gold_values), default=0.0)
 
 
 def slot_scores(

@@ -1,11 +1,29 @@
-"""Session stores keep each session's event log."""
+"""Session stores keep each session's event log.
+
+A store is shared by every process serving the same sessions (SQLite file, Redis). Two
+capabilities make that safe: ``session_lock(id)``, held by the runtime for a whole turn, so two
+turns of one session never interleave across processes; and ``append(..., expected=n)``, a
+compare-and-append that refuses to write unless the log still holds exactly ``n`` events (the
+fencing check: a turn whose lock expired, or that worked from a stale log, cannot write).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import Protocol, runtime_checkable
 
+from tod_runtime.errors import IOFailure
 from tod_runtime.session import Event
+
+
+class StoreConflict(IOFailure):
+    """``append(..., expected=n)`` found a log of another length: another process wrote (or
+    deleted) the session meanwhile. Nothing was written."""
+
+
+class LockTimeout(IOFailure):
+    """A session's lock could not be taken in time (another process holds it)."""
 
 
 @runtime_checkable
@@ -13,14 +31,36 @@ class SessionStore(Protocol):
     """Append-only event logs by session id. ``append`` adds a whole turn's events at once,
     so a session never holds half a turn. ``load(session_id, start)`` returns the events from
     position ``start`` on (all of them by default): the runtime keeps each session folded and
-    asks only for what it has not seen, so a turn does not cost more as the session grows."""
+    asks only for what it has not seen, so a turn does not cost more as the session grows.
+
+    ``append(session_id, events, expected)``: with ``expected`` set, write only if the log
+    holds exactly that many events, else raise ``StoreConflict``. ``length`` is the number
+    of events (0: no such session). ``session_lock(id)`` is an async context manager held
+    across a turn; it excludes other processes too (a no-op for an in-process store).
+    ``expire(idle_seconds)`` deletes the sessions not written for that long and returns
+    their ids."""
 
     async def load(self, session_id: str, start: int = 0) -> list[Event]: ...
 
-    async def append(self, session_id: str, events: Sequence[Event]) -> None: ...
+    async def append(
+        self, session_id: str, events: Sequence[Event], expected: int | None = None
+    ) -> None: ...
+
+    async def length(self, session_id: str) -> int: ...
+
+    def session_lock(self, session_id: str) -> AbstractAsyncContextManager[None]: ...
+
+    async def expire(self, idle_seconds: float) -> list[str]: ...
 
     async def sessions(self) -> list[str]: ...
 
     async def delete(self, session_id: str) -> None: ...
 
     async def close(self) -> None: ...
+
+
+def conflict(session_id: str, expected: int, found: int) -> StoreConflict:
+    return StoreConflict(
+        f"session {session_id!r} changed meanwhile ({found} events, expected {expected})",
+        hint="another process wrote to it; the turn was not stored, send it again",
+    )

@@ -2,26 +2,53 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 
 from tod_runtime.session import Event
+from tod_runtime.stores.base import conflict
 
 
 class MemoryStore:
     def __init__(self) -> None:
         self._logs: dict[str, list[Event]] = {}
+        self._touched: dict[str, float] = {}
 
     async def load(self, session_id: str, start: int = 0) -> list[Event]:
         return self._logs.get(session_id, [])[start:]
 
-    async def append(self, session_id: str, events: Sequence[Event]) -> None:
-        self._logs.setdefault(session_id, []).extend(events)
+    async def append(
+        self, session_id: str, events: Sequence[Event], expected: int | None = None
+    ) -> None:
+        log = self._logs.setdefault(session_id, [])
+        if expected is not None and len(log) != expected:
+            raise conflict(session_id, expected, len(log))
+        log.extend(events)
+        self._touched[session_id] = time.time()
+
+    async def length(self, session_id: str) -> int:
+        return len(self._logs.get(session_id, ()))
+
+    @asynccontextmanager
+    async def session_lock(self, session_id: str) -> AsyncIterator[None]:
+        """One process only: the runtime's own per-session lock is enough."""
+        yield
+
+    async def expire(self, idle_seconds: float) -> list[str]:
+        cutoff = time.time() - idle_seconds
+        gone = [s for s, at in self._touched.items() if at < cutoff]
+        for session_id in gone:
+            await self.delete(session_id)
+        return gone
 
     async def sessions(self) -> list[str]:
         return list(self._logs)
 
     async def delete(self, session_id: str) -> None:
         self._logs.pop(session_id, None)
+        self._touched.pop(session_id, None)
 
     async def close(self) -> None:
         self._logs.clear()
+        self._touched.clear()

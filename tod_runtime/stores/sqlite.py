@@ -1,14 +1,28 @@
-"""SQLite session store: each event one row, appended in one transaction per turn."""
+"""SQLite session store: each event one row, appended in one transaction per turn.
+
+Several processes may share one file. ``session_lock`` is a lease row in ``locks`` taken in
+an immediate transaction (so two processes cannot both take it); it names its holder (host,
+pid) and expires after ``lock_timeout`` seconds, and a lock whose holder died on this host is
+taken over at once (a server killed with -9 does not block its sessions). ``append`` checks
+the log's length in the same transaction that writes (``expected``), so a turn that worked
+from a stale log writes nothing.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import secrets
+import socket
 import sqlite3
-from collections.abc import Sequence
+import time
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from tod_runtime.session import EVENT_ADAPTER, Event
+from tod_runtime.stores.base import LockTimeout, conflict
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -16,17 +30,40 @@ CREATE TABLE IF NOT EXISTS events (
     seq INTEGER NOT NULL,
     event TEXT NOT NULL,
     PRIMARY KEY (session_id, seq)
-)
+);
+CREATE TABLE IF NOT EXISTS touched (session_id TEXT PRIMARY KEY, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS locks (
+    session_id TEXT PRIMARY KEY, token TEXT NOT NULL, host TEXT NOT NULL, pid INTEGER NOT NULL,
+    expires REAL NOT NULL
+);
 """
+_HOST = socket.gethostname()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class SQLiteStore:
-    def __init__(self, path: str | Path) -> None:
+    def __init__(
+        self, path: str | Path, *, lock_timeout: float = 60.0, lock_wait: float = 60.0
+    ) -> None:
         self.path = str(path)
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self.lock_timeout, self.lock_wait = lock_timeout, lock_wait
+        self._db = sqlite3.connect(
+            self.path, check_same_thread=False, isolation_level=None, timeout=30.0
+        )
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(_SCHEMA)
+        self._db.executescript(_SCHEMA)
         self._lock = asyncio.Lock()
+
+    # ------------------------------------------------------------ in a worker thread
 
     def _load(self, session_id: str, start: int) -> list[Event]:
         rows = self._db.execute(
@@ -35,12 +72,18 @@ class SQLiteStore:
         ).fetchall()
         return [EVENT_ADAPTER.validate_python(json.loads(r[0])) for r in rows]
 
-    def _append(self, session_id: str, events: Sequence[Event]) -> None:
+    def _length(self, session_id: str) -> int:
+        (count,) = self._db.execute(
+            "SELECT COALESCE(MAX(seq), -1) + 1 FROM events WHERE session_id = ?", (session_id,)
+        ).fetchone()
+        return int(count)
+
+    def _append(self, session_id: str, events: Sequence[Event], expected: int | None) -> None:
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
-            (start,) = self._db.execute(
-                "SELECT COALESCE(MAX(seq), -1) + 1 FROM events WHERE session_id = ?", (session_id,)
-            ).fetchone()
+            start = self._length(session_id)
+            if expected is not None and start != expected:
+                raise conflict(session_id, expected, start)
             self._db.executemany(
                 "INSERT INTO events (session_id, seq, event) VALUES (?, ?, ?)",
                 [
@@ -48,22 +91,101 @@ class SQLiteStore:
                     for i, e in enumerate(events)
                 ],
             )
+            self._db.execute(
+                "INSERT OR REPLACE INTO touched (session_id, at) VALUES (?, ?)",
+                (session_id, time.time()),
+            )
+
+    def _try_lock(self, session_id: str, token: str) -> bool:
+        now = time.time()
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            row = self._db.execute(
+                "SELECT host, pid, expires FROM locks WHERE session_id = ?", (session_id,)
+            ).fetchone()
+            if row is not None:
+                host, pid, expires = row
+                held = expires > now and not (host == _HOST and not _alive(pid))
+                if held:
+                    return False
+            self._db.execute(
+                "INSERT OR REPLACE INTO locks VALUES (?, ?, ?, ?, ?)",
+                (session_id, token, _HOST, os.getpid(), now + self.lock_timeout),
+            )
+            return True
+
+    def _unlock(self, session_id: str, token: str) -> None:
+        self._db.execute(
+            "DELETE FROM locks WHERE session_id = ? AND token = ?", (session_id, token)
+        )
+
+    def _delete(self, session_ids: Sequence[str]) -> None:
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            for table in ("events", "touched"):
+                self._db.executemany(
+                    f"DELETE FROM {table} WHERE session_id = ?", [(s,) for s in session_ids]
+                )
+
+    def _idle(self, cutoff: float) -> list[str]:
+        rows = self._db.execute("SELECT session_id FROM touched WHERE at < ?", (cutoff,))
+        return [r[0] for r in rows.fetchall()]
+
+    # ------------------------------------------------------------ the SessionStore API
 
     async def load(self, session_id: str, start: int = 0) -> list[Event]:
         async with self._lock:
             return await asyncio.to_thread(self._load, session_id, start)
 
-    async def append(self, session_id: str, events: Sequence[Event]) -> None:
+    async def append(
+        self, session_id: str, events: Sequence[Event], expected: int | None = None
+    ) -> None:
         async with self._lock:
-            await asyncio.to_thread(self._append, session_id, events)
+            await asyncio.to_thread(self._append, session_id, events, expected)
+
+    async def length(self, session_id: str) -> int:
+        async with self._lock:
+            return await asyncio.to_thread(self._length, session_id)
+
+    @asynccontextmanager
+    async def session_lock(self, session_id: str) -> AsyncIterator[None]:
+        token = secrets.token_hex(8)
+        deadline, pause = time.monotonic() + self.lock_wait, 0.002
+        while True:
+            async with self._lock:
+                taken = await asyncio.to_thread(self._try_lock, session_id, token)
+            if taken:
+                break
+            if time.monotonic() > deadline:
+                raise LockTimeout(
+                    f"session {session_id!r} is locked by another process",
+                    file=self.path,
+                    hint="try again later",
+                )
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.05)
+        try:
+            yield
+        finally:
+            async with self._lock:
+                await asyncio.to_thread(self._unlock, session_id, token)
+
+    async def expire(self, idle_seconds: float) -> list[str]:
+        async with self._lock:
+            gone = await asyncio.to_thread(self._idle, time.time() - idle_seconds)
+            if gone:
+                await asyncio.to_thread(self._delete, gone)
+        return gone
 
     async def sessions(self) -> list[str]:
-        rows = self._db.execute("SELECT DISTINCT session_id FROM events").fetchall()
+        async with self._lock:
+            rows = self._db.execute("SELECT DISTINCT session_id FROM events").fetchall()
         return [r[0] for r in rows]
 
     async def delete(self, session_id: str) -> None:
         async with self._lock:
-            self._db.execute("DELETE FROM events WHERE session_id = ?", (session_id,))
+            await asyncio.to_thread(self._delete, [session_id])
 
     async def close(self) -> None:
-        self._db.close()
+        async with self._lock:
+            self._db.close()

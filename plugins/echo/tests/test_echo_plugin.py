@@ -84,3 +84,12 @@ def test_tod_chat_with_the_echo_pipeline(
     assert main(["chat", "--services", "echo", *flags, "--script", str(script), "--json"]) == 0
     turns = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [t["utterance"] for t in turns] == ["REQ_MORE()", "OFFER(name=Thing One)"]
+
+
+def test_the_echo_simulated_user_drives_tod_simulate(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pipeline = ["--backend", "echo", "--nlu", "echo", "--tracker", "echo", "--policy", "echo"]
+    argv = ["simulate", "--services", "echo", *pipeline, "--generator", "echo"]
+    assert main([*argv, "--simulator", "echo", "--dialogues", "2"]) == 0
+    assert "success_rate 1.0" in capsys.readouterr().out

@@ -1,6 +1,7 @@
 """tod-runtime-echo: a tiny deterministic plugin that drives the tests of the runtime machinery.
 
-Every component is named ``echo``. Its backend serves one service, ``Echo_1`` (the schema in
+Every component is named ``echo`` (a simulated user for ``tod simulate`` too). Its backend
+serves one service, ``Echo_1`` (the schema in
 ``echo_schema.json`` beside this module), for the source ``"echo"`` only; its NLU reads
 ``slot=value`` words as INFORM acts for the first service; the tracker merges them into the
 state; the policy calls the service when the user says ``call``; the generator prints the
@@ -111,6 +112,33 @@ class EchoGenerator:
         return " ".join(str(a) for a in actions) or "..."
 
 
+class EchoUser:
+    """Says ``city=Lima`` and ``call`` (so the echo policy searches), then leaves."""
+
+    def __init__(self) -> None:
+        from tod_runtime.simulate.base import Goal, Task
+
+        self.goal = Goal(
+            tasks=[Task(service="Echo_1", intent="FindThing", constraints={"city": "Lima"})]
+        )
+        self.ended = ""
+        self.turns = 0
+
+    def respond(self, system: Any) -> UserActs:
+        self.turns += 1
+        if self.turns == 1:
+            return {"Echo_1": [Action(act="INFORM", slot="city", values=["Lima"])]}
+        return {"Echo_1": []} if self.turns == 2 else {}
+
+
+class EchoSimulator:
+    def __init__(self, ctx: Any) -> None:
+        pass
+
+    async def new_user(self, rng: Any) -> EchoUser:
+        return EchoUser()
+
+
 # The latest observer-hook calls. Bounded: once installed, the plugin observes every runtime
 # built with entry points (a long replay or server must not grow it without end).
 observed: deque[tuple[str, object]] = deque(maxlen=1000)
@@ -134,6 +162,11 @@ def register_policies(register: Any) -> None:
 @hookimpl
 def register_generators(register: Any) -> None:
     register("echo", EchoGenerator)
+
+
+@hookimpl
+def register_simulators(register: Any) -> None:
+    register("echo", EchoSimulator)
 
 
 @hookimpl

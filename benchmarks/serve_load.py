@@ -1,0 +1,344 @@
+"""Benchmark `tod serve` on loopback.
+
+    python benchmarks/serve_load.py load [--stores memory,sqlite,redis] [--clients 64]
+        [--seconds 20] [--pipeline default|rules|echo]
+    python benchmarks/serve_load.py kill [--turns 10000] [--sessions 32]
+
+``load``: one server process per store; N concurrent clients, each with its own session,
+post turns back to back for a bounded time (after a short warm-up). Prints one JSON line per
+store: turns/s, p50 and p99 latency (ms), errors, the server's CPU time per turn (ms: what
+one core could do, 1000 / it, whatever else the machine runs), the machine's 1-minute load
+average, and the server's RSS (now and peak, MiB).
+The clients run in this process, on the same machine as the server. Pipelines: ``default``
+(the learned NLU, the embedded services and a restaurant conversation), ``rules`` (the
+same with the rules NLU) or ``echo`` (the tiny echo plugin: the server and store alone).
+
+``kill``: a private redis-server, two servers sharing it; N sessions whose turns alternate
+between the two servers, 10,000 turns in all; server A is killed with -9 halfway and
+restarted. A turn whose request failed (its server died under it) is looked up in the
+session's history before it is sent again, as a client would. Prints JSON: turns
+acknowledged, turns in flight at the kill (and how many of them had been stored), lost
+(acknowledged but not in the history), duplicated (in the history twice), half-written
+turns, and whether every session's history equals the one-process replay of its turns.
+Needs redis-server, the echo plugin and the redis-store plugin.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+ECHO = ["--services", "echo", "--backend", "echo", "--nlu", "echo", "--tracker", "echo"]
+ECHO += ["--policy", "echo", "--generator", "echo"]
+PIPELINES = {"default": [], "rules": ["--nlu", "rules"], "echo": ECHO}
+CONVERSATION = [
+    "I want to find a restaurant",
+    "in Austin",
+    "Italian food please",
+    "what is the phone number?",
+    "sounds good, book it",
+    "at 7 pm",
+    "yes",
+    "thanks, that's all",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def rss_mib(pid: int) -> dict[str, float]:
+    fields = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            fields[key] = round(int(value.split()[0]) / 1024, 1)
+    return {"rss_mib": fields.get("VmRSS", 0.0), "peak_rss_mib": fields.get("VmHWM", 0.0)}
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time the process has used (from /proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def load_average() -> float:
+    return float(Path("/proc/loadavg").read_text().split()[0])
+
+
+async def wait_listening(port: int, proc: subprocess.Popen[bytes], timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    async with aiohttp.ClientSession() as http:
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise SystemExit(f"tod serve exited with {proc.returncode}")
+            try:
+                async with http.get(f"http://127.0.0.1:{port}/healthz") as r:
+                    if r.status == 200:
+                        return
+            except aiohttp.ClientError:
+                await asyncio.sleep(0.1)
+    raise SystemExit("tod serve did not start")
+
+
+def serve(store: str, port: int, pipeline: list[str]) -> subprocess.Popen[bytes]:
+    cmd = [sys.executable, "-m", "tod_runtime.cli", "serve", "--port", str(port)]
+    return subprocess.Popen([*cmd, "--store", store, *pipeline], stdout=subprocess.DEVNULL)
+
+
+def redis_server(folder: str) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    proc = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", folder],
+        stdout=subprocess.DEVNULL,
+    )
+    time.sleep(0.5)
+    return proc, f"redis://127.0.0.1:{port}/0"
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+# ---------------------------------------------------------------- load
+
+
+async def load_one(store: str, args: argparse.Namespace) -> dict[str, Any]:
+    port = free_port()
+    proc = serve(store, port, PIPELINES[args.pipeline])
+    try:
+        await wait_listening(port, proc)
+        base = f"http://127.0.0.1:{port}"
+        texts = ["city=Austin size=small", "call"] if args.pipeline == "echo" else CONVERSATION
+        latencies: list[float] = []
+        errors = 0
+        start = time.monotonic()
+        warm, end = start + args.warmup, start + args.warmup + args.seconds
+        connector = aiohttp.TCPConnector(limit=0)
+        async with aiohttp.ClientSession(connector=connector) as http:
+
+            async def client() -> None:
+                nonlocal errors
+                async with http.post(f"{base}/v1/sessions") as r:
+                    sid = (await r.json())["id"]
+                i = 0
+                while (now := time.monotonic()) < end:
+                    body = {"text": texts[i % len(texts)]}
+                    async with http.post(f"{base}/v1/sessions/{sid}/turns", json=body) as r:
+                        await r.read()
+                        ok = r.status == 200
+                    done = time.monotonic()
+                    if now >= warm:
+                        latencies.append(done - now)
+                        errors += not ok
+                    i += 1
+
+            async def measure_cpu() -> None:
+                await asyncio.sleep(max(0.0, warm - time.monotonic()))
+                cpu[0] = cpu_seconds(proc.pid)
+                await asyncio.sleep(max(0.0, end - time.monotonic()))
+                cpu[1] = cpu_seconds(proc.pid)
+
+            cpu = [0.0, 0.0]
+            await asyncio.gather(measure_cpu(), *[client() for _ in range(args.clients)])
+        latencies.sort()
+        n = len(latencies)
+        return {
+            "store": store.split(":")[0],
+            "pipeline": args.pipeline,
+            "clients": args.clients,
+            "seconds": args.seconds,
+            "turns": n,
+            "turns_per_s": round(n / args.seconds, 1),
+            "p50_ms": round(1000 * latencies[n // 2], 2) if n else None,
+            "p99_ms": round(1000 * latencies[min(n - 1, int(n * 0.99))], 2) if n else None,
+            "errors": errors,
+            "server_cpu_ms_per_turn": round(1000 * (cpu[1] - cpu[0]) / n, 3) if n else None,
+            "load_average_1m": load_average(),
+            **rss_mib(proc.pid),
+        }
+    finally:
+        stop(proc)
+
+
+async def run_load(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        redis = None
+        for kind in args.stores.split(","):
+            if kind == "memory":
+                store = "memory://"
+            elif kind == "sqlite":
+                store = f"sqlite:///{tmp}/load.db"
+            else:
+                redis, store = redis_server(tmp)
+            try:
+                print(json.dumps(await load_one(store, args)), flush=True)
+            finally:
+                if redis is not None:
+                    stop(redis)
+                    redis = None
+
+
+# ---------------------------------------------------------------- kill
+
+
+async def run_kill(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        redis, url = redis_server(tmp)
+        ports = [free_port(), free_port()]
+        procs = [serve(url, p, ECHO) for p in ports]
+        try:
+            for port, proc in zip(ports, procs, strict=True):
+                await wait_listening(port, proc)
+            print(json.dumps(await kill_run(args, url, ports, procs)), flush=True)
+        finally:
+            for proc in procs:
+                stop(proc)
+            stop(redis)
+
+
+async def one_process(texts: list[str]) -> list[tuple[str, str]]:
+    """The history one in-process runtime gives for these turns (the echo pipeline)."""
+    import tod_echo
+    from tod_runtime import Config, Runtime
+    from tod_runtime.plugins import make_plugin_manager
+
+    config = Config(
+        services="echo",
+        backend="echo",
+        nlu="echo",
+        tracker="echo",
+        policy="echo",
+        generator="echo",
+    )
+    pm = make_plugin_manager(entry_points=False, extra=(tod_echo,))
+    async with Runtime(config, plugin_manager=pm) as runtime:
+        for text in texts:
+            await runtime.handle("s", text)
+        return [(t.speaker, t.utterance) for t in (await runtime.dialogue("s")).turns]
+
+
+async def kill_run(
+    args: argparse.Namespace, url: str, ports: list[int], procs: list[subprocess.Popen[bytes]]
+) -> dict[str, Any]:
+    per_session, extra = divmod(args.turns, args.sessions)
+    acked: dict[str, list[str]] = {}
+    counts = {"acknowledged": 0, "refused": 0, "in_flight_at_kill": 0, "in_flight_stored": 0}
+    counts["resent"] = 0
+    killed = asyncio.Event()
+
+    async def history(http: aiohttp.ClientSession, sid: str) -> list[dict[str, Any]]:
+        for port in (ports[1], ports[0]) * 50:
+            try:
+                async with http.get(f"http://127.0.0.1:{port}/v1/sessions/{sid}") as r:
+                    turns: list[dict[str, Any]] = (await r.json())["turns"]
+                    return turns
+            except aiohttp.ClientError:
+                await asyncio.sleep(0.1)
+        raise SystemExit("no server answers")
+
+    async def session(http: aiohttp.ClientSession, n: int) -> None:
+        async with http.post(f"http://127.0.0.1:{ports[n % 2]}/v1/sessions") as r:
+            sid = (await r.json())["id"]
+        acked[sid] = []
+        for i in range(per_session + (n < extra)):
+            text = f"city=s{n}t{i}"
+            port = ports[(n + i) % 2]
+            while True:
+                try:
+                    url = f"http://127.0.0.1:{port}/v1/sessions/{sid}/turns"
+                    async with http.post(url, json={"text": text}) as r:
+                        if r.status != 200:
+                            raise aiohttp.ClientError(f"status {r.status}")
+                        await r.read()
+                    break
+                except aiohttp.ClientConnectorError:  # its server is down: not sent
+                    counts["refused"] += 1
+                    port = ports[(port == ports[0]) * 1]  # the other server
+                    continue
+                except aiohttp.ClientError:  # its server died under it: was it stored?
+                    counts["in_flight_at_kill"] += 1
+                    said = [
+                        t["utterance"] for t in await history(http, sid) if t["speaker"] == "USER"
+                    ]
+                    if text in said:
+                        counts["in_flight_stored"] += 1
+                        break
+                    counts["resent"] += 1
+                    port = ports[(port == ports[0]) * 1]  # the other server
+            acked[sid].append(text)
+            counts["acknowledged"] += 1
+            if counts["acknowledged"] == args.turns // 2 and not killed.is_set():
+                killed.set()
+
+    async def killer() -> None:
+        await killed.wait()
+        os.kill(procs[0].pid, signal.SIGKILL)
+        procs[0].wait()
+        procs[0] = serve(url, ports[0], ECHO)
+        await wait_listening(ports[0], procs[0])
+
+    start = time.monotonic()
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
+        await asyncio.gather(killer(), *[session(http, n) for n in range(args.sessions)])
+        seconds = time.monotonic() - start
+        lost = duplicated = half = 0
+        mismatched = 0
+        for sid, texts in acked.items():
+            turns = await history(http, sid)
+            said = [t["utterance"] for t in turns if t["speaker"] == "USER"]
+            lost += sum(1 for t in texts if t not in said)
+            duplicated += len(said) - len(set(said))
+            speakers = [t["speaker"] for t in turns]
+            half += speakers != ["USER", "SYSTEM"] * (len(turns) // 2) or len(turns) % 2
+            got = [(t["speaker"], t["utterance"]) for t in turns]
+            mismatched += got != await one_process(said)
+    return {
+        "turns": args.turns,
+        "sessions": args.sessions,
+        "seconds": round(seconds, 1),
+        **counts,
+        "lost": lost,
+        "duplicated": duplicated,
+        "half_written": int(half),
+        "histories_equal_one_process": mismatched == 0,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="mode", required=True)
+    load = sub.add_parser("load")
+    load.add_argument("--stores", default="memory,sqlite,redis")
+    load.add_argument("--clients", type=int, default=64)
+    load.add_argument("--seconds", type=float, default=20.0)
+    load.add_argument("--warmup", type=float, default=3.0)
+    load.add_argument("--pipeline", choices=sorted(PIPELINES), default="echo")
+    kill = sub.add_parser("kill")
+    kill.add_argument("--turns", type=int, default=10_000)
+    kill.add_argument("--sessions", type=int, default=32)
+    args = parser.parse_args()
+    asyncio.run(run_load(args) if args.mode == "load" else run_kill(args))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,195 @@
+"""tod-runtime-redis-store: session logs in Redis, shared by every process serving them.
+
+``redis://host:port/db?prefix=tod&lock_timeout=60&lock_wait=60``. See README.md for the keys
+and the locking protocol (a lock with a timeout, and fenced compare-and-append)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from tod_runtime import hookimpl
+from tod_runtime.errors import ConfigError, IOFailure
+from tod_runtime.session import EVENT_ADAPTER, Event
+from tod_runtime.stores.base import LockTimeout, StoreConflict, conflict
+
+_APPEND = """
+if ARGV[2] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[2] then return {-2, 0} end
+local n = redis.call('LLEN', KEYS[1])
+if tonumber(ARGV[1]) >= 0 and n ~= tonumber(ARGV[1]) then return {-1, n} end
+for i = 5, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[4])
+return {0, n + #ARGV - 4}
+"""
+_UNLOCK = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+_OPTIONS = ("prefix", "lock_timeout", "lock_wait")
+
+
+def split_url(url: str) -> tuple[str, dict[str, str]]:
+    """The URL for redis-py, and this store's own options taken out of its query."""
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query)
+    own = {k: v for k, v in query if k in _OPTIONS}
+    rest = urlencode([(k, v) for k, v in query if k not in _OPTIONS])
+    return urlunsplit(parts._replace(query=rest)), own
+
+
+class RedisStore:
+    def __init__(
+        self,
+        url: str,
+        *,
+        prefix: str = "tod",
+        lock_timeout: float = 10.0,
+        lock_wait: float = 60.0,
+    ) -> None:
+        self.url, self.prefix = url, prefix
+        self.lock_timeout, self.lock_wait = lock_timeout, lock_wait
+        self._redis: Any = aioredis.from_url(url)
+        self._append_script = self._redis.register_script(_APPEND)
+        self._unlock_script = self._redis.register_script(_UNLOCK)
+        self._renew_script = self._redis.register_script(_RENEW)
+        self._held: dict[str, str] = {}  # session -> this process's lock token
+
+    @classmethod
+    def from_url(cls, url: str) -> RedisStore:
+        plain, own = split_url(url)
+        try:
+            lock_timeout = float(own.get("lock_timeout", 10))
+            lock_wait = float(own.get("lock_wait", 60))
+        except ValueError:
+            raise ConfigError("lock_timeout and lock_wait take seconds", file=url) from None
+        prefix = own.get("prefix", "tod")
+        return cls(plain, prefix=prefix, lock_timeout=lock_timeout, lock_wait=lock_wait)
+
+    def _key(self, kind: str, session_id: str = "") -> str:
+        return f"{self.prefix}:{kind}:{session_id}" if session_id else f"{self.prefix}:{kind}"
+
+    def _failed(self, exc: RedisError) -> IOFailure:
+        return IOFailure(f"redis: {exc}", file=self.url, hint="is redis-server running?")
+
+    async def load(self, session_id: str, start: int = 0) -> list[Event]:
+        try:
+            rows = await self._redis.lrange(self._key("log", session_id), start, -1)
+        except RedisError as exc:
+            raise self._failed(exc) from None
+        return [EVENT_ADAPTER.validate_json(row) for row in rows]
+
+    async def append(
+        self, session_id: str, events: Sequence[Event], expected: int | None = None
+    ) -> None:
+        keys = [self._key("log", session_id), self._key("lock", session_id), self._key("touched")]
+        token = self._held.get(session_id, "")
+        args: list[str | bytes | int | float] = [
+            -1 if expected is None else expected,
+            token,
+            time.time(),
+            session_id,
+        ]
+        args += [EVENT_ADAPTER.dump_json(e) for e in events]
+        try:
+            status, found = await self._append_script(keys=keys, args=args)
+        except RedisError as exc:
+            raise self._failed(exc) from None
+        if status == -2:
+            raise StoreConflict(
+                f"session {session_id!r}: this turn's lock expired before it was stored",
+                hint="the turn ran longer than lock_timeout; nothing was stored",
+            )
+        if status == -1:
+            raise conflict(session_id, expected or 0, int(found))
+
+    async def length(self, session_id: str) -> int:
+        try:
+            return int(await self._redis.llen(self._key("log", session_id)))
+        except RedisError as exc:
+            raise self._failed(exc) from None
+
+    @asynccontextmanager
+    async def session_lock(self, session_id: str) -> AsyncIterator[None]:
+        key = self._key("lock", session_id)
+        deadline, pause = time.monotonic() + self.lock_wait, 0.001
+        try:
+            fence = await self._redis.incr(self._key("fence"))
+            token = f"{fence}:{secrets.token_hex(6)}"
+            while not await self._redis.set(key, token, nx=True, px=int(self.lock_timeout * 1000)):
+                if time.monotonic() > deadline:
+                    raise LockTimeout(
+                        f"session {session_id!r} is locked by another process",
+                        file=self.url,
+                        hint="try again later",
+                    )
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 0.05)
+        except RedisError as exc:
+            raise self._failed(exc) from None
+        self._held[session_id] = token
+        renewing = asyncio.create_task(self._renew(key, token))
+        try:
+            yield
+        finally:
+            renewing.cancel()
+            self._held.pop(session_id, None)
+            with contextlib.suppress(RedisError):  # else the lock times out by itself
+                await self._unlock_script(keys=[key], args=[token])
+
+    async def _renew(self, key: str, token: str) -> None:
+        """While the turn runs, keep its lock alive (a third of the timeout at a time); a
+        holder that dies stops renewing, and the lock frees itself ``lock_timeout`` later."""
+        ttl = int(self.lock_timeout * 1000)
+        with contextlib.suppress(RedisError):
+            while True:
+                await asyncio.sleep(self.lock_timeout / 3)
+                if not await self._renew_script(keys=[key], args=[token, ttl]):
+                    return
+
+    async def expire(self, idle_seconds: float) -> list[str]:
+        cutoff = time.time() - idle_seconds
+        try:
+            gone = await self._redis.zrangebyscore(self._key("touched"), "-inf", cutoff)
+            ids = [g.decode() for g in gone]
+            for session_id in ids:
+                await self.delete(session_id)
+        except RedisError as exc:
+            raise self._failed(exc) from None
+        return ids
+
+    async def sessions(self) -> list[str]:
+        try:
+            return [s.decode() for s in await self._redis.zrange(self._key("touched"), 0, -1)]
+        except RedisError as exc:
+            raise self._failed(exc) from None
+
+    async def delete(self, session_id: str) -> None:
+        try:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.delete(self._key("log", session_id))
+                pipe.zrem(self._key("touched"), session_id)
+                await pipe.execute()
+        except RedisError as exc:
+            raise self._failed(exc) from None
+
+    async def close(self) -> None:
+        await self._redis.aclose()
+
+
+@hookimpl(trylast=True)  # after the built-in stores in listings
+def register_stores(register: Any) -> None:
+    register("redis", RedisStore.from_url)
+    register("rediss", RedisStore.from_url)

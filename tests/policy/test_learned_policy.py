@@ -1,0 +1,80 @@
+"""The learned policy: trained by `tod train policy`, blind to names, and registered."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from stage_helpers import SERVICE, a, schemas, system
+
+from tod_runtime.cli import main
+from tod_runtime.data.rename import Renaming
+from tod_runtime.data.sgd import open_split
+from tod_runtime.dialogue.context import PolicyInput, TurnContext
+from tod_runtime.dialogue.models import State
+from tod_runtime.plugins import ComponentContext
+from tod_runtime.policy.learned.features import Situation, candidates, strings, views
+from tod_runtime.policy.learned.model import load_model
+from tod_runtime.policy.learned.policy import LearnedPolicy
+from tod_runtime.policy.learned.train import dialogue_scores, points
+
+MINI = Path(__file__).parents[1] / "fixtures" / "sgd_mini"
+
+
+def test_tod_train_policy_writes_a_model_that_imitates_its_data(tmp_path: Path) -> None:
+    code = main(
+        ["train", "policy", str(MINI), "--split", "dev", "--out", str(tmp_path), "--workers", "1"]
+    )
+    assert code == 0
+    assert (tmp_path / "policy.json").is_file()
+    model = load_model(str(tmp_path / "policy.npz"))
+    assert model.weights.shape == (1 << model.bits,)
+    split = open_split(MINI, "dev")
+    f1s: list[float] = []
+    calls: list[float] = []
+    for dialogue in split.dialogues():
+        f, c = dialogue_scores(dialogue, split.schemas(), model)
+        f1s, calls = f1s + f, calls + c
+    assert f1s and calls
+    assert sum(f1s) / len(f1s) > 0.8  # it learned the few dialogues it saw
+    assert sum(calls) / len(calls) == 1.0
+
+
+def test_an_existing_model_needs_force(tmp_path: Path) -> None:
+    (tmp_path / "policy.npz").write_bytes(b"")
+    args = ["train", "policy", str(MINI), "--split", "dev", "--out", str(tmp_path)]
+    assert main(args) != 0
+
+
+def test_features_do_not_depend_on_names() -> None:
+    split = open_split(MINI, "dev")
+    plain = split.schemas()
+    renaming = Renaming.opaque(plain.values())
+    renamed = {renaming.services[s]: renaming.schema(x) for s, x in plain.items()}
+
+    def seen(dialogues: list[object], schemas: dict[str, object]) -> list[list[list[str]]]:
+        out = []
+        for dialogue in dialogues:
+            for point in points(dialogue, schemas):  # type: ignore[arg-type]
+                s = Situation.of(point.first, point.service, schemas[point.service])  # type: ignore[arg-type]
+                v = views(s)
+                out.append(sorted(strings(v, c) for c in candidates(v)))
+        return out
+
+    dialogues = list(split.dialogues())
+    before = seen(dialogues, dict(plain))  # type: ignore[arg-type]
+    after = seen([renaming.dialogue(d) for d in dialogues], renamed)  # type: ignore[arg-type]
+    assert before == after
+    assert before
+
+
+async def test_the_shipped_model_runs_as_the_learned_policy() -> None:
+    policy = LearnedPolicy(ComponentContext(schemas=schemas(), backend=None))  # type: ignore[arg-type]
+    state = State(active_intent="FindCafes", slot_values={"city": ["Oslo"]})
+    context = TurnContext(policy.schemas, [system(a("REQUEST", "city"))], {SERVICE: state})
+    turn = PolicyInput(context, {SERVICE: [a("INFORM", "city", "Oslo")]}, SERVICE)
+    plan = await policy.decide(turn)
+    assert plan.service_call is not None  # all it needs is known: search
+    assert plan.service_call.method == "FindCafes"
+    assert plan.service_call.parameters == {"city": "Oslo"}
+    greeting = await policy.decide(PolicyInput(TurnContext(policy.schemas, [], {}), {}, None))
+    assert [x.act for x in greeting.actions] == ["GREETING"]

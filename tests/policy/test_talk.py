@@ -1,0 +1,76 @@
+"""The conversation around the tasks: greeting, fallback, no results, a refused booking."""
+
+from __future__ import annotations
+
+from stage_helpers import SERVICE, a, schemas, system
+
+from tod_runtime.dialogue.context import PolicyInput, SystemPlan, TurnContext
+from tod_runtime.dialogue.models import ServiceCall, State, Turn
+from tod_runtime.nlg.template import TemplateGenerator
+from tod_runtime.plugins import ComponentContext
+from tod_runtime.policy.rules import RulesPolicy
+
+CTX = ComponentContext(schemas=schemas(), backend=None)  # type: ignore[arg-type]
+POLICY = RulesPolicy(CTX)
+NLG = TemplateGenerator(CTX)
+
+
+async def decide(
+    state: dict[str, State], acts: dict[str, list[object]], history: list[Turn] | None = None,
+    **second: object,
+) -> SystemPlan:  # fmt: skip
+    context = TurnContext(POLICY.schemas, history or [], state)
+    active = next(reversed(list(acts)), None) if acts else None
+    turn = PolicyInput(context, acts, active, **second)  # type: ignore[arg-type]
+    return await POLICY.decide(turn)
+
+
+def kinds(plan: SystemPlan) -> list[str]:
+    return [f"{x.act}({x.slot})" for x in plan.actions]
+
+
+async def test_nothing_understood_at_the_start_is_greeted_with_what_the_system_can_do() -> None:
+    plan = await decide({}, {})
+    assert kinds(plan) == ["GREETING(intent)"]
+    assert plan.actions[0].canonical_values == ["FindCafes", "ReserveCafe"]
+    text = NLG.realise(plan.service, plan.actions)
+    assert text == "Hello! I can help you find a cafe and reserve a table at a cafe."
+
+
+async def test_nothing_understood_later_without_a_task_says_sorry_and_what_it_can_do() -> None:
+    plan = await decide({}, {}, [system(a("GOODBYE"))])
+    assert kinds(plan) == ["FALLBACK(intent)"]
+    text = NLG.realise(plan.service, plan.actions)
+    assert text.startswith("Sorry, I did not get that. I can help you find a cafe")
+
+
+async def test_nothing_understood_while_an_offer_is_open_repeats_only_the_question() -> None:
+    state = {SERVICE: State(active_intent="FindCafes", slot_values={"city": ["Oslo"]})}
+    said = system(a("OFFER", "cafe_name", "Grind"), a("INFORM_COUNT", "count", "2"))
+    plan = await decide(state, {}, [said])
+    assert kinds(plan) == ["FALLBACK()", "OFFER(cafe_name)"]
+
+
+async def test_a_search_without_results_is_not_a_failed_booking() -> None:
+    state = State(active_intent="FindCafes", slot_values={"city": ["Oslo"], "has_wifi": ["True"]})
+    call = ServiceCall(method="FindCafes", parameters={"city": "Oslo", "has_wifi": "True"})
+    acts = {SERVICE: [a("INFORM", "has_wifi", "True")]}
+    plan = await decide({SERVICE: state}, acts, service_call=call, service_results=[])
+    assert kinds(plan) == ["INFORM_COUNT(count)", "REQUEST(has_wifi)"]  # relax the wifi
+    assert plan.actions[0].values == ["0"]
+    assert "NOTIFY_FAILURE" not in kinds(plan)
+    only_city = State(active_intent="FindCafes", slot_values={"city": ["Oslo"]})
+    plan = await decide({SERVICE: only_city}, acts, service_call=call, service_results=[])
+    assert kinds(plan) == ["INFORM_COUNT(count)", "REQUEST(city)"]
+
+
+async def test_a_refused_booking_offers_to_change_a_detail() -> None:
+    state = State(
+        active_intent="ReserveCafe",
+        slot_values={"cafe_name": ["Grind"], "city": ["Oslo"], "time": ["17:00"]},
+    )
+    call = ServiceCall(method="ReserveCafe", parameters={"cafe_name": "Grind", "time": "17:00"})
+    plan = await decide(
+        {SERVICE: state}, {SERVICE: [a("AFFIRM")]}, service_call=call, service_results=[]
+    )
+    assert kinds(plan) == ["NOTIFY_FAILURE()", "REQUEST(time)"]

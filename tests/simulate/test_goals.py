@@ -1,0 +1,74 @@
+"""Goals sampled from the schema and the backend's data (the embedded services)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tod_runtime.backends.mock import MockBackend
+from tod_runtime.config import embedded_services_dir
+from tod_runtime.dialogue.models import ServiceCall
+from tod_runtime.simulate.goals import GoalOptions, GoalSampler, plans
+
+
+@pytest.fixture
+async def backend():  # type: ignore[no-untyped-def]
+    opened = MockBackend(embedded_services_dir())
+    yield opened
+    await opened.close()
+
+
+async def test_plans_follow_the_schema_structure(backend: MockBackend) -> None:
+    schema = backend.schemas()["Restaurants"]
+    found = {
+        (p.search.name if p.search else None, p.transaction.name if p.transaction else None)
+        for p in plans(schema)
+    }
+    # the reservation books what the search finds: the search returns the name it requires
+    assert found == {("FindRestaurants", None), ("FindRestaurants", "ReserveRestaurant")}
+
+
+async def test_goals_are_what_the_backend_says(backend: MockBackend) -> None:
+    sampler = GoalSampler(backend.schemas(), backend, GoalOptions(fail_rate=0.3))
+    outcomes = set()
+    for seed in range(60):
+        goal = await sampler.sample(random.Random(seed))
+        for task in goal.tasks:
+            search = task.search or (None if task.transactional else task.intent)
+            if search is not None:
+                wanted = task.search_constraints if task.search else task.constraints
+                rows = await backend.call(
+                    task.service, ServiceCall(method=search, parameters=wanted)
+                )
+                if task.transactional:
+                    assert rows, "a booking goal starts from a search that finds something"
+                else:
+                    assert bool(rows) == task.achievable
+            outcomes.add(task.achievable)
+            assert set(task.requests).isdisjoint(task.constraints)
+    assert outcomes == {True, False}  # some goals cannot be met, on purpose
+
+
+async def test_sampling_is_reproducible(backend: MockBackend) -> None:
+    one = GoalSampler(backend.schemas(), backend)
+    two = GoalSampler(backend.schemas(), backend)
+    for seed in range(10):
+        assert await one.sample(random.Random(seed)) == await two.sample(random.Random(seed))
+
+
+async def test_a_second_task_shares_a_value_with_the_first(backend: MockBackend) -> None:
+    sampler = GoalSampler(backend.schemas(), backend, GoalOptions(multi_rate=1.0, carry_rate=1.0))
+    linked = 0
+    for seed in range(30):
+        goal = await sampler.sample(random.Random(seed))
+        if len(goal.tasks) < 2:
+            continue
+        first, second = goal.tasks
+        assert first.service != second.service
+        said_first = {v.lower() for v in (first.search_constraints | first.constraints).values()}
+        said_second = second.search_constraints | second.constraints
+        for slot in second.carried:  # left unsaid: carry-over must bring it
+            assert said_second[slot].lower() in said_first
+            linked += 1
+    assert linked > 0

@@ -1,0 +1,47 @@
+"""The schema-generic wording of user acts."""
+
+from __future__ import annotations
+
+import random
+
+from tod_runtime.backends.mock import MockBackend
+from tod_runtime.config import embedded_services_dir
+from tod_runtime.dialogue.models import act
+from tod_runtime.simulate.realise import MinedRealiser, SchemaRealiser, short_description, spoken
+
+
+def test_values_are_said_as_people_say_them() -> None:
+    assert spoken("2019-03-08", "date") == "March 8th"
+    assert spoken("2019-03-01", "date") == "March 1st"
+    assert spoken("18:30", "time") == "6:30 pm"
+    assert spoken("12:00", "time") == "12 pm"
+    assert spoken("Austin", "text") == "Austin"
+
+
+def test_descriptions_are_cut_at_their_first_relative_word() -> None:
+    assert short_description("City where the restaurant is located") == "city"
+    assert short_description("Date of check in") == "date of check in"
+    assert short_description("City in which the journey originates") == "city"
+
+
+def test_acts_are_worded_from_the_schema() -> None:
+    schema = MockBackend(embedded_services_dir()).schemas()["Restaurants"]
+    realiser, rng = SchemaRealiser(), random.Random(0)
+    text = realiser.realise(
+        [act("INFORM_INTENT", "intent", ["FindRestaurants"]), act("INFORM", "cuisine", ["Thai"])],
+        schema,
+        rng,
+    )
+    assert "find a restaurant to eat at" in text and "The type of food served is Thai." in text
+    assert realiser.realise([act("INFORM", "time", ["18:30"])], schema, rng).startswith(
+        ("6:30 pm", "The time of the reservation is 6:30 pm")
+    )
+    asked = realiser.realise([act("REQUEST", "serves_alcohol")], schema, rng)
+    assert asked == "Can you tell me whether the restaurant serves alcohol?"
+
+
+def test_mined_wording_says_every_value_of_the_acts() -> None:
+    schema = MockBackend(embedded_services_dir()).schemas()["Restaurants"]
+    acts = [act("INFORM", "cuisine", ["Thai"]), act("INFORM", "city", ["Austin"])]
+    text = MinedRealiser().realise(acts, schema, random.Random(0))
+    assert "Thai" in text and "Austin" in text

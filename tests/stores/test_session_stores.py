@@ -1,0 +1,146 @@
+"""The session stores (memory, SQLite, Redis) against one contract: compare-and-append,
+length, expiry, and a lock that excludes other store objects (other processes)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+from serve_helpers import redis_server
+
+from tod_runtime.session import SessionReset, UserUttered
+from tod_runtime.stores.base import LockTimeout, SessionStore, StoreConflict
+from tod_runtime.stores.memory import MemoryStore
+from tod_runtime.stores.sqlite import SQLiteStore
+
+Factory = Callable[..., SessionStore]
+
+
+@pytest.fixture(params=["memory", "sqlite", "redis"])
+async def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Factory]:
+    """Builds stores over one shared backing (one file, one redis-server): two stores from
+    it behave like two processes."""
+    opened: list[SessionStore] = []
+    if request.param == "memory":
+        shared = MemoryStore()
+
+        def make(**_: float) -> SessionStore:
+            return shared
+
+        yield make
+        return
+    if request.param == "sqlite":
+
+        def make(**options: float) -> SessionStore:
+            opened.append(SQLiteStore(tmp_path / "s.db", **options))
+            return opened[-1]
+
+        yield make
+    else:
+        from tod_redis_store import RedisStore
+
+        with redis_server(tmp_path) as url:
+
+            def make(**options: float) -> SessionStore:
+                opened.append(RedisStore(url, **options))
+                return opened[-1]
+
+            yield make
+            for store in opened:
+                await store.close()
+        return
+    for store in opened:
+        await store.close()
+
+
+async def test_append_load_length_and_delete(make_store: Factory) -> None:
+    store = make_store()
+    assert await store.length("a") == 0
+    await store.append("a", [UserUttered(text="one"), UserUttered(text="two")], expected=0)
+    await store.append("a", [SessionReset()])
+    assert await store.length("a") == 3
+    assert [type(e).__name__ for e in await store.load("a", 1)] == ["UserUttered", "SessionReset"]
+    assert "a" in await store.sessions()
+    await store.delete("a")
+    assert await store.length("a") == 0 and await store.load("a") == []
+
+
+async def test_append_with_a_stale_length_writes_nothing(make_store: Factory) -> None:
+    store = make_store()
+    await store.append("a", [UserUttered(text="one")], expected=0)
+    with pytest.raises(StoreConflict, match="changed meanwhile"):
+        await store.append("a", [UserUttered(text="again")], expected=0)
+    assert [e.text for e in await store.load("a")] == ["one"]  # type: ignore[union-attr]
+
+
+async def test_idle_sessions_expire(make_store: Factory) -> None:
+    store = make_store()
+    await store.append("old", [SessionReset()])
+    await asyncio.sleep(0.05)
+    await store.append("new", [SessionReset()])
+    assert await store.expire(0.03) == ["old"]
+    assert await store.length("old") == 0 and await store.length("new") == 1
+
+
+async def test_the_lock_excludes_another_process(
+    make_store: Factory, request: pytest.FixtureRequest
+) -> None:
+    if request.node.callspec.params["make_store"] == "memory":
+        store = make_store()  # one process only: the runtime's own lock serialises turns
+        async with store.session_lock("a"), store.session_lock("a"):
+            return
+    one, two = make_store(), make_store(lock_wait=0.2)
+    async with one.session_lock("a"):
+        with pytest.raises(LockTimeout, match="locked by another process"):
+            async with two.session_lock("a"):
+                pass
+        async with two.session_lock("b"):  # other sessions are free
+            pass
+    async with two.session_lock("a"):  # released
+        pass
+
+
+async def test_sqlite_takes_over_the_lock_of_a_dead_process(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "s.db", lock_wait=0.5)
+    db = sqlite3.connect(tmp_path / "s.db")
+    import socket
+
+    dead = 2**22 + 12345  # above pid_max's default: no such process
+    db.execute("INSERT INTO locks VALUES ('a', 't', ?, ?, 1e12)", (socket.gethostname(), dead))
+    db.commit()
+    db.close()
+    async with store.session_lock("a"):
+        await store.append("a", [SessionReset()], expected=0)
+    await store.close()
+
+
+async def test_redis_fencing_refuses_a_writer_whose_lock_expired(tmp_path: Path) -> None:
+    from tod_redis_store import RedisStore
+
+    with redis_server(tmp_path) as url:
+        slow, fast = RedisStore(url, lock_timeout=0.3), RedisStore(url)
+        async with slow.session_lock("a"):
+            await asyncio.sleep(0.25)  # renewed while its holder lives
+            assert await fast._redis.pttl("tod:lock:a") > 150
+            await fast._redis.delete("tod:lock:a")  # as if it expired (the holder stalled)
+            async with fast.session_lock("a"):  # so another process takes it
+                await fast.append("a", [UserUttered(text="fast")], expected=0)
+            with pytest.raises(StoreConflict, match="lock expired"):
+                await slow.append("a", [UserUttered(text="slow")], expected=1)
+        assert [e.text for e in await fast.load("a")] == ["fast"]  # type: ignore[union-attr]
+        await slow.close()
+        await fast.close()
+
+
+def test_redis_url_options_are_taken_out() -> None:
+    from tod_redis_store import RedisStore, split_url
+
+    assert split_url("redis://h:1/2?prefix=x&lock_timeout=5&db=3") == (
+        "redis://h:1/2?db=3",
+        {"prefix": "x", "lock_timeout": "5"},
+    )
+    store = RedisStore.from_url("redis://127.0.0.1:1/0?lock_wait=2")
+    assert store.lock_wait == 2 and store.prefix == "tod"

@@ -1,0 +1,221 @@
+"""Composed wording, for acts no mined template covers: phrases made from the schema's
+descriptions, one act (or one run of acts of a kind) at a time.
+
+* A slot's *noun phrase* is its description's head ("City where the restaurant is located" ->
+  "city"), or the whole description when the head alone says little ("Number of people in
+  the party").
+* A boolean slot's description ("Whether the restaurant has live music") becomes a yes/no
+  question ("Does the restaurant have live music?") and statements ("The restaurant has live
+  music." / "The restaurant does not have live music."), never "is False".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from tod_runtime.dialogue.models import Action
+from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.schema.roles import description_head
+
+_WORD = re.compile(r"[A-Za-z0-9'-]+|[^\sA-Za-z0-9'-]")
+VAGUE_HEADS = frozenset({"number", "amount", "type", "kind", "count", "whether", "boolean"})
+AUX = frozenset({"is", "are", "was", "were", "can", "will", "should", "could", "would", "has"})
+IRREGULAR = {"has": "have", "does": "do", "goes": "go"}
+
+
+def lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text[1:2].islower() or len(text) == 1 else text
+
+
+def upper_first(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def join(parts: Sequence[str]) -> str:
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def noun_phrase(schema: ServiceSchema | None, slot: str) -> str:
+    spec = schema.slot(slot) if schema else None
+    if spec is None:
+        return slot.replace("_", " ")
+    head = [w for w in description_head(spec.description) if w not in ("the", "a", "an")]
+    if head and len(head) <= 3 and not set(head) & VAGUE_HEADS:
+        return " ".join(head)
+    return lower_first(spec.description.rstrip(". "))
+
+
+@dataclass(frozen=True)
+class YesNo:
+    question: str
+    yes: str
+    no: str
+
+
+def yes_no(description: str) -> YesNo:
+    """A boolean slot's description as a question and two statements."""
+    words = description.rstrip(". ?").split()
+    lowered = [w.lower() for w in words[:5]]
+    for marker in ("whether", "if"):
+        if marker in lowered:
+            words = words[lowered.index(marker) + 1 :]
+            break
+    if not words:
+        return YesNo("Is that so?", "Yes.", "No.")
+    words[0] = lower_first(words[0])
+    for i, word in enumerate(words[1:], start=1):
+        w = word.lower()
+        subject, rest = " ".join(words[:i]), " ".join(words[i + 1 :])
+        if w in AUX and w != "has":
+            return YesNo(
+                f"{upper_first(w)} {subject} {rest}".strip() + "?",
+                upper_first(f"{subject} {w} {rest}".strip()) + ".",
+                upper_first(f"{subject} {w} not {rest}".strip()) + ".",
+            )
+        if w.endswith("s") and not w.endswith("ss") and i <= 3 and w.isalpha():
+            base = _verb_base(w)
+            return YesNo(
+                f"Does {subject} {base} {rest}".strip() + "?",
+                upper_first(f"{subject} {w} {rest}".strip()) + ".",
+                upper_first(f"{subject} does not {base} {rest}".strip()) + ".",
+            )
+    phrase = upper_first(" ".join(words))
+    return YesNo(f"{phrase}?", f"{phrase}: yes.", f"{phrase}: no.")
+
+
+def _verb_base(verb: str) -> str:
+    """The base form of a third-person verb: has -> have, offers -> offer, serves -> serve."""
+    if verb in IRREGULAR:
+        return IRREGULAR[verb]
+    if verb.endswith("ies"):
+        return verb[:-3] + "y"
+    if verb.endswith(("ches", "shes", "xes", "sses", "zes")):
+        return verb[:-2]
+    return verb[:-1]
+
+
+def _bool_phrases(schema: ServiceSchema | None, slot: str) -> YesNo:
+    spec = schema.slot(slot) if schema else None
+    return yes_no(spec.description if spec else slot.replace("_", " "))
+
+
+def _is_flag(schema: ServiceSchema | None, slot: str) -> bool:
+    spec = schema.slot(slot) if schema else None
+    values = {v.lower() for v in spec.possible_values} if spec else set()
+    return bool(values) and values <= {"true", "false"}
+
+
+def _is_bool(action: Action) -> bool:
+    vals = action.values or action.canonical_values
+    return bool(vals) and vals[0].strip().lower() in ("true", "false")
+
+
+def _truth(action: Action) -> bool:
+    vals = action.values or action.canonical_values
+    return vals[0].strip().lower() == "true"
+
+
+Say = Callable[[Action], str]  # an act's value as said
+
+
+def _clause(action: Action, schema: ServiceSchema | None, say: Say) -> str:
+    """ "the city is Oslo", or a boolean's statement (without its final stop)."""
+    if _is_bool(action):
+        phrases = _bool_phrases(schema, action.slot)
+        return lower_first((phrases.yes if _truth(action) else phrases.no).rstrip("."))
+    return f"the {noun_phrase(schema, action.slot)} is {say(action)}"
+
+
+def _intent_phrase(schema: ServiceSchema | None, name: str) -> str:
+    intent = schema.intent(name) if schema else None
+    return lower_first(intent.description.rstrip(". ")) if intent else name
+
+
+def compose_system(
+    kind: str, acts: Sequence[Action], schema: ServiceSchema | None, say: Say
+) -> str:
+    """One run of system acts of one kind, composed."""
+    if kind == "REQUEST":
+        flags = [a for a in acts if _is_flag(schema, a.slot)]
+        plain = [a for a in acts if not _is_flag(schema, a.slot)]
+        questions = [_bool_phrases(schema, a.slot).question for a in flags]
+        if plain:
+            what = join([noun_phrase(schema, a.slot) for a in plain])
+            text = (
+                f"What {what} would you like"
+                if len(plain) == 1
+                else f"Could you tell me the {what}"
+            )
+            options = [v for a in plain for v in a.values]
+            if options:
+                text += ", for example " + join(options).replace(" and ", " or ")
+            questions.insert(0, text + "?")
+        return " ".join(questions)
+    if kind in ("INFORM", "CONFIRM"):
+        clauses = [_clause(a, schema, say) for a in acts]
+        if kind == "CONFIRM":
+            return "Please confirm: " + join(clauses) + "."
+        return upper_first(join(clauses)) + "."
+    if kind == "OFFER":
+        first, rest = acts[0], acts[1:]
+        tail = (
+            " " + upper_first(join([_clause(a, schema, say) for a in rest])) + "." if rest else ""
+        )
+        return f"How about {say(first)}?{tail}"
+    if kind == "INFORM_COUNT":
+        count = say(acts[0]) if acts and acts[0].values else ""
+        if count == "0":
+            return "Sorry, I found nothing that matches."
+        return f"I found {count} option{'' if count == '1' else 's'} for you."
+    if kind in ("GREETING", "FALLBACK"):  # the rules policy's own acts: what it can do
+        can = [v for a in acts for v in a.values]
+        lead = "Hello!" if kind == "GREETING" else "Sorry, I did not get that."
+        return lead + (f" I can help you {join(can)}." if can else "")
+    if kind == "OFFER_INTENT":
+        vals = acts[0].values or acts[0].canonical_values
+        return f"Would you like to {_intent_phrase(schema, vals[0] if vals else '')}?"
+    fixed = {
+        "NOTIFY_SUCCESS": "Your request was successful.",
+        "NOTIFY_FAILURE": "Sorry, that did not work out.",
+        "REQ_MORE": "Is there anything else I can help you with?",
+        "GOODBYE": "Have a great day. Goodbye!",
+    }
+    if kind in fixed:
+        return fixed[kind]
+    # An act this generator does not know yet: say its values plainly.
+    clauses = [_clause(a, schema, say) for a in acts if a.slot and a.values]
+    return upper_first(join(clauses)) + "." if clauses else "Okay."
+
+
+def compose_user(kind: str, acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> str:
+    """One run of user acts of one kind, composed."""
+    if kind == "INFORM_INTENT":
+        vals = acts[0].values or acts[0].canonical_values
+        return f"I'd like to {_intent_phrase(schema, vals[0] if vals else '')}."
+    if kind == "INFORM":
+        clauses = []
+        for a in acts:
+            if _is_bool(a):
+                clauses.append(_clause(a, schema, say))
+            elif (a.values or [""])[0] == "dontcare":
+                clauses.append(f"any {noun_phrase(schema, a.slot)} is fine")
+            else:
+                clauses.append(f"the {noun_phrase(schema, a.slot)} should be {say(a)}")
+        return upper_first(join(clauses)) + "."
+    if kind == "REQUEST":
+        return "Can you tell me the " + join([noun_phrase(schema, a.slot) for a in acts]) + "?"
+    fixed = {
+        "AFFIRM": "Yes, that works.",
+        "NEGATE": "No, thanks.",
+        "AFFIRM_INTENT": "Yes, please.",
+        "NEGATE_INTENT": "No, not now.",
+        "SELECT": "That one sounds good.",
+        "REQUEST_ALTS": "Can you find something else?",
+        "THANK_YOU": "Thank you.",
+        "GOODBYE": "Goodbye.",
+    }
+    return fixed.get(kind, "Okay.")

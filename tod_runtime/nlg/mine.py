@@ -1,0 +1,231 @@
+"""Mine templates from SGD turns written by people (``tod train nlg``).
+
+Each single-frame turn of a side (system or user) is delexicalised with its acts' values: a
+value's span where the frame annotates one, else the value found in the text (whole words,
+case-insensitively; a count also as a number word). The utterance is rejected when a value
+is not found (the template would drop it), when two values claim the same words, or when a
+digit is left in the template (it would invent a value). What is left is keyed by the acts'
+signature twice (``nlg.signature``): per service with slot names, and generically with slot
+labels. A per-service key keeps its most frequent templates, the one nearest in length to
+people's average first (``by_length``); generic templates people wrote for at least
+``min_services`` services go before those only one service's turns gave.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
+from typing import Any
+
+from tod_runtime.dialogue.models import Action
+from tod_runtime.nlg.signature import Signature, generic_signature, service_signature
+from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.values.numbers import UNITS
+
+NUMBER_WORDS = {str(v): k for k, v in UNITS.items()}
+_DIGIT = re.compile(r"\d")
+_SPACE = re.compile(r"\s+")
+
+Table = dict[str, list[tuple[str, int]]]  # signature key -> [(template, count)], best first
+
+
+@dataclass(frozen=True)
+class MineSettings:
+    per_key: int = 4  # templates kept per key
+    min_count: int = 2  # below it a key keeps only its best template
+    min_services: int = 2  # a generic template written for this many services goes first
+    single_service: bool = True  # a generic key only one service wrote keeps its templates
+    by_length: int = 5  # the best of a key: of its this many most frequent, nearest in length
+
+
+@dataclass
+class Mined:
+    """Counts collected over turns, per service; ``tables`` turns them into template
+    tables (leaving out services, for tuning with services held out)."""
+
+    services: dict[str, Counter[tuple[str, str]]] = field(
+        default_factory=lambda: defaultdict(Counter)
+    )
+    generic: dict[str, Counter[tuple[str, str]]] = field(
+        default_factory=lambda: defaultdict(Counter)
+    )
+    turns: int = 0
+    kept: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)
+
+    def tables(
+        self, settings: MineSettings, exclude: frozenset[str] = frozenset()
+    ) -> tuple[dict[str, Table], Table]:
+        per_service = {
+            s: _best(c, settings) for s, c in sorted(self.services.items()) if s not in exclude
+        }
+        total: Counter[tuple[str, str]] = Counter()
+        writers: Counter[tuple[str, str]] = Counter()
+        for service, counts in self.generic.items():
+            if service not in exclude:
+                total.update(counts)
+                writers.update(counts.keys())
+        shared = {k for k, n in writers.items() if n >= settings.min_services}
+        if not settings.single_service:
+            total = Counter({k: n for k, n in total.items() if k in shared})
+        return per_service, _best(total, settings, shared, generic=True)
+
+
+def _best(
+    counts: Mapping[tuple[str, str], int],
+    settings: MineSettings,
+    shared: AbstractSet[tuple[str, str]] | None = None,
+    generic: bool = False,
+) -> Table:
+    """Each key's most frequent templates (those in ``shared`` first, when given)."""
+    by_key: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    for (key, template), n in counts.items():
+        by_key[key].append((template, n))
+    table: Table = {}
+    for key in sorted(by_key):
+        entries = by_key[key]
+        if shared is not None and any((key, t) in shared for t, _ in entries):
+            entries = [(t, n) for t, n in entries if (key, t) in shared]
+        ranked = sorted(entries, key=lambda t: (-t[1], len(t[0]), t[0]))
+        kept = [t for t in ranked[: settings.per_key] if t[1] >= settings.min_count]
+        kept = kept or ranked[:1]
+        if settings.by_length and not generic:  # generic: the most frequent, most general
+            kept = by_length(ranked[: settings.by_length], ranked, settings.per_key)
+        table[key] = kept
+    return table
+
+
+_TOKEN = re.compile(r"\{[a-z0-9_.]+\}|\w+|[^\w\s]")
+
+
+def _length(text: str) -> int:
+    return len(_TOKEN.findall(text))
+
+
+def by_length(
+    candidates: Sequence[tuple[str, int]], written: Sequence[tuple[str, int]], keep: int
+) -> list[tuple[str, int]]:
+    """The candidates nearest in length to what people wrote for the key on average (count
+    weighted), then by frequency: the most frequent wording of a key is its shortest, and a
+    corpus of shortest wordings is shorter than people's."""
+    total = sum(n for _, n in written)
+    mean = sum(_length(t) * n for t, n in written) / max(total, 1)
+    ranked = sorted(candidates, key=lambda t: (abs(_length(t[0]) - mean), -t[1]))
+    return ranked[:keep]
+
+
+def _find(text: str, lowered: str, value: str, taken: list[tuple[int, int]]) -> tuple[int, int]:
+    """The first free whole-word occurrence of ``value`` in ``text``, else (-1, -1)."""
+    forms = [value]
+    if value in NUMBER_WORDS:
+        forms.append(NUMBER_WORDS[value])
+    for form in forms:
+        needle = form.strip().lower()
+        if not needle:
+            continue
+        start = lowered.find(needle)
+        while start >= 0:
+            end = start + len(needle)
+            before = lowered[start - 1] if start else " "
+            after = lowered[end] if end < len(lowered) else " "
+            edge_ok = not (before.isalnum() and needle[0].isalnum()) and not (
+                after.isalnum() and needle[-1].isalnum()
+            )
+            if edge_ok and not any(s < end and start < e for s, e in taken):
+                return start, end
+            start = lowered.find(needle, start + 1)
+    return -1, -1
+
+
+def delexicalise(
+    utterance: str,
+    holders: Sequence[tuple[str, str, str]],
+    spans: Sequence[tuple[str, int, int]],
+) -> list[tuple[int, int, int]] | str:
+    """Where each placeholder's value lies: ``[(start, end, index into holders)]``, or the
+    reason the utterance is rejected. ``holders``: (placeholder, slot, value); ``spans``:
+    the frame's annotated (slot, start, end)."""
+    if "{" in utterance or "}" in utterance:
+        return "braces"
+    lowered = utterance.lower()
+    taken: list[tuple[int, int]] = []
+    found: list[tuple[int, int, int]] = []
+    for index, (_, slot, value) in enumerate(holders):
+        start = end = -1
+        for s_slot, s_start, s_end in spans:
+            same = s_slot == slot and lowered[s_start:s_end] == value.strip().lower()
+            if same and not any(s < s_end and s_start < e for s, e in taken):
+                start, end = s_start, s_end
+                break
+        if start < 0:
+            start, end = _find(utterance, lowered, value, taken)
+        if start < 0:
+            return "value not found"
+        taken.append((start, end))
+        found.append((start, end, index))
+    return found
+
+
+def render(utterance: str, found: Sequence[tuple[int, int, int]], names: Sequence[str]) -> str:
+    text = utterance
+    for start, end, index in sorted(found, reverse=True):
+        text = text[:start] + "{" + names[index] + "}" + text[end:]
+    return _SPACE.sub(" ", text).strip()
+
+
+def mine_frame(
+    mined: Mined,
+    service: str,
+    schema: ServiceSchema | None,
+    utterance: str,
+    actions: Sequence[Action],
+    spans: Sequence[tuple[str, int, int]],
+) -> None:
+    """Add one frame's templates to ``mined`` (or count why it was rejected)."""
+    mined.turns += 1
+    if not actions:
+        mined.rejected["no acts"] += 1
+        return
+    own: Signature = service_signature(actions)
+    wide: Signature = generic_signature(actions, schema)
+    holders = [(h, own.slots[h], v) for h, v in own.values.items()]
+    found = delexicalise(utterance, holders, spans)
+    if isinstance(found, str):
+        mined.rejected[found] += 1
+        return
+    template = render(utterance, found, [h for h, _, _ in holders])
+    if _DIGIT.search(template):
+        mined.rejected["invents a number"] += 1
+        return
+    if not template:
+        mined.rejected["empty"] += 1
+        return
+    mined.kept += 1
+    mined.services[service][(own.key, template)] += 1
+    generic = render(utterance, found, list(wide.values))
+    mined.generic[service][(wide.key, generic)] += 1
+
+
+def mine_dialogues(
+    mined: Mined,
+    dialogues: Iterable[Mapping[str, Any]],
+    schemas: Mapping[str, ServiceSchema],
+    speaker: str,
+    skip_services: frozenset[str] = frozenset(),
+) -> None:
+    """Mine the single-frame turns of ``speaker`` in raw SGD dialogue objects."""
+    for dialogue in dialogues:
+        for turn in dialogue["turns"]:
+            frames = turn["frames"]
+            if turn["speaker"] != speaker or len(frames) != 1:
+                continue
+            frame = frames[0]
+            service = frame["service"]
+            if service in skip_services:
+                continue
+            actions = [Action.model_validate(a) for a in frame["actions"]]
+            spans = [(s["slot"], s["start"], s["exclusive_end"]) for s in frame.get("slots", [])]
+            mine_frame(mined, service, schemas.get(service), turn["utterance"], actions, spans)

@@ -1,0 +1,136 @@
+"""Templates of the nearest mined service, for a service that has none of its own.
+
+Each per-service template file carries a *profile* of its service's schema: the service's
+description and each slot's kind and description and each intent's description. A service
+without templates is aligned with every profiled service by those texts alone (never by the
+service's name): each of its slots goes to the source slot of the same kind whose name and
+description share the most words (Jaccard over content words), each intent likewise, and the
+services' closeness is the mean of the slot matches and the descriptions' overlap. The
+generator then looks its acts up in the closest services' tables with the slots renamed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from tod_runtime.nlg.signature import schema_info
+from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.schema.roles import FUNCTION_WORDS
+
+_WORD = re.compile(r"[a-z]+")
+STOP = FUNCTION_WORDS | {"the", "a", "an", "in", "any", "this", "it", "its", "their", "number"}
+MIN_SLOT = 0.2  # a slot match below this is no match
+RELATIVE = 0.75  # a neighbour this much less close than the closest is left out
+MIN_SERVICE = 0.15  # a service below this closeness is not a neighbour
+CLOSE = 0.3  # acts without slots are borrowed only from a neighbour this close
+NEIGHBOURS = 3
+
+
+@dataclass(frozen=True)
+class Profile:
+    description: str
+    slots: dict[str, tuple[str, str]]  # slot -> (kind, description)
+    intents: dict[str, str]  # intent -> description
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "description": self.description,
+            "slots": {k: list(v) for k, v in self.slots.items()},
+            "intents": self.intents,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> Profile:
+        slots = data.get("slots", {})
+        intents = data.get("intents", {})
+        if not isinstance(slots, dict) or not isinstance(intents, dict):
+            raise ValueError("profile: slots and intents are objects")
+        return cls(
+            str(data.get("description", "")),
+            {str(k): (str(v[0]), str(v[1])) for k, v in slots.items()},
+            {str(k): str(v) for k, v in intents.items()},
+        )
+
+
+def profile_of(schema: ServiceSchema) -> Profile:
+    slots, _ = schema_info(schema)
+    return Profile(
+        schema.description,
+        {s.name: (slots[s.name].kind, s.description) for s in schema.slots},
+        {i.name: i.description for i in schema.intents},
+    )
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def words(*texts: str) -> frozenset[str]:
+    found = set()
+    for text in texts:
+        for word in _WORD.findall(text.lower().replace("_", " ")):
+            if word not in STOP:
+                found.add(_stem(word))
+    return frozenset(found)
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a or b else 0.0
+
+
+@dataclass(frozen=True)
+class Alignment:
+    service: str
+    score: float
+    slots: dict[str, str]  # target slot -> source slot
+    intents: dict[str, str]  # target intent -> source intent
+
+
+def _common(profile: Profile) -> frozenset[str]:
+    """Words in a third or more of a service's slot descriptions ("restaurant", "hotel"):
+    they say which service, not which slot."""
+    counts: dict[str, int] = {}
+    for _, description in profile.slots.values():
+        for word in words(description):
+            counts[word] = counts.get(word, 0) + 1
+    limit = max(2, len(profile.slots) / 3)
+    return frozenset(w for w, n in counts.items() if n >= limit)
+
+
+def align(target: Profile, source_name: str, source: Profile) -> Alignment:
+    mine_common, theirs_common = _common(target), _common(source)
+    pairs = []
+    for slot, (kind, description) in target.slots.items():
+        mine = words(slot, description) - mine_common
+        for other, (other_kind, other_description) in source.slots.items():
+            if other_kind == kind:
+                theirs = words(other, other_description) - theirs_common
+                pairs.append((_jaccard(mine, theirs), slot, other))
+    slot_map: dict[str, str] = {}
+    best: dict[str, float] = {}
+    for score, slot, other in sorted(pairs, reverse=True):  # one-to-one, best pairs first
+        if score >= MIN_SLOT and slot not in slot_map and other not in slot_map.values():
+            slot_map[slot], best[slot] = other, score
+    intent_map: dict[str, str] = {}
+    for intent, description in target.intents.items():
+        mine = words(intent, description) - mine_common
+        ranked = sorted(
+            ((_jaccard(mine, words(o, d) - theirs_common), o) for o, d in source.intents.items()),
+            reverse=True,
+        )
+        if ranked and ranked[0][0] > 0:
+            intent_map[intent] = ranked[0][1]
+    slot_score = sum(best.values()) / max(len(target.slots), 1)
+    service_score = _jaccard(words(target.description), words(source.description))
+    return Alignment(source_name, (slot_score + service_score) / 2, slot_map, intent_map)
+
+
+def neighbours(target: Profile, sources: Mapping[str, Profile]) -> list[Alignment]:
+    """The closest profiled services, best first."""
+    found = [align(target, name, profile) for name, profile in sorted(sources.items())]
+    found.sort(key=lambda a: -a.score)
+    top = found[0].score if found else 0.0
+    found = [a for a in found if a.score >= max(MIN_SERVICE, RELATIVE * top)]
+    return found[:NEIGHBOURS]

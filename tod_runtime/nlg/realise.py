@@ -1,0 +1,297 @@
+"""Acts to text with mined templates, composing what they do not cover.
+
+For the acts of one frame: the whole frame's signature in the service's own table (or, for a
+service without one, in the closest services' tables with its slots renamed:
+``nlg.neighbours``), then in the generic table (by slot labels); when none has it, the acts
+are split into runs of one act kind (in the order a reply says them: notify, confirm, count,
+offer, inform, request, offer
+intent, more, goodbye) and each run is looked up the same way, then each act of a run alone;
+what is still uncovered is composed from the schema's descriptions (``nlg.compose``).
+
+Values are said as people say them (``values.say``: dates, times, amounts) by the slot's kind.
+A key's templates are stored best first; the first ``choices`` of them are equivalent, and
+one of them is chosen by a hash of the acts, their values and a caller's seed,
+weighted by how often people wrote it: the same acts give the same reply (replay is stable),
+and other values or another seed may give another wording.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import groupby
+
+from tod_runtime.dialogue.models import Action
+from tod_runtime.nlg.mine import Table
+from tod_runtime.nlg.neighbours import CLOSE, Alignment, neighbours, profile_of
+from tod_runtime.nlg.signature import (
+    INTENT_ACTS,
+    Signature,
+    fill,
+    generic_signature,
+    schema_info,
+)
+from tod_runtime.nlg.signature import service_signature as own_signature
+from tod_runtime.nlg.store import TemplateSet
+from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.values.say import say_value
+
+ORDER = {
+    name: i
+    for i, name in enumerate(
+        (
+            "NOTIFY_SUCCESS", "NOTIFY_FAILURE", "CONFIRM", "INFORM_INTENT", "INFORM_COUNT",
+            "OFFER", "SELECT", "AFFIRM", "AFFIRM_INTENT", "NEGATE", "NEGATE_INTENT", "INFORM",
+            "REQUEST", "REQUEST_ALTS", "OFFER_INTENT", "REQ_MORE", "THANK_YOU", "GOODBYE",
+        )
+    )
+}  # fmt: skip
+DONTCARE_SAID = "any"
+ONCE = frozenset({"OFFER", "CONFIRM", "INFORM_COUNT", "OFFER_INTENT", "INFORM_INTENT"})
+
+Compose = Callable[[str, Sequence[Action], ServiceSchema | None, Callable[[Action], str]], str]
+
+
+def _stop(text: str) -> str:
+    text = text.strip()
+    return text if not text or text[-1] in ".?!" else text + "."
+
+
+Say = Callable[[str, str], str]  # (slot, value) -> the value as said
+
+
+@dataclass(frozen=True)
+class Source:
+    """A table and how acts are keyed in it (None: they cannot be)."""
+
+    table: Table
+    signature: Callable[[Sequence[Action]], Signature | None]
+    say: Say
+
+
+class Realiser:
+    """Mined tables (per service and generic) and a composer, for one side."""
+
+    def __init__(
+        self,
+        templates: TemplateSet,
+        compose: Compose,
+        *,
+        choices: int = 2,
+        empty: str = "",
+    ) -> None:
+        self.services = templates.services
+        self.generic = templates.generic
+        self.profiles = templates.profiles
+        self.compose = compose
+        self._aligned: dict[tuple[str, int], list[Alignment]] = {}
+        self._indexes: dict[int, tuple[Table, dict[str, list[tuple[frozenset[str], int]]]]] = {}
+        self.choices = max(1, choices)
+        self.empty = empty
+
+    # ------------------------------------------------------------ values
+
+    @staticmethod
+    def sayer(schema: ServiceSchema | None) -> Callable[[str, str], str]:
+        """(slot, value) -> the value as said, by the slot's kind."""
+        slots = schema_info(schema)[0] if schema else {}
+
+        def say(slot: str, value: str) -> str:
+            if value.strip().lower() == "dontcare":
+                return DONTCARE_SAID
+            info = slots.get(slot)
+            return say_value(value, info.kind) if info else value
+
+        return say
+
+    # ------------------------------------------------------------ lookup
+
+    def _choose(self, entries: Sequence[tuple[str, int]], digest: int) -> str:
+        if len(entries) == 1:
+            return entries[0][0]
+        pool = entries[: self.choices]
+        total = sum(n for _, n in pool)
+        pick = digest % total
+        for text, n in pool:
+            if pick < n:
+                return text
+            pick -= n
+        return pool[-1][0]  # pragma: no cover - pick < total
+
+    def _from(
+        self, table: Table | None, sig: Signature, say: Callable[[str, str], str], seed: int
+    ) -> str | None:
+        if not table:
+            return None
+        entries = table.get(sig.key)
+        if not entries:
+            return None
+        values = {h: say(sig.slots[h], v) for h, v in sig.values.items()}
+        basis = sig.key + "\x1f" + "\x1f".join(values.values())
+        digest = zlib.crc32(basis.encode()) ^ seed
+        text = fill(self._choose(entries, digest), values)
+        if text is None:  # an edited template naming a value the acts lack: try the others
+            for other, _ in entries:
+                text = fill(other, values)
+                if text is not None:
+                    break
+        return text
+
+    def sources(self, service: str, schema: ServiceSchema | None, say: Say) -> list[Source]:
+        """Where templates for ``service`` are looked up, in order."""
+        own = self.services.get(service)
+        found = []
+        if own is not None:
+            found.append(Source(own, own_signature, say))
+        elif schema is not None:
+            found += [self._borrowing(a, say) for a in self.neighbours(service, schema)]
+        if self.generic:
+            found.append(Source(self.generic, lambda acts: generic_signature(acts, schema), say))
+        return found
+
+    def lookup(
+        self,
+        service: str,
+        schema: ServiceSchema | None,
+        actions: Sequence[Action],
+        say: Say,
+        seed: int = 0,
+        sources: Sequence[Source] | None = None,
+    ) -> str | None:
+        """A mined template for exactly these acts, filled; None when none covers them."""
+        for source in self.sources(service, schema, say) if sources is None else sources:
+            sig = source.signature(actions)
+            if sig is not None:
+                found = self._from(source.table, sig, source.say, seed)
+                if found is not None:
+                    return found
+        return None
+
+    def cover(
+        self, run: Sequence[Action], sources: Sequence[Source], seed: int
+    ) -> tuple[str, list[Action]] | None:
+        """The template covering most acts of ``run`` (acts of one kind) and the acts it
+        covers; None when no template covers any. The generic table is searched only when
+        the service's own or borrowed templates cover less than half of the run."""
+        best: tuple[int, int, Source, list[Action]] | None = None
+        for source in sources:
+            if source.table is self.generic and best is not None and 2 * best[0] >= len(run):
+                break  # the service's own (or its neighbour's) wording covers half: keep it
+            items: dict[str, Action] = {}
+            for action in run:
+                sig = source.signature([action])
+                if sig is not None:
+                    items.setdefault(sig.key, action)
+            have = frozenset(items)
+            for itemset, weight in self._index(source.table).get(run[0].act, ()):
+                size = len(itemset)
+                if best is not None and (size, weight) <= best[:2]:
+                    continue
+                if itemset <= have:
+                    best = (size, weight, source, [items[i] for i in itemset])
+        if best is None:
+            return None
+        _, _, source, acts = best
+        sig = source.signature(acts)
+        text = self._from(source.table, sig, source.say, seed) if sig is not None else None
+        return None if text is None else (text, acts)
+
+    def _index(self, table: Table) -> dict[str, list[tuple[frozenset[str], int]]]:
+        """A table's keys of one act kind as item sets, with their weights (cached)."""
+        found = self._indexes.get(id(table))
+        if found is None or found[0] is not table:
+            index: dict[str, list[tuple[frozenset[str], int]]] = {}
+            for key, entries in table.items():
+                items = key.split(" ")
+                kinds = {i.split("(", 1)[0] for i in items}
+                if len(kinds) == 1:
+                    weight = sum(n for _, n in entries)
+                    index.setdefault(kinds.pop(), []).append((frozenset(items), weight))
+            found = self._indexes[id(table)] = (table, index)
+        return found[1]
+
+    def neighbours(self, service: str, schema: ServiceSchema) -> list[Alignment]:
+        """The closest services with templates, for a service without (computed once)."""
+        cache_key = (service, id(schema))
+        found = self._aligned.get(cache_key)
+        if found is None:
+            found = self._aligned[cache_key] = neighbours(profile_of(schema), self.profiles)
+        return found
+
+    def _borrowing(self, alignment: Alignment, say: Say) -> Source:
+        """A neighbour's table, with the acts' slots and intents renamed to its own."""
+        back = {theirs: mine for mine, theirs in reversed(alignment.slots.items())}
+
+        def renamed_signature(actions: Sequence[Action]) -> Signature | None:
+            if alignment.score < CLOSE and not any(a.slot for a in actions):
+                return None
+            renamed = []
+            used: dict[str, str] = {}
+            for action in actions:
+                update: dict[str, object] = {}
+                if action.slot and action.act in INTENT_ACTS:
+                    values = action.values or action.canonical_values
+                    mapped = [alignment.intents.get(v) for v in values]
+                    if not all(mapped):
+                        return None
+                    update = {"values": mapped, "canonical_values": []}
+                elif action.slot:
+                    slot = alignment.slots.get(action.slot)
+                    if slot is None or used.get(slot, action.slot) != action.slot:
+                        return None
+                    used[slot] = action.slot
+                    update = {"slot": slot}
+                renamed.append(action.model_copy(update=update) if update else action)
+            return own_signature(renamed)
+
+        def say_theirs(slot: str, value: str) -> str:
+            return say(back.get(slot, slot), value)
+
+        return Source(self.services[alignment.service], renamed_signature, say_theirs)
+
+    # ------------------------------------------------------------ realise
+
+    def realise(
+        self,
+        service: str,
+        schema: ServiceSchema | None,
+        actions: Sequence[Action],
+        seed: int = 0,
+    ) -> str:
+        if not actions:
+            return self.empty
+        say = self.sayer(schema)
+
+        def said(action: Action) -> str:
+            values = action.values or action.canonical_values
+            said = [say(action.slot, v) for v in values]
+            return ", ".join(said[:-1]) + " or " + said[-1] if len(said) > 1 else "".join(said)
+
+        nothing = [a for a in actions if a.act == "INFORM_COUNT" and a.values[:1] == ["0"]]
+        if nothing:  # people in SGD never say "I found 0": no mined template fits it
+            rest = [a for a in actions if a not in nothing]
+            first = _stop(self.compose("INFORM_COUNT", nothing, schema, said))
+            return " ".join([first, self.realise(service, schema, rest, seed) if rest else ""])
+        sources = self.sources(service, schema, say)
+        whole = self.lookup(service, schema, actions, say, seed, sources)
+        if whole is not None:
+            return _stop(whole)
+
+        ordered = sorted(actions, key=lambda a: ORDER.get(a.act, len(ORDER)))
+        sentences: list[str] = []
+        for kind, group in groupby(ordered, key=lambda a: a.act):
+            left = list(group)
+            while left:
+                found = self.cover(left, sources, seed)
+                if found is None:
+                    break
+                text, used = found
+                sentences.append(text)
+                left = [a for a in left if not any(a is u for u in used)]
+                if kind in ONCE and left:  # one offer (or confirmation); other values as facts
+                    sentences.append(self.compose("INFORM", left, schema, said))
+                    left = []
+            if left:
+                sentences.append(self.compose(kind, left, schema, said))
+        return " ".join(_stop(s) for s in sentences if s.strip()) or self.empty

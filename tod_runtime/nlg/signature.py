@@ -1,0 +1,164 @@
+"""Act signatures and placeholders, shared by the template miner and the generator.
+
+An act becomes one signature item: ``REQ_MORE``, ``REQUEST(city)`` (a slot without values),
+``OFFER(restaurant_name)`` (one value: placeholder ``{restaurant_name}``),
+``REQUEST(cuisine*2)`` (two values: ``{cuisine}`` and ``{cuisine.2}``),
+``INFORM(has_live_music=True)`` (a boolean's value is part of the key, never a placeholder)
+and ``OFFER_INTENT(intent=ReserveRestaurant)``. A frame's signature is its sorted items joined
+by spaces.
+
+Two namings of the slots give two signatures of the same acts:
+
+* per service: the slot's own name (``restaurant_name``);
+* generic, across services, by what the slot is: its *label*, the head of its description
+  (the words before the first function word, ``schema.roles.description_head``: "Name of the
+  restaurant" -> ``name``, "Check in date for reservation" -> ``check_in_date``), ``bool``
+  for a boolean, or the value kind when the head is empty; an intent's label is the first
+  word of its description ("Reserve a table at a restaurant" -> ``reserve``). Two slots of
+  one frame with the same label are told apart by order (``name``, ``name_2``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from tod_runtime.dialogue.models import Action
+from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.schema.roles import description_head
+from tod_runtime.values.normalise import Kind, slot_kind
+
+INTENT_ACTS = frozenset({"OFFER_INTENT", "INFORM_INTENT"})
+PLACEHOLDER = re.compile(r"\{([a-z0-9_.]+)\}")
+_WORD = re.compile(r"[a-z]+")
+_ARTICLES = frozenset({"the", "a", "an"})
+
+
+@dataclass(frozen=True)
+class SlotInfo:
+    kind: Kind
+    label: str
+
+
+_INFO: dict[int, tuple[ServiceSchema, dict[str, SlotInfo], dict[str, str]]] = {}
+
+
+def _label(description: str, kind: str) -> str:
+    if kind == "bool":
+        return kind
+    head = [w for w in description_head(description) if w not in _ARTICLES][-3:]
+    return "_".join(head) or kind
+
+
+def schema_info(schema: ServiceSchema) -> tuple[dict[str, SlotInfo], dict[str, str]]:
+    """Every slot's kind and label, and every intent's label; computed once per schema."""
+    cached = _INFO.get(id(schema))
+    if cached is None or cached[0] is not schema:
+        slots = {}
+        for slot in schema.slots:
+            kind = slot_kind(schema, slot.name)
+            slots[slot.name] = SlotInfo(kind, _label(slot.description, kind))
+        intents = {}
+        for intent in schema.intents:
+            words = _WORD.findall(intent.description.lower())
+            intents[intent.name] = words[0] if words else "intent"
+        cached = _INFO[id(schema)] = (schema, slots, intents)
+    return cached[1], cached[2]
+
+
+def is_bool(value: str) -> bool:
+    return value.strip().lower() in ("true", "false")
+
+
+def _value_bool(values: Sequence[str]) -> str:
+    return "True" if values[0].strip().lower() == "true" else "False"
+
+
+@dataclass(frozen=True)
+class Signature:
+    """The signature of some acts under one naming, and the values of its placeholders."""
+
+    key: str
+    values: dict[str, str]  # placeholder -> value as given
+    slots: dict[str, str]  # placeholder -> slot
+
+
+Namer = Callable[[str], str]
+
+
+def signature(
+    actions: Sequence[Action],
+    slot_name: Namer,
+    intent_name: Namer,
+) -> Signature:
+    """The signature of ``actions`` with slots named by ``slot_name`` and intent values by
+    ``intent_name``; placeholders get the acts' values (first occurrence wins)."""
+    items: list[str] = []
+    values: dict[str, str] = {}
+    slots: dict[str, str] = {}
+    owner: dict[str, str] = {}  # name -> slot, to tell two slots with one label apart
+    for action in actions:
+        if not action.slot:
+            items.append(action.act)
+            continue
+        vals = action.values or action.canonical_values
+        if action.act in INTENT_ACTS:
+            items.append(f"{action.act}(intent={intent_name(vals[0]) if vals else ''})")
+            continue
+        name = slot_name(action.slot)
+        base, n = name, 2
+        while owner.get(name, action.slot) != action.slot:
+            name, n = f"{base}_{n}", n + 1
+        owner[name] = action.slot
+        if not vals:
+            items.append(f"{action.act}({name})")
+        elif len(vals) == 1 and is_bool(vals[0]):
+            items.append(f"{action.act}({name}={_value_bool(vals)})")
+        else:
+            items.append(f"{action.act}({name}{'' if len(vals) == 1 else f'*{len(vals)}'})")
+            for i, value in enumerate(vals):
+                holder = name if i == 0 else f"{name}.{i + 1}"
+                if holder not in values:
+                    values[holder], slots[holder] = value, action.slot
+    return Signature(" ".join(sorted(items)), values, slots)
+
+
+def service_signature(actions: Sequence[Action]) -> Signature:
+    return signature(actions, _same, _same)
+
+
+def generic_signature(actions: Sequence[Action], schema: ServiceSchema | None) -> Signature:
+    if schema is None:
+        return signature(actions, _same, _same)
+    slots, intents = schema_info(schema)
+
+    def slot_label(slot: str) -> str:
+        info = slots.get(slot)
+        return info.label if info else slot
+
+    return signature(actions, slot_label, lambda name: intents.get(name, name))
+
+
+def _same(name: str) -> str:
+    return name
+
+
+def fill(template: str, values: Mapping[str, str]) -> str | None:
+    """The template with its placeholders replaced; None when one has no value."""
+    missing = False
+
+    def sub(match: re.Match[str]) -> str:
+        nonlocal missing
+        value = values.get(match[1])
+        if value is None:
+            missing = True
+            return ""
+        return value
+
+    text = PLACEHOLDER.sub(sub, template)
+    return None if missing else text
+
+
+def placeholders(template: str) -> set[str]:
+    return set(PLACEHOLDER.findall(template))

@@ -1,0 +1,322 @@
+"""What the learned policy sees of a turn: a ``Situation`` read from the policy's input, and
+the hashed features of each candidate decision in it.
+
+Candidates: ``CALL`` (make a service call now, first pass only), the slot-less system acts
+(``GLOBAL_ACTS``) and, per slot of the service, REQUEST, CONFIRM, OFFER and INFORM. A slot
+enters only through its schema and the dialogue: how the active intent takes it (required,
+optional, a result only), whether it is filled, asked, offered, confirmed, requested by the
+user, held by the entity on offer, its value type and whether it is categorical; never through
+its name or its service's. So renaming every service, intent and slot leaves every feature
+unchanged, and the model works on services it never saw.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from tod_runtime.dialogue.context import PolicyInput
+from tod_runtime.dialogue.history import History
+from tod_runtime.dialogue.models import DONTCARE, Action, Frame, State
+from tod_runtime.policy.learned.fit import content_words
+from tod_runtime.schema.models import IntentSchema, ServiceSchema
+from tod_runtime.schema.roles import slot_roles
+
+BITS = 18
+GLOBAL_ACTS = (
+    "REQ_MORE",
+    "GOODBYE",
+    "NOTIFY_SUCCESS",
+    "NOTIFY_FAILURE",
+    "INFORM_COUNT",
+    "OFFER_INTENT",
+)
+SLOT_ACTS = ("REQUEST", "CONFIRM", "OFFER", "INFORM")
+CALL = "CALL"
+Candidate = tuple[str, str]  # (act or CALL, slot or "")
+
+
+def _bucket(n: int, *edges: int) -> str:
+    for edge in edges:
+        if n <= edge:
+            return str(edge)
+    return f">{edges[-1]}"
+
+
+def previous_state(history: History, service: str) -> State | None:
+    """The service's state after the newest user turn in ``history`` that had a frame of it."""
+    for turn in reversed(history):
+        if turn.speaker != "USER":
+            continue
+        frame = turn.frame(service)
+        if frame is not None and frame.state is not None:
+            return frame.state
+    return None
+
+
+@dataclass
+class Situation:
+    """One decision point of the policy in ``service`` (``second``: after a service call)."""
+
+    service: str
+    schema: ServiceSchema
+    state: State
+    history: History
+    user: list[Action]
+    previous: list[Action]
+    intent: IntentSchema | None
+    second: bool
+    results: list[dict[str, str]]  # the call's results (second pass) or the last search's
+    shown: int  # entities of ``results`` offered so far (first pass)
+    search: Frame | None
+    transactional_call: bool = False
+    turns: int = 0
+    other_user: list[str] = field(default_factory=list)
+    switched: bool = False
+    new_intent: bool = False
+
+    @classmethod
+    def of(cls, turn: PolicyInput, service: str, schema: ServiceSchema) -> Situation:
+        state = turn.context.state.get(service, State())
+        history = turn.context.history
+        search, shown = history.last_search(service)
+        second = turn.service_call is not None
+        if second:
+            assert turn.service_call is not None
+            results = list(turn.service_results or [])
+            called = schema.intent(turn.service_call.method)
+            transactional = called is not None and called.is_transactional
+        else:
+            results = list(search.service_results or []) if search is not None else []
+            transactional = False
+        last = history.last_system_turn
+        before = previous_state(history, service)
+        return cls(
+            service=service,
+            schema=schema,
+            state=state,
+            history=history,
+            user=list(turn.user_acts.get(service, [])),
+            previous=history.last_system_acts(service),
+            intent=schema.intent(state.active_intent),
+            second=second,
+            results=results,
+            shown=shown,
+            search=search,
+            transactional_call=transactional,
+            turns=len(history),
+            other_user=sorted(
+                {a.act for s, acts in turn.user_acts.items() if s != service for a in acts}
+            ),
+            switched=last is not None and last.frame(service) is None,
+            new_intent=before is None or before.active_intent != state.active_intent,
+        )
+
+    # ------------------------------------------------------------ entities
+
+    def entity(self) -> dict[str, str] | None:
+        """The entity the turn is about: the call's first result (second pass), else the one
+        on offer, else a booked one."""
+        if self.second:
+            return self.results[0] if self.results else None
+        if 0 < self.shown <= len(self.results):
+            return self.results[self.shown - 1]
+        if self.intent is not None:
+            booked = self.history.last_success(self.service, self.intent.name)
+            if booked is not None:
+                return booked[1]
+        return None
+
+    def next_entity(self) -> dict[str, str] | None:
+        """The entity an offer would name: the call's first result, else the next one."""
+        if self.second:
+            return self.results[0] if self.results else None
+        if self.shown < len(self.results):
+            return self.results[self.shown]
+        return None
+
+    def missing(self) -> list[str]:
+        if self.intent is None:
+            return []
+        return [s for s in self.intent.required_slots if s not in self.state.slot_values]
+
+    def defaults(self) -> dict[str, str]:
+        if self.intent is None:
+            return {}
+        return {s: d for s, d in self.intent.optional_slots.items() if d != DONTCARE}
+
+
+@dataclass
+class Views:
+    """The feature strings shared by every candidate of one situation."""
+
+    situation: Situation
+    common: list[str]
+    keys: list[str]
+    slots: dict[str, list[str]]
+    words: dict[str, tuple[str, ...]]
+
+
+def _search_status(s: Situation) -> str:
+    if s.second:
+        return "second"
+    if s.search is None or s.search.service_call is None:
+        return "none"
+    if s.intent is None or s.search.service_call.method != s.intent.name:
+        return "other"
+    return "same"
+
+
+def views(s: Situation) -> Views:
+    user = sorted({a.act for a in s.user})
+    prev = sorted({a.act for a in s.previous})
+    intent = "none" if s.intent is None else ("tr" if s.intent.is_transactional else "search")
+    missing = s.missing()
+    results = len(s.results)
+    status = _search_status(s)
+    exhausted = not s.second and s.shown >= results
+    booked = (
+        s.intent is not None
+        and s.intent.is_transactional
+        and s.history.last_success(s.service, s.intent.name) is not None
+    )
+    pass_ = "2" if s.second else "1"
+    takes = s.intent.optional_slots if s.intent else {}
+    optional = len([x for x in takes if x in s.state.slot_values])
+    common = [
+        "bias",
+        f"pass={pass_}",
+        f"int={intent}",
+        f"int={intent}|pass={pass_}",
+        f"new={s.new_intent}",
+        f"U={'+'.join(user)}",
+        f"P={'+'.join(prev)}",
+        f"U={'+'.join(user)}|P={'+'.join(prev)}",
+        f"miss={_bucket(len(missing), 0, 1, 2)}",
+        f"opt={_bucket(optional, 0, 1)}",
+        f"req={_bucket(len(s.state.requested_slots), 0, 1)}",
+        f"res={_bucket(results, 0, 1, 3)}|st={status}",
+        f"trcall={s.transactional_call}|res0={results == 0}",
+        f"exh={exhausted}|st={status}",
+        f"booked={booked}",
+        f"pos={_bucket(s.turns, 0, 2, 6, 12)}",
+        f"sw={s.switched}",
+        f"other={'+'.join(s.other_user)}",
+    ]
+    common += [f"u:{a}" for a in user] + [f"p:{a}" for a in prev]
+    common += [f"u:{a}|int={intent}|pass={pass_}" for a in user]
+    common += [f"U={'+'.join(user)}|int={intent}|pass={pass_}|miss={len(missing) > 0}"]
+    common += [f"U={'+'.join(user)}|st={status}|exh={exhausted}|res0={results == 0}"]
+    keys = [
+        f"k1:{intent}|{pass_}|{'+'.join(user)}",
+        f"k2:{'+'.join(prev)}",
+        f"k3:{status}|{_bucket(results, 0, 1)}|{s.transactional_call}|{booked}",
+        f"k4:{intent}|{pass_}",
+    ]
+    slots = {slot: _slot_strings(s, slot, missing) for slot in _slots(s)}
+    words = {slot: _words(s.schema, slot) for slot in slots}
+    return Views(s, common, keys, slots, words)
+
+
+_WORDS: dict[tuple[int, str], tuple[ServiceSchema, tuple[str, ...]]] = {}
+
+
+def _words(schema: ServiceSchema, slot: str) -> tuple[str, ...]:
+    """The content words of the slot's description (never its name), once per schema."""
+    cached = _WORDS.get((id(schema), slot))
+    if cached is None or cached[0] is not schema:
+        words = content_words(schema.slot_map[slot].description)
+        cached = _WORDS[(id(schema), slot)] = (schema, words)
+    return cached[1]
+
+
+def _slots(s: Situation) -> list[str]:
+    return [slot.name for slot in s.schema.slots]
+
+
+def _slot_strings(s: Situation, slot: str, missing: Sequence[str]) -> list[str]:
+    intent = s.intent
+    if intent is None:
+        takes = "none"
+    elif slot in intent.required_slots:
+        takes = "req"
+    elif slot in intent.optional_slots:
+        takes = "opt"
+    elif slot in intent.result_slots:
+        takes = "res"
+    else:
+        takes = "no"
+    spec = s.schema.slot_map[slot]
+    values = s.state.slot_values.get(slot)
+    filled = "dc" if values and values[0] == DONTCARE else ("yes" if values else "no")
+    user_on = sorted({a.act for a in s.user if a.slot == slot})
+    prev_on = sorted({a.act for a in s.previous if a.slot == slot})
+    entity = s.entity() or {}
+    upcoming = s.next_entity() or {}
+    in_tr = any(i.is_transactional and slot in i.required_slots for i in s.schema.intents)
+    same = (
+        bool(values)
+        and slot in entity
+        and entity[slot].lower() in {v.lower() for v in values or []}
+    )
+    out = [
+        f"t={takes}",
+        f"f={filled}",
+        f"t={takes}|f={filled}",
+        f"u={'+'.join(user_on)}",
+        f"p={'+'.join(prev_on)}",
+        f"asked={s.history.asked(s.service, slot)}",
+        f"rq={slot in s.state.requested_slots}",
+        f"ent={slot in entity}|nxt={slot in upcoming}",
+        f"same={same}",
+        f"tr={in_tr}|f={filled}",
+        f"vt={slot_roles(s.schema)[slot].value_type}|cat={spec.is_categorical}",
+        f"dflt={slot in s.defaults()}",
+        f"conf={bool(s.history.confirmed(s.service, slot))}",
+    ]
+    if slot in missing:
+        index = list(missing).index(slot)
+        out.append(f"miss={_bucket(index, 0, 1)}")
+        out.append(f"miss={_bucket(index, 0, 1)}|of={_bucket(len(missing), 1, 2)}")
+    if intent is not None and slot in intent.required_slots:
+        out.append(f"ri={_bucket(intent.required_slots.index(slot), 0, 1, 2)}")
+    return out
+
+
+def candidates(v: Views) -> list[Candidate]:
+    """The decisions open in this situation: acts whose values can be filled."""
+    s = v.situation
+    out: list[Candidate] = [] if s.second else [(CALL, "")]
+    out += [(a, "") for a in GLOBAL_ACTS]
+    entity, upcoming = s.entity() or {}, s.next_entity() or {}
+    defaults = s.defaults()
+    takes = set(s.intent.required_slots) | set(s.intent.optional_slots) if s.intent else set()
+    for slot in v.slots:
+        if slot in takes:
+            out.append(("REQUEST", slot))
+        if slot in takes and (slot in s.state.slot_values or slot in defaults):
+            out.append(("CONFIRM", slot))
+        if slot in upcoming:
+            out.append(("OFFER", slot))
+        if slot in entity:
+            out.append(("INFORM", slot))
+    return out
+
+
+def strings(v: Views, candidate: Candidate) -> list[str]:
+    name, slot = candidate
+    out = [f"{name}|{c}" for c in v.common]
+    if slot:
+        local = v.slots[slot]
+        out += [f"{name}|s|{f}" for f in local]
+        out += [f"{name}|s|{f}|{k}" for f in local for k in v.keys]
+        head = local[0]  # how the intent takes the slot
+        for word in v.words[slot]:
+            out += [f"{name}|w|{word}", f"{name}|w|{word}|{head}", f"{name}|w|{word}|{v.keys[3]}"]
+    return out
+
+
+def hashed(items: Iterable[str], bits: int = BITS) -> tuple[int, ...]:
+    mask = (1 << bits) - 1
+    return tuple(sorted({zlib.crc32(s.encode()) & mask for s in items}))

@@ -1,0 +1,167 @@
+"""The learned policy: the model scores every open decision (``features.candidates``); a
+service call comes first when ``CALL`` wins, else the acts over their threshold are said.
+Values come from the state and the results as the rules policy takes them: a confirmed slot's
+canonical value, an offered or informed slot's value in the entity, the count of results."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date
+
+from tod_runtime.backends.base import Backend, reference_date
+from tod_runtime.dialogue.context import PolicyInput, SystemPlan
+from tod_runtime.dialogue.models import CLOSING_ACTS, DONTCARE, Action, ServiceCall, act
+from tod_runtime.plugins import ComponentContext
+from tod_runtime.policy import talk
+from tod_runtime.policy.history import addressed_service, backend_value, call_parameters
+from tod_runtime.policy.learned.features import (
+    CALL,
+    Candidate,
+    Situation,
+    candidates,
+    hashed,
+    strings,
+    views,
+)
+from tod_runtime.policy.learned.model import PolicyModel, load_model
+from tod_runtime.schema.models import IntentSchema, ServiceSchema
+
+ORDER = {
+    name: i
+    for i, name in enumerate(
+        [
+            "NOTIFY_FAILURE",
+            "NOTIFY_SUCCESS",
+            "INFORM",
+            "CONFIRM",
+            "OFFER",
+            "INFORM_COUNT",
+            "REQUEST",
+            "OFFER_INTENT",
+            "REQ_MORE",
+            "GOODBYE",
+        ]
+    )
+}
+
+
+class LearnedPolicy:
+    def __init__(self, ctx: ComponentContext, model: PolicyModel | None = None) -> None:
+        self.schemas: Mapping[str, ServiceSchema] = ctx.schemas
+        self.backend: Backend = ctx.backend
+        self.model = model or load_model(ctx.options.get("model") if ctx.options else None)
+
+    async def decide(self, turn: PolicyInput) -> SystemPlan:
+        service = turn.active_service  # the second pass stays where the call was made
+        if turn.service_call is None:
+            service = addressed_service(turn.user_acts, service, turn.context.state)
+        if service is None or service not in self.schemas:
+            return SystemPlan(service or next(iter(self.schemas)), talk.opening(turn, self.schemas))
+        if turn.service_call is None and not turn.user_acts:  # nothing understood
+            previous = turn.context.history.last_system_acts(service)
+            return SystemPlan(service, talk.fallback(self.schemas, previous))
+        today = reference_date(self.backend, service)
+        return decide(turn, service, self.schemas[service], self.model, today)
+
+
+def scores(situation: Situation, model: PolicyModel) -> dict[Candidate, float]:
+    v = views(situation)
+    return {c: model.probability(hashed(strings(v, c), model.bits)) for c in candidates(v)}
+
+
+def decide(
+    turn: PolicyInput, service: str, schema: ServiceSchema, model: PolicyModel, today: date
+) -> SystemPlan:
+    """The plan for one pass (sync: training scores it without an event loop)."""
+    s = Situation.of(turn, service, schema)
+    if s.second and not s.results and s.intent is not None:  # say why, and offer a way on
+        called = schema.intent(turn.service_call.method) if turn.service_call else None
+        if called is not None and called.is_transactional:
+            return SystemPlan(service, talk.failed_transaction(called, schema, s.state))
+        if called is not None:
+            return SystemPlan(service, talk.no_results(called, s.state))
+    scored = scores(s, model)
+    if not {a.act for a in s.user} & CLOSING_ACTS:  # goodbye only when the user closes
+        scored.pop(("GOODBYE", ""), None)
+    if scored.get((CALL, ""), 0.0) >= model.threshold(CALL):
+        call = make_call(s, turn, today)
+        if call is not None:
+            return SystemPlan(service, service_call=call)
+    chosen = [c for c, p in scored.items() if c[0] != CALL and p >= model.threshold("acts")]
+    if not chosen:
+        best = max((c for c in scored if c[0] != CALL), key=lambda c: scored[c], default=None)
+        chosen = [best] if best is not None else []
+    chosen.sort(key=lambda c: (ORDER.get(c[0], 99), c[1]))
+    actions = [a for c in chosen if (a := fill(s, c, turn, today)) is not None]
+    return SystemPlan(service, actions or [act("REQ_MORE")])
+
+
+def finder(s: Situation) -> IntentSchema | None:
+    """A search intent that returns the first missing slot the user was asked for already."""
+    missing = s.missing()
+    if not missing or not s.history.asked(s.service, missing[0]):
+        return None
+    return next(
+        (i for i in s.schema.intents if not i.is_transactional and missing[0] in i.result_slots),
+        None,
+    )
+
+
+def make_call(s: Situation, turn: PolicyInput, today: date) -> ServiceCall | None:
+    intent = s.intent
+    if intent is None:
+        return None
+    if s.missing():
+        intent = finder(s)
+        if intent is None or any(r not in s.state.slot_values for r in intent.required_slots):
+            return None
+    acts = turn.user_acts.get(s.service, [])
+    slots = [*intent.required_slots, *intent.optional_slots]
+    params = call_parameters(s.state, slots, s.schema, s.history, acts, today)
+    if intent.is_transactional:
+        for confirmed in s.previous:  # what the user just agreed to, e.g. defaults
+            if (
+                confirmed.act == "CONFIRM"
+                and confirmed.slot in slots
+                and confirmed.slot not in params
+            ):
+                said = confirmed.canonical_values or confirmed.values
+                params[confirmed.slot] = backend_value(
+                    said[:1], confirmed.slot, s.schema, s.history, acts, today
+                )
+    return ServiceCall(method=intent.name, parameters=params)
+
+
+def _confirm(s: Situation, slot: str, turn: PolicyInput, today: date) -> Action | None:
+    values = s.state.slot_values.get(slot) or [s.defaults().get(slot, "")]
+    if not values[0] or values[0] == DONTCARE:
+        return None
+    acts = turn.user_acts.get(s.service, [])
+    exact = backend_value(values, slot, s.schema, s.history, acts, today)
+    return act("CONFIRM", slot, values[:1], [exact])
+
+
+def fill(s: Situation, candidate: Candidate, turn: PolicyInput, today: date) -> Action | None:
+    name, slot = candidate
+    if name == "REQUEST":
+        return act("REQUEST", slot)
+    if name == "CONFIRM":
+        return _confirm(s, slot, turn, today)
+    if name == "OFFER":
+        entity = s.next_entity() or {}
+        return act("OFFER", slot, [entity[slot]]) if slot in entity else None
+    if name == "INFORM":
+        entity = s.entity() or {}
+        return act("INFORM", slot, [entity[slot]]) if slot in entity else None
+    if name == "INFORM_COUNT":
+        return act("INFORM_COUNT", "count", [str(len(s.results))]) if s.results else None
+    if name == "OFFER_INTENT":
+        offers = [
+            i.name
+            for i in s.schema.intents
+            if i.is_transactional and (s.intent is None or i.name != s.intent.name)
+        ]
+        return act("OFFER_INTENT", "intent", offers[:1]) if offers else None
+    if name in ("REQ_MORE", "GOODBYE", "NOTIFY_SUCCESS", "NOTIFY_FAILURE"):
+        return act(name)  # type: ignore[arg-type]
+    return None

@@ -1,0 +1,318 @@
+"""``tod train policy``: the learned policy by imitation of SGD train's system turns.
+
+Every system turn is seen as replay sees it (teacher-forced): the recorded history before the
+user turn, the gold state after it and the user's gold acts. A turn with a recorded service
+call gives one first-pass row (``CALL`` positive) and a second-pass situation (the recorded
+call and results) whose candidates are labelled by the recorded acts; a turn without a call
+gives a first-pass situation labelled the same way, ``CALL`` negative. Identical rows are
+merged with their counts and one full-batch logistic regression is fitted (deterministic).
+``--cv K`` first scores K folds over train's services: each fold's services are left out of
+training and their system turns are scored as replay scores them (act F1, call accuracy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+from tod_runtime.backends.sgd_tables import SGD_REFERENCE_DATE
+from tod_runtime.data.sgd import SGDSplit, open_split
+from tod_runtime.dialogue.context import DialogueState, PolicyInput, TurnContext
+from tod_runtime.dialogue.history import History
+from tod_runtime.dialogue.models import Dialogue, Turn
+from tod_runtime.files import atomic_open, atomic_write
+from tod_runtime.policy.history import addressed_service
+from tod_runtime.policy.learned.features import (
+    BITS,
+    CALL,
+    GLOBAL_ACTS,
+    Situation,
+    candidates,
+    hashed,
+    strings,
+    views,
+)
+from tod_runtime.policy.learned.fit import fit
+from tod_runtime.policy.learned.model import PolicyModel
+from tod_runtime.policy.learned.policy import decide
+from tod_runtime.progress import progress
+from tod_runtime.replay.act_metrics import act_f1, service_call_match
+from tod_runtime.schema.models import ServiceSchema
+
+SETTINGS: dict[str, Any] = {"bits": BITS, "l2": 1.0, "iterations": 150, "rate": 0.5}
+THRESHOLDS = {CALL: 0.5, "acts": 0.5}
+
+Counts = dict[tuple[str, tuple[int, ...]], list[int]]  # (service, features) -> [pos, neg]
+
+
+def add_train_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", metavar="SGD_DIR", help="SGD dataset folder or zip (train split)")
+    parser.add_argument("--out", metavar="DIR", required=True, help="write DIR/policy.npz")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the --cv folds")
+    parser.add_argument("--cv", type=int, default=0, metavar="K", help="K folds over services")
+    parser.add_argument("--split", default="train", help=argparse.SUPPRESS)
+    parser.add_argument("--workers", type=int, default=2, help="processes")
+    parser.add_argument(
+        "--limit", type=int, default=0, metavar="N", help="use N dialogue files spread over train"
+    )
+    parser.add_argument("--force", action="store_true", help="replace a model in --out")
+
+
+# ---------------------------------------------------------------- decision points
+
+
+@dataclass
+class Point:
+    """A recorded system turn as the policy meets it in replay."""
+
+    first: PolicyInput
+    gold: Turn
+    service: str
+
+
+def points(dialogue: Dialogue, schemas: Mapping[str, ServiceSchema]) -> Iterator[Point]:
+    """Every system turn of ``dialogue`` with the policy's first-pass input, as replay builds
+    it: history before the user turn, gold state after it, the user's gold acts."""
+    recorded = History()
+    state: DialogueState = {}
+    pending: Turn | None = None
+    for turn in dialogue.turns:
+        if turn.speaker == "USER":
+            if pending is not None:
+                recorded.append(pending)
+            for frame in turn.frames:
+                if frame.state is not None:
+                    state[frame.service] = frame.state
+            pending = turn
+            continue
+        if pending is not None and turn.frames:
+            acts = {f.service: list(f.actions) for f in pending.frames if f.actions}
+            context = TurnContext(schemas, recorded, dict(state))
+            active = next(reversed(list(acts)), None) if acts else None
+            service = addressed_service(acts, active, state)
+            if service is not None and service in schemas:
+                yield Point(PolicyInput(context, acts, service), turn, service)
+        if pending is not None:
+            recorded.append(pending)
+            pending = None
+        recorded.append(turn)
+
+
+def labels(turn: Turn) -> set[tuple[str, str]]:
+    frame = turn.frames[0]
+    return {(a.act, "" if a.act in GLOBAL_ACTS else a.slot) for a in frame.actions}
+
+
+def situation_rows(situation: Situation, gold: set[tuple[str, str]], out: Counts) -> None:
+    v = views(situation)
+    for candidate in candidates(v):
+        if candidate[0] == CALL:
+            continue
+        key = (situation.service, hashed(strings(v, candidate)))
+        out.setdefault(key, [0, 0])[candidate not in gold] += 1
+
+
+def dialogue_rows(dialogue: Dialogue, schemas: Mapping[str, ServiceSchema], out: Counts) -> None:
+    for point in points(dialogue, schemas):
+        frame = point.gold.frames[0]
+        if frame.service != point.service:
+            continue
+        schema = schemas[point.service]
+        first = Situation.of(point.first, point.service, schema)
+        v = views(first)
+        called = frame.service_call is not None
+        key = (point.service, hashed(strings(v, (CALL, ""))))
+        out.setdefault(key, [0, 0])[not called] += 1
+        gold = labels(point.gold)
+        if not called:
+            situation_rows(first, gold, out)
+            continue
+        second = PolicyInput(
+            point.first.context,
+            point.first.user_acts,
+            point.service,
+            frame.service_call,
+            list(frame.service_results or []),
+        )
+        situation_rows(Situation.of(second, point.service, schema), gold, out)
+
+
+def fit_rows(counts: Counts, held_out: frozenset[str] = frozenset()) -> PolicyModel:
+    rows = [
+        (features, float(pos), float(neg))
+        for (service, features), (pos, neg) in counts.items()
+        if service not in held_out
+    ]
+    settings = {k: SETTINGS[k] for k in ("bits", "l2", "iterations", "rate")}
+    weights = fit(rows, **settings)
+    return PolicyModel(weights, {**SETTINGS, "thresholds": THRESHOLDS})
+
+
+# ---------------------------------------------------------------- scoring
+
+
+def dialogue_scores(
+    dialogue: Dialogue,
+    schemas: Mapping[str, ServiceSchema],
+    model: PolicyModel,
+    services: frozenset[str] | None = None,
+) -> tuple[list[float], list[float]]:
+    """(act F1 of every system turn, call match of every turn that calls) of ``services``,
+    teacher-forced as replay scores them; a call that matches the recording gets its
+    results, any other the recorded results (or none)."""
+    f1s: list[float] = []
+    calls: list[float] = []
+    for point in points(dialogue, schemas):
+        frame = point.gold.frames[0]
+        if services is not None and frame.service not in services:
+            continue
+        schema = schemas[point.service]
+        plan = decide(point.first, point.service, schema, model, SGD_REFERENCE_DATE)
+        if plan.service_call is not None:
+            results = list(frame.service_results or [])
+            second = PolicyInput(
+                point.first.context,
+                point.first.user_acts,
+                plan.service,
+                plan.service_call,
+                results,
+            )
+            actions = decide(second, point.service, schema, model, SGD_REFERENCE_DATE).actions
+        else:
+            actions = plan.actions
+        gold = [a for f in point.gold.frames for a in f.actions]
+        f1s.append(act_f1(gold, actions))
+        match = service_call_match(frame.service_call, plan.service_call)
+        if match is not None:
+            calls.append(match)
+    return f1s, calls
+
+
+# ---------------------------------------------------------------- workers
+
+_split: SGDSplit | None = None
+
+
+def _init(split: SGDSplit) -> None:
+    global _split
+    _split = split
+
+
+def _rows_of(file: str) -> Counts:
+    assert _split is not None
+    schemas = _split.schemas()
+    out: Counts = {}
+    for dialogue in _split.read_file(file):
+        dialogue_rows(dialogue, schemas, out)
+    return out
+
+
+Totals = tuple[float, int, float, int]
+
+
+def _score_of(job: tuple[str, PolicyModel, frozenset[str]]) -> Totals:
+    assert _split is not None
+    file, model, services = job
+    schemas = _split.schemas()
+    f1 = calls = 0.0
+    nf = nc = 0
+    for dialogue in _split.read_file(file):
+        if not services & set(dialogue.services):
+            continue
+        f, c = dialogue_scores(dialogue, schemas, model, services)
+        f1, nf, calls, nc = f1 + sum(f), nf + len(f), calls + sum(c), nc + len(c)
+    return f1, nf, calls, nc
+
+
+def _pool(split: SGDSplit, workers: int) -> Any:
+    return get_context("spawn").Pool(max(workers, 1), _init, (split,))
+
+
+def spread(files: list[str], limit: int) -> list[str]:
+    """``limit`` of ``files`` spread evenly over them (all when ``limit`` is 0): SGD's files
+    are grouped by service, so the first N would see few services."""
+    if not limit or limit >= len(files):
+        return files
+    return [files[i * len(files) // limit] for i in range(limit)]
+
+
+def collect_rows(split: SGDSplit, pool: Any, files: list[str]) -> Counts:
+    counts: Counts = {}
+    with progress("policy rows", len(files)) as bar:
+        for part in pool.imap(_rows_of, files):
+            for key, (pos, neg) in part.items():
+                total = counts.setdefault(key, [0, 0])
+                total[0] += pos
+                total[1] += neg
+            bar.advance()
+    return counts
+
+
+def folds(services: Iterable[str], k: int, seed: int) -> list[frozenset[str]]:
+    names = sorted(services)
+    random.Random(seed).shuffle(names)
+    return [frozenset(names[i::k]) for i in range(k)]
+
+
+def score(files: list[str], pool: Any, model: PolicyModel, services: frozenset[str]) -> Totals:
+    jobs = [(f, model, services) for f in files]
+    f1 = calls = 0.0
+    nf = nc = 0
+    for a, b, c, d in pool.imap(_score_of, jobs):
+        f1, nf, calls, nc = f1 + a, nf + b, calls + c, nc + d
+    return f1, nf, calls, nc
+
+
+def cross_validate(
+    split: SGDSplit, pool: Any, counts: Counts, k: int, seed: int, files: list[str]
+) -> dict[str, Any]:
+    per_fold = []
+    f1 = calls = 0.0
+    nf = nc = 0
+    for held in folds(split.schemas(), k, seed):
+        model = fit_rows(counts, held)
+        a, b, c, d = score(files, pool, model, held)
+        per_fold.append(
+            {
+                "services": sorted(held),
+                "system_turns": b,
+                "system_act_f1": round(a / max(b, 1), 4),
+                "service_call_accuracy": round(c / max(d, 1), 4),
+            }
+        )
+        f1, nf, calls, nc = f1 + a, nf + b, calls + c, nc + d
+    return {
+        "folds": per_fold,
+        "system_turns": nf,
+        "system_act_f1": round(f1 / max(nf, 1), 4),
+        "service_call_accuracy": round(calls / max(nc, 1), 4),
+    }
+
+
+def run_train_policy(args: argparse.Namespace) -> int:
+    start = time.perf_counter()
+    split = open_split(args.path, args.split)
+    out = Path(args.out)
+    report: dict[str, Any] = {"settings": SETTINGS, "thresholds": THRESHOLDS, "seed": args.seed}
+    with _pool(split, args.workers) as pool:
+        files = spread(split.dialogue_files(), args.limit)
+        report["files"] = len(files)
+        counts = collect_rows(split, pool, files)
+        report["rows"] = len(counts)
+        report["rows_seen"] = sum(p + n for p, n in counts.values())
+        if args.cv:
+            report["cv"] = cross_validate(split, pool, counts, args.cv, args.seed, files)
+    model = fit_rows(counts)
+    with atomic_open(out / "policy.npz", "wb") as model_file:
+        model.save(model_file)  # type: ignore[arg-type]  # numpy writes to a file object too
+    report["seconds"] = round(time.perf_counter() - start, 1)
+    atomic_write(out / "policy.json", json.dumps(report, indent=2) + "\n")
+    print(json.dumps(report, indent=2))
+    return 0

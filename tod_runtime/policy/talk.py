@@ -1,0 +1,86 @@
+"""The conversation around the tasks, shared by the policies and driven by the schemas only.
+
+* Nothing understood at the start: ``GREETING`` with what the system can do (every service's
+  intents, by their schema descriptions).
+* Nothing understood later: ``FALLBACK`` ("sorry, I did not get that") and the previous
+  question again when one is open; with no question open, ``FALLBACK`` with what the system
+  can do (this is also the answer to an out-of-domain request, which the NLU leaves empty).
+* A search with no results: ``INFORM_COUNT(count=0)`` and a REQUEST of the constraint to
+  relax (an optional one the user set, else the last required one) — told apart from a failed
+  transaction: ``NOTIFY_FAILURE`` and a REQUEST of a detail the user can change (a booking
+  detail that is not the entity's identity), so an alternative is on offer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from tod_runtime.dialogue.context import PolicyInput
+from tod_runtime.dialogue.models import DONTCARE, Action, State, act
+from tod_runtime.schema.models import IntentSchema, ServiceSchema
+from tod_runtime.schema.roles import slot_roles
+
+QUESTIONS = frozenset({"REQUEST", "CONFIRM", "OFFER", "OFFER_INTENT"})
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text else text
+
+
+def capabilities(schemas: Mapping[str, ServiceSchema]) -> tuple[list[str], list[str]]:
+    """(descriptions, names) of every intent of every service, in schema order."""
+    described = [
+        (_lower_first(i.description.rstrip(".")) or i.name, i.name)
+        for schema in schemas.values()
+        for i in schema.intents
+    ]
+    return [d for d, _ in described], [n for _, n in described]
+
+
+def greeting(schemas: Mapping[str, ServiceSchema]) -> Action:
+    described, names = capabilities(schemas)
+    return act("GREETING", "intent", described, names)
+
+
+def fallback(schemas: Mapping[str, ServiceSchema], previous: Sequence[Action]) -> list[Action]:
+    """What to say when nothing was understood, mid-dialogue."""
+    questions = [a for a in previous if a.act in QUESTIONS]
+    if questions:
+        return [act("FALLBACK"), *questions]
+    described, names = capabilities(schemas)
+    return [act("FALLBACK", "intent", described, names)]
+
+
+def opening(turn: PolicyInput, schemas: Mapping[str, ServiceSchema]) -> list[Action]:
+    """No task yet: a greeting at the start, else "sorry", both with what the system can do."""
+    if not turn.user_acts and not turn.context.history:
+        return [greeting(schemas)]
+    if not turn.user_acts:
+        return fallback(schemas, [])
+    return [act("REQ_MORE")]
+
+
+def _set_by_user(state: State, slots: Sequence[str]) -> list[str]:
+    return [s for s in slots if state.slot_values.get(s) and state.slot_values[s][0] != DONTCARE]
+
+
+def no_results(intent: IntentSchema, state: State) -> list[Action]:
+    """A search that found nothing: say so, and ask about the constraint to relax."""
+    optional = _set_by_user(state, list(intent.optional_slots))
+    required = _set_by_user(state, intent.required_slots)
+    relax = (optional or required)[-1:] if optional or required else []
+    return [act("INFORM_COUNT", "count", ["0"]), *(act("REQUEST", s) for s in relax)]
+
+
+def failed_transaction(intent: IntentSchema, schema: ServiceSchema, state: State) -> list[Action]:
+    """A transaction the service refused: say so, and ask for a detail to change (a time or
+    date first, else the last booking detail that no search returns)."""
+    found = {s for i in schema.intents if not i.is_transactional for s in i.result_slots}
+    details = [
+        s
+        for s in [*intent.required_slots, *intent.optional_slots]
+        if s not in found or slot_roles(schema)[s].value_type in ("time", "date")
+    ]
+    timed = [s for s in details if slot_roles(schema)[s].value_type in ("time", "date")]
+    change = timed[:1] or details[-1:]
+    return [act("NOTIFY_FAILURE"), *(act("REQUEST", s) for s in change)]

@@ -1,0 +1,105 @@
+"""``tod replay --sgdx``: replay the five SGD-X variants of the split and report robustness.
+
+Each variant's dialogues are written (``tod_runtime.data.sgdx``) to a temporary folder, the
+same ``--limit`` applying, and replayed with the same options as the original. The report's
+``sgdx`` key holds:
+
+- ``variants``: each variant's metrics (over all its frames, as ``metrics`` is);
+- ``joint_goal_accuracy_mean``: the mean of the variants' joint goal accuracy;
+- ``joint_goal_accuracy_drop``: the original's joint goal accuracy minus that mean (a fraction;
+  positive when the variants score lower);
+- ``schema_sensitivity``: SGD-X's SS (Lee et al., AAAI 2022): per turn, the coefficient of
+  variation (sample standard deviation over mean) of its joint goal accuracy across the
+  variants, averaged over turns. A turn is a gold user frame, DSTC8's unit of the joint goal
+  accuracy; a turn every variant gets wrong (mean 0) has no coefficient and is left out;
+  ``turns_scored`` says how many were averaged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+import tempfile
+from collections.abc import Mapping, Sequence
+
+from tod_runtime.data.sgd import open_split
+from tod_runtime.data.sgdx import VARIANTS, write_variant
+from tod_runtime.replay.aggregate import Aggregate
+from tod_runtime.replay.engine import DialogueResult
+from tod_runtime.replay.report import Metrics, SGDXReport
+from tod_runtime.replay.runner import ReplayOptions, ReplayRun, run_replay
+
+JGA = "joint_goal_accuracy"
+FrameKey = tuple[str, str, int]  # file, dialogue id, index of the gold user frame
+
+
+def frame_jga(results: Sequence[DialogueResult]) -> dict[FrameKey, float]:
+    out: dict[FrameKey, float] = {}
+    for result in results:
+        for index, frame in enumerate(result.frames):
+            out[(result.file, result.dialogue_id, index)] = frame.metrics[JGA]
+    return out
+
+
+def schema_sensitivity(per_variant: Sequence[Mapping[FrameKey, float]]) -> tuple[float | None, int]:
+    """The mean over turns of stdev / mean of the turn's joint goal accuracy across variants
+    (turns present in every variant; turns with mean 0 left out). (SS, turns averaged)."""
+    if len(per_variant) < 2:
+        return None, 0
+    keys = set(per_variant[0]).intersection(*per_variant[1:])
+    values = []
+    for key in sorted(keys):
+        scores = [v[key] for v in per_variant]
+        mean = statistics.fmean(scores)
+        if mean > 0:
+            values.append(statistics.stdev(scores) / mean)
+    if not values:
+        return None, 0
+    return round(statistics.fmean(values), 6), len(values)
+
+
+def run_metrics(run: ReplayRun) -> Metrics:
+    aggregate = Aggregate(set())
+    aggregate.add_all(run.results)
+    return Metrics(**aggregate.metrics("all"))
+
+
+def replay_variants(
+    options: ReplayOptions, original: Metrics, variants: Sequence[str] = VARIANTS
+) -> SGDXReport:
+    """Write and replay every variant of ``options``' split; compare with ``original``."""
+    split = open_split(options.root, options.split)
+    metrics: dict[str, Metrics] = {}
+    per_frame: list[dict[FrameKey, float]] = []
+    with tempfile.TemporaryDirectory(prefix="tod-sgdx-") as tmp:
+        for variant in variants:
+            folder = write_variant(split, variant, tmp, limit=options.limit)
+            run = run_replay(
+                dataclasses.replace(
+                    options,
+                    root=str(folder),
+                    split=options.split,
+                    predictions=None,
+                    errors=False,
+                    strict=False,
+                    exact=False,
+                    services=None,
+                    label=f"replay {options.split} sgdx {variant}",
+                )
+            )
+            metrics[variant] = run_metrics(run)
+            per_frame.append(frame_jga(run.results))
+    scores = [m.joint_goal_accuracy for m in metrics.values()]
+    known = [s for s in scores if s is not None]
+    mean = round(statistics.fmean(known), 6) if known and len(known) == len(scores) else None
+    drop = None
+    if mean is not None and original.joint_goal_accuracy is not None:
+        drop = round(original.joint_goal_accuracy - mean, 6)
+    sensitivity, turns = schema_sensitivity(per_frame)
+    return SGDXReport(
+        variants=metrics,
+        joint_goal_accuracy_mean=mean,
+        joint_goal_accuracy_drop=drop,
+        schema_sensitivity=sensitivity,
+        turns_scored=turns,
+    )

@@ -1,0 +1,132 @@
+"""User acts as text, for the text level, behind the ``UserRealiser`` Protocol.
+
+``SchemaRealiser`` is the schema-generic fallback: it words an act from the schema alone (an
+intent's description, a slot's description, the value in a spoken form: ``2019-03-08`` ->
+"March 8th", ``18:30`` -> "6:30 pm", True/False -> yes/no), choosing among a few phrasings
+with the dialogue's random generator. Templates mined from SGD user turns can replace it
+behind the same Protocol.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from datetime import date
+
+from tod_runtime.dialogue.models import DONTCARE, Action
+from tod_runtime.nlg.user import realise_user
+from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.values.normalise import slot_kind
+
+MONTHS = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+)  # fmt: skip
+
+FIXED: dict[str, tuple[str, ...]] = {
+    "AFFIRM": ("Yes, that's right.", "Yes please.", "Sounds good."),
+    "NEGATE": ("No.", "No, not quite."),
+    "AFFIRM_INTENT": ("Yes, please do that.", "Sure, go ahead."),
+    "NEGATE_INTENT": ("No, not now.", "No thanks, not right now."),
+    "SELECT": ("That one sounds good.", "I'll take that one."),
+    "REQUEST_ALTS": ("Can you find something else?", "Anything else available?"),
+    "THANK_YOU": ("Thank you.", "Thanks a lot."),
+    "GOODBYE": ("Goodbye.", "That's all, bye."),
+}
+_WORD = re.compile(r"[A-Za-z']+")
+
+
+def ordinal(day: int) -> str:
+    suffix = "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+    return f"{day}{suffix}"
+
+
+def spoken(value: str, kind: str) -> str:
+    """A backend-form value as a person would say it."""
+    if kind == "date":
+        try:
+            day = date.fromisoformat(value)
+        except ValueError:
+            return value
+        return f"{MONTHS[day.month - 1]} {ordinal(day.day)}"
+    if kind == "time":
+        match = re.fullmatch(r"(\d{1,2}):(\d{2})", value.strip())
+        if not match:
+            return value
+        hour, minute = int(match.group(1)), int(match.group(2))
+        half = "am" if hour < 12 else "pm"
+        shown = hour % 12 or 12
+        return f"{shown} {half}" if minute == 0 else f"{shown}:{minute:02d} {half}"
+    return value
+
+
+RELATIVE = frozenset({"where", "which", "that", "who", "when"})
+DANGLING = frozenset({"in", "at", "on", "for", "of", "to", "from", "by", "with"})
+
+
+def short_description(description: str) -> str:
+    """A slot's description up to its first relative word ("City where the restaurant is
+    located" -> "city"), lower-cased at the start."""
+    words = description.rstrip(".").split()
+    for i, word in enumerate(words[1:], start=1):
+        if word.lower() in RELATIVE:
+            words = words[:i]
+            while len(words) > 1 and words[-1].lower() in DANGLING:  # "city in which" -> "city"
+                words = words[:-1]
+            break
+    return lower_first(" ".join(words))
+
+
+def lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text else text
+
+
+class SchemaRealiser:
+    """Words user acts from the schema's descriptions and the values (any service)."""
+
+    def realise(self, acts: Sequence[Action], schema: ServiceSchema, rng: random.Random) -> str:
+        alone = len(acts) == 1  # one value on its own: most often an answer to a question
+        parts = [self.one(a, schema, rng, alone) for a in acts]
+        return " ".join(p for p in parts if p) or "Hello."
+
+    def one(self, action: Action, schema: ServiceSchema, rng: random.Random, alone: bool) -> str:
+        name = action.act
+        if name in FIXED:
+            return rng.choice(FIXED[name])
+        if name == "INFORM_INTENT":
+            intent = schema.intent(action.values[0]) if action.values else None
+            what = lower_first(intent.description) if intent else "get some help"
+            return rng.choice(("I'd like to {}.", "Can you help me {}?", "I want to {}.")).format(
+                what.rstrip(".")
+            )
+        spec = schema.slot(action.slot)
+        about = short_description(spec.description) if spec else action.slot.replace("_", " ")
+        if name == "REQUEST":
+            if spec is not None and slot_kind(schema, action.slot) == "bool":
+                return f"Can you tell me {lower_first(spec.description).rstrip('.')}?"
+            return rng.choice(("What is the {}?", "Can you tell me the {}?")).format(about)
+        if name == "INFORM" and action.values:
+            value = action.values[0]
+            if value == DONTCARE:
+                return f"Any {about} is fine."
+            kind = slot_kind(schema, action.slot)
+            if kind == "bool" and spec is not None:
+                clause = lower_first(re.sub(r"^\s*whether\s+", "", spec.description, flags=re.I))
+                clause = clause.rstrip(".")
+                if value.lower() == "true":
+                    return f"It should be true that {clause}."
+                return f"It should not be true that {clause}."
+            words = spoken(value, kind)
+            if alone:
+                return rng.choice(("{}.", "{}, please.", "The {1} is {0}.")).format(words, about)
+            return f"The {about} is {words}."
+        return ""
+
+
+class MinedRealiser:
+    """User templates mined from SGD train's user turns (``tod train nlg``), composed from the
+    schema's descriptions where none fits (``nlg.user``)."""
+
+    def realise(self, acts: Sequence[Action], schema: ServiceSchema, rng: random.Random) -> str:
+        return realise_user(acts, schema, rng)

@@ -1,0 +1,53 @@
+"""At the text level: what the NLU read beside what the simulated user meant, per turn, so a
+failed dialogue can be traced to the understanding of its text (or not)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tod_runtime.dialogue.context import UserActs
+
+Same = Callable[[str, str, str, str], bool]
+CHECKED = (
+    "INFORM_INTENT",
+    "INFORM",
+    "REQUEST",
+    "AFFIRM",
+    "NEGATE",
+    "AFFIRM_INTENT",
+    "NEGATE_INTENT",
+)
+
+
+def misreadings(meant: UserActs, read: UserActs, same: Same) -> list[str]:
+    """What the NLU got wrong in one turn: ``wrong service``, ``missed intent``, ``missed
+    value SLOT``, ``wrong value SLOT``, ``missed request SLOT``, ``missed ACT`` (for the acts
+    in CHECKED). Empty when every meant act was read."""
+    errors: list[str] = []
+    for service, acts in meant.items():
+        got = read.get(service)
+        if got is None:
+            errors.append("wrong service" if read else "nothing read")
+            continue
+        for a in acts:
+            if a.act not in CHECKED:
+                continue
+            if a.act == "INFORM_INTENT":
+                if not any(g.act == "INFORM_INTENT" and g.values == a.values for g in got):
+                    errors.append("missed intent")
+            elif a.act == "INFORM" and a.values:
+                values = [g for g in got if g.act == "INFORM" and g.slot == a.slot and g.values]
+                if not values:
+                    errors.append(f"missed value {a.slot}")
+                elif not any(
+                    same(service, a.slot, (g.canonical_values or g.values)[0], a.values[0])
+                    or same(service, a.slot, g.values[0], a.values[0])
+                    for g in values
+                ):
+                    errors.append(f"wrong value {a.slot}")
+            elif a.act == "REQUEST":
+                if not any(g.act == "REQUEST" and g.slot == a.slot for g in got):
+                    errors.append(f"missed request {a.slot}")
+            elif not any(g.act == a.act for g in got):
+                errors.append(f"missed {a.act}")
+    return errors
