@@ -10,8 +10,8 @@ from tod_runtime.data.rename import Renaming
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import State, act
 from tod_runtime.dst.carry import candidates, carry_over
-from tod_runtime.dst.learned.features import content_words
 from tod_runtime.dst.learned.model import load_model
+from tod_runtime.learning import content_words
 from tod_runtime.schema.models import ServiceSchema
 
 MINI = Path(__file__).parents[1] / "fixtures" / "sgd_mini"

@@ -12,33 +12,16 @@ the frame opens or changes intent, whether its intent is transactional and takes
 
 from __future__ import annotations
 
-import re
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from tod_runtime.learning import content_words
 from tod_runtime.schema.models import ServiceSchema
-from tod_runtime.schema.roles import FUNCTION_WORDS, ValueType, slot_roles
+from tod_runtime.schema.roles import ValueType, slot_roles
 
 BITS = 16
-ARTICLES = frozenset({"a", "an", "the", "in", "it", "its", "this", "these", "those", "there"})
-_WORD = re.compile(r"[a-z]+")
-
-
-def stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            break
-    return word[:6]
-
-
-def content_words(text: str) -> tuple[str, ...]:
-    """The stems of ``text``'s content words, in order, once each."""
-    skip = FUNCTION_WORDS | ARTICLES
-    found = (stem(w) for w in _WORD.findall(text.lower()) if w not in skip and len(w) > 1)
-    return tuple(dict.fromkeys(found))
 
 
 @dataclass(frozen=True)

@@ -46,35 +46,6 @@ class CarryModel:
         )
 
 
-def fit(
-    rows: Sequence[tuple[Sequence[int], float, float]],
-    *,
-    bits: int = BITS,
-    l2: float = 1e-3,
-    iterations: int = 300,
-    rate: float = 0.5,
-) -> Vector:
-    """Weights fitted to ``rows`` of (features, times seen as positive, times as negative):
-    full-batch AdaGrad on the summed logistic loss plus ``l2`` times the squared weights.
-    Deterministic (no sampling), so no seed is needed."""
-    size = 1 << bits
-    lengths = np.array([len(f) for f, _, _ in rows], dtype=np.int64)
-    feats = np.fromiter((i for f, _, _ in rows for i in f), dtype=np.int64, count=lengths.sum())
-    row_of = np.repeat(np.arange(len(rows)), lengths)
-    pos = np.array([p for _, p, _ in rows], dtype=np.float64)
-    total = pos + np.array([n for _, _, n in rows], dtype=np.float64)
-    w = np.zeros(size, dtype=np.float64)
-    g2 = np.full(size, 1e-8, dtype=np.float64)
-    for _ in range(iterations):
-        z = np.bincount(row_of, weights=w[feats], minlength=len(rows))
-        p = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
-        g = total * p - pos
-        grad = np.bincount(feats, weights=g[row_of], minlength=size) + 2 * l2 * w
-        g2 += grad * grad
-        w -= rate * grad / np.sqrt(g2)
-    return w.astype(np.float32)
-
-
 @cache
 def load_model(path: str | None = None) -> CarryModel:
     """The model at ``path``, or the one shipped in the package (loaded once per path)."""

@@ -27,8 +27,9 @@ from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import Dialogue
 from tod_runtime.dst.carry import candidates
 from tod_runtime.dst.learned.features import BITS
-from tod_runtime.dst.learned.model import CarryModel, fit
+from tod_runtime.dst.learned.model import CarryModel
 from tod_runtime.dst.rules import track
+from tod_runtime.learning import fit
 from tod_runtime.progress import progress
 from tod_runtime.replay.state_metrics import frame_state_metrics
 from tod_runtime.schema.models import ServiceSchema

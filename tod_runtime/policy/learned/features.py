@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from tod_runtime.dialogue.context import PolicyInput
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import DONTCARE, Action, Frame, State
-from tod_runtime.policy.learned.fit import content_words
+from tod_runtime.learning import content_words
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 from tod_runtime.schema.roles import slot_roles
 

@@ -1,5 +1,5 @@
 """The policy model: one logistic regression over hashed candidate features (fitted by the
-carry-over model's numpy trainer, copied in ``fit.py``) and its file
+trainer the carry-over model uses too, ``tod_runtime.learning.fit``) and its file
 (``policy.npz``: float16 weights and a JSON config with the decision thresholds)."""
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ from tod_runtime.dialogue.context import DialogueState, PolicyInput, TurnContext
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import Dialogue, Turn
 from tod_runtime.files import atomic_open, atomic_write
+from tod_runtime.learning import fit
 from tod_runtime.policy.history import addressed_service
 from tod_runtime.policy.learned.features import (
     BITS,
@@ -39,7 +40,6 @@ from tod_runtime.policy.learned.features import (
     strings,
     views,
 )
-from tod_runtime.policy.learned.fit import fit
 from tod_runtime.policy.learned.model import PolicyModel
 from tod_runtime.policy.learned.policy import decide
 from tod_runtime.progress import progress

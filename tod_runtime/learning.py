@@ -1,6 +1,6 @@
-"""What the learned policy shares in kind with the tracker's carry-over model, kept here because
-stages do not import one another: the content words of a description and the full-batch
-logistic-regression trainer (the same as ``tod_runtime.dst.learned``'s)."""
+"""What the learned components share (stages do not import one another): the content words of
+a schema description, and the deterministic full-batch logistic-regression trainer of the
+tracker's carry-over model and the learned policy."""
 
 from __future__ import annotations
 
