@@ -15,11 +15,6 @@ def calls(results: list[TurnResult]) -> list[tuple[str, dict[str, str]]]:
     return [(r.service_call.method, r.service_call.parameters) for r in results if r.service_call]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the learned value reader scores 'next Friday' for the date slot at 0.44 in this "
-    "sentence, under its 0.5 threshold (issue 9); the normalisation itself is tested below",
-)
 async def test_next_friday_reaches_an_sgd_restaurant_booking_as_an_iso_date(
     sgd_zip: Path,
 ) -> None:
@@ -43,12 +38,6 @@ async def test_march_6th_reaches_an_sgd_weather_search_as_an_iso_date(sgd_zip: P
     assert result.state["Weather_1"].slot_values["date"] == ["March 6th"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the name-free value reader gives 'next Friday' to the date slot at 0.40 in this "
-    "one-breath sentence, under its 0.5 assign threshold (issue 9); the clock and the "
-    "normalisation are tested by the other tests here",
-)
 async def test_the_embedded_services_read_dates_against_the_clock(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -41,7 +41,7 @@ SETTINGS: dict[str, Any] = {
     "rate": 0.1,
     "l2": 1e-6,
     # spans, assign, pick: chosen with a replay on train (benchmarks/nlu_holdout.py)
-    "thresholds": {"slots": 0.5, "spans": 0.05, "assign": 0.5, "pick": 0.25},
+    "thresholds": {"slots": 0.5, "spans": 0.05, "assign": 0.3, "pick": 0.25},
     "context_noise": 0.15,  # see Featuriser
 }
 
