@@ -80,7 +80,7 @@ def tokenise(text: str) -> list[Token]:
 
 def normalised(text: str) -> str:
     """A value as compared with others: lower case, words only."""
-    return " ".join(t.lower for t in tokenise(text) if t.word)
+    return " ".join(m.group().lower() for m in _TOKEN.finditer(text) if m.group()[0].isalnum())
 
 
 @dataclass(frozen=True)
