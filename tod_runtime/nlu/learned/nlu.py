@@ -1,5 +1,7 @@
-"""The learned NLU: the learned scorers choose the frame (its service and active intent) and
-the requested slots; the rules NLU finds the values and the dialogue acts (affirm, negate,
+"""The learned NLU. A turn flows: typo repair (``spelling.py``); the learned scorers choose the
+frame (its service and active intent) and the requested slots; the value reader reads the
+values (``values.py``), with the rules' value finder as a backstop for a slot the system just
+asked for and the reader left empty; the rules NLU reads the dialogue acts (affirm, negate,
 select, ...) for the chosen service.
 
 Options (``[options.nlu]``): ``model``, a path to a model trained with ``tod train nlu``
