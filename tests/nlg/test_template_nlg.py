@@ -81,6 +81,17 @@ async def test_every_system_act_is_realised(composed_only: TemplateGenerator, ac
         assert (values[0] if act == "INFORM_COUNT" else "6:30 pm") in text
 
 
+async def test_nothing_found_and_the_policys_own_acts_read_as_sentences() -> None:
+    nlg = generator()  # the shipped mined templates: none of them says "I found 0"
+    nothing = await nlg.generate(SERVICE, [a("INFORM_COUNT", "count", "0"), a("REQUEST", "city")])
+    assert nothing.startswith("Sorry, I found nothing that matches. ") and "  " not in nothing
+    assert "0" not in nothing
+    hello = await nlg.generate(SERVICE, [a("GREETING", "intent", "find a cafe", "book a table")])
+    assert hello == "Hello! I can help you find a cafe and book a table."
+    sorry = await nlg.generate(SERVICE, [a("FALLBACK")])
+    assert sorry == "Sorry, I did not get that."
+
+
 async def test_values_are_said_not_machine_form(composed_only: TemplateGenerator) -> None:
     text = await composed_only.generate(SERVICE, [a("CONFIRM", "time", "14:00")])
     assert "2 pm" in text and "14:00" not in text

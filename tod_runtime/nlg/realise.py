@@ -272,7 +272,7 @@ class Realiser:
         if nothing:  # people in SGD never say "I found 0": no mined template fits it
             rest = [a for a in actions if a not in nothing]
             first = _stop(self.compose("INFORM_COUNT", nothing, schema, said))
-            return " ".join([first, self.realise(service, schema, rest, seed) if rest else ""])
+            return f"{first} {self.realise(service, schema, rest, seed)}" if rest else first
         sources = self.sources(service, schema, say)
         whole = self.lookup(service, schema, actions, say, seed, sources)
         if whole is not None:
