@@ -1,16 +1,25 @@
 """What the learned components share (stages do not import one another): the content words of
-a schema description, and the deterministic full-batch logistic-regression trainer of the
-tracker's carry-over model and the learned policy."""
+a schema description, and the tracker's carry-over model's and the learned policy's linear
+model: its deterministic full-batch logistic-regression trainer and its file (float16
+weights and a JSON config in a compressed ``.npz``)."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
+from tod_runtime.errors import DataError
 from tod_runtime.schema.roles import FUNCTION_WORDS
+
+Vector = npt.NDArray[np.float32]
 
 ARTICLES = frozenset({"a", "an", "the", "in", "it", "its", "this", "these", "those", "there"})
 _WORD = re.compile(r"[a-z]+")
@@ -38,7 +47,7 @@ def fit(
     l2: float,
     iterations: int,
     rate: float,
-) -> npt.NDArray[np.float32]:
+) -> Vector:
     """Weights fitted to ``rows`` of (features, times seen as positive, times as negative):
     full-batch AdaGrad on the summed logistic loss plus ``l2`` times the squared weights.
     Deterministic (no sampling), so no seed is needed."""
@@ -58,3 +67,48 @@ def fit(
         g2 += grad * grad
         w -= rate * grad / np.sqrt(g2)
     return w.astype(np.float32)
+
+
+@dataclass(frozen=True)
+class LinearModel:
+    """Weights over hashed binary features and the config they were trained with."""
+
+    weights: Vector
+    config: dict[str, Any]
+
+    def probability(self, features: Sequence[int]) -> float:
+        z = float(self.weights[list(features)].sum())
+        return 1.0 / (1.0 + float(np.exp(-min(max(z, -30.0), 30.0))))
+
+    def save(self, path: str | Path) -> None:
+        np.savez_compressed(
+            path,
+            weights=self.weights.astype(np.float16),
+            config=np.array(json.dumps(self.config, sort_keys=True)),
+        )
+
+
+Model = TypeVar("Model", bound=LinearModel)
+
+
+def load_linear(
+    kind: type[Model], path: str | None, *, package: str, file: str, what: str, train: str
+) -> Model:
+    """The model at ``path``, or the file ``file`` shipped in ``package``; a file that cannot
+    be read is a DataError naming ``what`` it is and the ``train`` command that makes one."""
+    try:
+        if path is None:
+            with resources.as_file(resources.files(package) / file) as shipped:
+                return _read(kind, shipped)
+        return _read(kind, Path(path))
+    except (OSError, KeyError, ValueError) as exc:
+        raise DataError(
+            f"cannot load the {what}: {exc}",
+            file=str(path or f"{package.replace('.', '/')}/{file}"),
+            hint=f"train one with `{train}`",
+        ) from None
+
+
+def _read(kind: type[Model], path: Path) -> Model:
+    with np.load(path, allow_pickle=False) as data:
+        return kind(data["weights"].astype(np.float32), json.loads(str(data["config"])))
