@@ -1,13 +1,14 @@
 """What the learned components share (stages do not import one another): the content words of
-a schema description, and the tracker's carry-over model's and the learned policy's linear
-model: its deterministic full-batch logistic-regression trainer and its file (float16
-weights and a JSON config in a compressed ``.npz``)."""
+a schema description, the folds over services of ``--cv K``, and the linear model of the
+tracker's carry-over and the learned policy: its deterministic full-batch logistic-regression
+trainer and its file (float16 weights and a JSON config in a compressed ``.npz``)."""
 
 from __future__ import annotations
 
 import json
+import random
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -112,3 +113,10 @@ def load_linear(
 def _read(kind: type[Model], path: Path) -> Model:
     with np.load(path, allow_pickle=False) as data:
         return kind(data["weights"].astype(np.float32), json.loads(str(data["config"])))
+
+
+def service_folds(services: Iterable[str], k: int, seed: int) -> list[frozenset[str]]:
+    """``--cv K``'s folds: the services, sorted then shuffled by ``seed``, dealt into ``k``."""
+    names = sorted(services)
+    random.Random(seed).shuffle(names)
+    return [frozenset(names[i::k]) for i in range(k)]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict
@@ -23,6 +22,7 @@ from typing import Any
 from tod_runtime.data.sgd import open_split
 from tod_runtime.dialogue.models import Action
 from tod_runtime.files import atomic_write, check_apart, check_output_dir
+from tod_runtime.learning import service_folds
 from tod_runtime.nlg.compose import compose_system
 from tod_runtime.nlg.mine import Mined, MineSettings, mine_dialogues
 from tod_runtime.nlg.neighbours import profile_of
@@ -44,12 +44,6 @@ def add_train_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--split", default="train", help=argparse.SUPPRESS)
     parser.add_argument("--choices", type=int, default=CHOICES, help=argparse.SUPPRESS)
     parser.add_argument("--force", action="store_true", help="replace templates in --out")
-
-
-def folds(services: Iterable[str], k: int, seed: int) -> list[frozenset[str]]:
-    names = sorted(services)
-    random.Random(seed).shuffle(names)
-    return [frozenset(names[i::k]) for i in range(k)]
 
 
 def score(
@@ -93,7 +87,7 @@ def cross_validate(
 ) -> dict[str, Any]:
     per_fold = []
     hyps_all: list[EvalTurn] = []
-    for held in folds(schemas, k, seed):
+    for held in service_folds(schemas, k, seed):
         templates = template_set(mined, settings, schemas, exclude=held)
         realiser = Realiser(templates, compose_system, choices=choices)
         fold_turns = [t for t in turns if t[0] in held]

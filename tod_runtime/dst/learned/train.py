@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import time
 from collections.abc import Iterable, Mapping
 from multiprocessing import get_context
@@ -29,7 +28,7 @@ from tod_runtime.dst.carry import candidates
 from tod_runtime.dst.learned.features import BITS
 from tod_runtime.dst.learned.model import CarryModel
 from tod_runtime.dst.rules import track
-from tod_runtime.learning import fit
+from tod_runtime.learning import fit, service_folds
 from tod_runtime.progress import progress
 from tod_runtime.replay.state_metrics import frame_state_metrics
 from tod_runtime.schema.models import ServiceSchema
@@ -178,12 +177,6 @@ def collect_rows(split: SGDSplit, pool: Any) -> Counts:
     return counts
 
 
-def folds(services: Iterable[str], k: int, seed: int) -> list[frozenset[str]]:
-    names = sorted(services)
-    random.Random(seed).shuffle(names)
-    return [frozenset(names[i::k]) for i in range(k)]
-
-
 def score(
     split: SGDSplit, pool: Any, model: CarryModel, services: frozenset[str]
 ) -> tuple[float, int]:
@@ -218,7 +211,7 @@ def cross_validate(split: SGDSplit, pool: Any, counts: Counts, k: int, seed: int
     services = list(split.schemas())
     total = count = 0.0
     per_fold = []
-    for held in folds(services, k, seed):
+    for held in service_folds(services, k, seed):
         model = fit_rows(counts, held)
         t, c = score(split, pool, model, held)
         per_fold.append(

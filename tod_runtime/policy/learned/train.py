@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
@@ -28,7 +27,7 @@ from tod_runtime.dialogue.context import DialogueState, PolicyInput, TurnContext
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import Dialogue, Turn
 from tod_runtime.files import atomic_open, atomic_write
-from tod_runtime.learning import fit
+from tod_runtime.learning import fit, service_folds
 from tod_runtime.policy.history import addressed_service
 from tod_runtime.policy.learned.features import (
     BITS,
@@ -255,12 +254,6 @@ def collect_rows(split: SGDSplit, pool: Any, files: list[str]) -> Counts:
     return counts
 
 
-def folds(services: Iterable[str], k: int, seed: int) -> list[frozenset[str]]:
-    names = sorted(services)
-    random.Random(seed).shuffle(names)
-    return [frozenset(names[i::k]) for i in range(k)]
-
-
 def score(files: list[str], pool: Any, model: PolicyModel, services: frozenset[str]) -> Totals:
     jobs = [(f, model, services) for f in files]
     f1 = calls = 0.0
@@ -276,7 +269,7 @@ def cross_validate(
     per_fold = []
     f1 = calls = 0.0
     nf = nc = 0
-    for held in folds(split.schemas(), k, seed):
+    for held in service_folds(split.schemas(), k, seed):
         model = fit_rows(counts, held)
         a, b, c, d = score(files, pool, model, held)
         per_fold.append(
