@@ -46,6 +46,8 @@ from tod_runtime.nlu.learned.values import (
     value_turn,
 )
 from tod_runtime.plugins import ComponentContext
+from tod_runtime.config import embedded_services_dir
+from tod_runtime.schema import Schemas, load_schema_file
 from tod_runtime.schema.models import ServiceSchema
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "sgd_mini"
@@ -227,3 +229,20 @@ def test_ranking_shares_the_turn_part_without_changing_scores() -> None:
         role = intent_role(candidate, turn.current, turn.offered, turn.active)
         full = intent_features(turn.utterance, turn.sys_acts, described, role)
         assert fast == pytest.approx(float(model.intent[full].sum()), abs=1e-4)
+
+
+def test_the_intent_is_chosen_among_the_given_services_only() -> None:
+    """``tod replay`` gives each dialogue's services, as DSTC8 does: the NLU then never picks
+    an intent of another service, however well it scores."""
+    every = Schemas(
+        s for path in sorted(embedded_services_dir().glob("*/schema.json"))
+        for s in load_schema_file(path)
+    )  # fmt: skip
+    scorer = Scorer(load_model(), every)
+    turn = view("book me a table for 2 at 7pm", None, [], {})
+    assert scorer.intent(turn) == ("Restaurants", "ReserveRestaurant")
+    ranked = scorer.rank(turn, among={"Hotels"})
+    assert {c[0] for _, c in ranked if c is not None} == {"Hotels"}
+    assert len(ranked) == 1 + len(every["Hotels"].intents)  # and NONE
+    hotels = [("Hotels", i.name) for i in every["Hotels"].intents]
+    assert scorer.intent(turn, {"Hotels"}) in (None, *hotels)

@@ -140,6 +140,7 @@ class DialogueReplayer:
         keep_predictions: bool = False,
         keep_errors: bool = False,
         exact: bool = False,
+        dialogue_services: bool = False,
     ) -> None:
         self.runtime = runtime
         self.schemas = runtime.schemas
@@ -147,6 +148,7 @@ class DialogueReplayer:
         self.keep_predictions = keep_predictions
         self.keep_errors = keep_errors
         self.exact = exact
+        self.dialogue_services = dialogue_services
 
     async def replay(self, dialogue: Dialogue, file: str) -> DialogueResult:
         """Replay one dialogue. A component that fails (or runs over the turn's time limit)
@@ -239,6 +241,8 @@ class _DialogueRun:
         self.replayer = replayer
         self.pipeline = replayer.runtime.pipeline
         self.schemas = replayer.schemas
+        if replayer.dialogue_services:  # the turns may address the dialogue's services only
+            self.schemas = {s: self.schemas[s] for s in dialogue.services if s in self.schemas}
         self.sid = dialogue.dialogue_id
         self.result = result
         self.predicted = dialogue.model_copy(deep=True) if replayer.keep_predictions else None

@@ -77,7 +77,7 @@ class LearnedNLU(RulesNLU):
         system = last.frames[0].actions if last and last.frames else []
         intents = {service: frame.active_intent for service, frame in context.state.items()}
         turn = view(text, last_service, [(a.act, a.slot, a.values) for a in system], intents)
-        predicted = self.scorer.intent(turn)
+        predicted = self.scorer.intent(turn, context.schemas)
         service = predicted[0] if predicted else turn.current[0]
         if service is None or service not in self.schemas:
             return {}

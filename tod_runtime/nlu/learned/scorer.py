@@ -3,7 +3,7 @@ intent of every service (plus NONE), and the probability that each slot is reque
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from tod_runtime.nlu.learned.features import (
@@ -76,12 +76,17 @@ class Scorer:
         self.intents = intent_candidates(schemas)
         self.slots = {name: describe_slots(s) for name, s in schemas.items()}
 
-    def rank(self, turn: TurnView) -> list[tuple[float, Intent | None]]:
-        """Every candidate with its score, best first (None is NONE)."""
+    def rank(
+        self, turn: TurnView, among: Collection[str] | None = None
+    ) -> list[tuple[float, Intent | None]]:
+        """Every candidate with its score, best first (None is NONE); with ``among``, only
+        the intents of those services (and NONE)."""
         scored = []
         shared: dict[tuple[str, bool], float] = {}  # the turn's part of a pair's score
         u, bits, weights = turn.utterance, self.model.bits, self.model.intent
         for candidate, described in self.intents:
+            if among is not None and candidate is not None and candidate[0] not in among:
+                continue
             role = intent_role(candidate, turn.current, turn.offered, turn.active)
             key = (role, described.flag)
             if key not in shared:
@@ -92,8 +97,8 @@ class Scorer:
         scored.sort(key=lambda pair: -pair[0])
         return scored
 
-    def intent(self, turn: TurnView) -> Intent | None:
-        return self.rank(turn)[0][1]
+    def intent(self, turn: TurnView, among: Collection[str] | None = None) -> Intent | None:
+        return self.rank(turn, among)[0][1]
 
     def requested(
         self, turn: TurnView, service: str, slot_acts: Mapping[str, Sequence[str]]
