@@ -11,6 +11,7 @@ import pytest
 from stage_helpers import SERVICE, a, schemas, system
 
 from tod_runtime.cli import main
+from tod_runtime.config import embedded_services_dir
 from tod_runtime.data.sgd import open_split
 from tod_runtime.dialogue.context import TurnContext
 from tod_runtime.dialogue.models import State
@@ -46,7 +47,6 @@ from tod_runtime.nlu.learned.values import (
     value_turn,
 )
 from tod_runtime.plugins import ComponentContext
-from tod_runtime.config import embedded_services_dir
 from tod_runtime.schema import Schemas, load_schema_file
 from tod_runtime.schema.models import ServiceSchema
 

@@ -27,7 +27,8 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from datetime import date
+from functools import cached_property, lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -38,6 +39,9 @@ from tod_runtime.nlu.learned.model import NLUModel
 from tod_runtime.nlu.learned.text import STOP, stem
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.schema.roles import slot_roles
+from tod_runtime.values.dates import parse_date
+from tod_runtime.values.numbers import parse_count
+from tod_runtime.values.times import parse_time
 
 MAX_SPAN = 8
 _TOKEN = re.compile(r"\d+(?::\d+)?|[A-Za-z0-9]+(?:['’][A-Za-z]+)?|[^\sA-Za-z0-9]")
@@ -152,6 +156,27 @@ def value_turn(
     return ValueTurn(text, tuple(tokenise(text)), slot_acts, asked, known)
 
 
+_ANY_DAY = date(2019, 3, 1)  # only whether a span reads as a date matters, not which one
+
+
+@lru_cache(maxsize=4096)
+def value_class(text: str) -> str:
+    """What a span reads as, by the value recognisers: a bare number, a date, a time, an
+    amount of money, a count of something ("8 people"), else text."""
+    words = normalised(text).split()
+    if not words:
+        return "-"
+    if all(_number(w) is not None for w in words):
+        return "num"
+    if parse_date(text, _ANY_DAY) is not None:
+        return "date"
+    if parse_time(text) is not None:
+        return "time"
+    if "$" in text or any(w.startswith("dollar") for w in words):
+        return "money"
+    return "count" if parse_count(text) is not None else "text"
+
+
 def candidate_spans(tokens: Sequence[Token]) -> list[tuple[int, int]]:
     """Every span of up to MAX_SPAN tokens that starts and ends on a word (a closing "!" or
     "." may end it)."""
@@ -215,6 +240,8 @@ def assign_strings(turn: ValueTurn, i: int, j: int, slot: SlotView, same_type: i
     overlap = set(context) & set(desc)
     out += [f"o:{w}" for w in overlap] + [f"ov:{min(len(overlap), 2)}|{int(asked)}"]
     out += [f"t:{slot.value_type}|{shape}", f"tp:{slot.value_type}|{p1}"]
+    kind = value_class(turn.said(i, j))
+    out += [f"tc:{slot.value_type}|{kind}", f"tc:{slot.value_type}|{kind}|{int(asked)}"]
     out += [f"tn:{slot.value_type}|{min(j - i, 4)}", f"tk:{slot.value_type}|{int(asked)}"]
     out += [f"a:{a}" for a in acts] + [f"a:{a}|{slot.value_type}" for a in acts]
     out += [f"q:{int(asked)}|{bool(turn.asked)}|{min(same_type, 3)}"]
@@ -283,6 +310,11 @@ def value_strings(
     out = [f"m:{kind}|{vt}", f"m:{kind}|{asked}", f"m:{kind}|{vt}|{asked}"]
     out += [f"mo:{kind}|{overlap}|{asked}", f"near:{kind}|{int(any(near))}|{asked}"]
     out += [f"vu:{v}|{stem(t.lower)}" for v in vwords for t in turn.tokens if t.word]
+    if at >= 0:
+        # the words right beside the value: "8 people" is a party's size, "7 pm" a time
+        before, after = _words_around(turn.tokens, at, at + len(vwords))[1:3]
+        out += [f"nx:{stem(after)}|{vt}", f"pv:{stem(before)}|{vt}"]
+        out.append(f"adj:{int(stem(before) in desc)}{int(stem(after) in desc)}|{vt}|{asked}")
     if vt in ("bool", "dc"):
         yes = any(t.lower in _YES for t in turn.tokens)
         no = any(t.lower in _NO for t in turn.tokens)
