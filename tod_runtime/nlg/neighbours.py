@@ -7,25 +7,37 @@ service's name): each of its slots goes to the source slot of the same kind whos
 description share the most words (Jaccard over content words), each intent likewise, and the
 services' closeness is the mean of the slot matches and the descriptions' overlap. The
 generator then looks its acts up in the closest services' tables with the slots renamed.
+
+The same texts say which words belong to a service (``vocabulary``: the words of its name,
+description, slots and intents). A *service word* is a word of some mined service's
+vocabulary that the templates of fewer than a third of the mined services use ("movie",
+"table", "ticket", "hotel"; not "you", "time", "reservation", which most services' replies
+say): a template used for another service than its own (borrowed, or generic) may carry one
+only when that service's vocabulary has it too (``realise``), so a hotel is never offered as
+"a movie called 45 Park Lane".
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from tod_runtime.nlg.signature import schema_info
+from tod_runtime.nlg.mine import Table
+from tod_runtime.nlg.signature import PLACEHOLDER, schema_info
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.schema.roles import FUNCTION_WORDS
 
 _WORD = re.compile(r"[a-z]+")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")  # "ReserveRestaurant" -> "Reserve Restaurant"
 STOP = FUNCTION_WORDS | {"the", "a", "an", "in", "any", "this", "it", "its", "their", "number"}
 MIN_SLOT = 0.2  # a slot match below this is no match
 RELATIVE = 0.75  # a neighbour this much less close than the closest is left out
 MIN_SERVICE = 0.15  # a service below this closeness is not a neighbour
 CLOSE = 0.3  # acts without slots are borrowed only from a neighbour this close
 NEIGHBOURS = 3
+COMMON = 1 / 3  # a word this share of the services' templates use is no service word
 
 
 @dataclass(frozen=True)
@@ -70,10 +82,35 @@ def _stem(word: str) -> str:
 def words(*texts: str) -> frozenset[str]:
     found = set()
     for text in texts:
-        for word in _WORD.findall(text.lower().replace("_", " ")):
+        for word in _WORD.findall(_CAMEL.sub(" ", text).lower()):
             if word not in STOP:
                 found.add(_stem(word))
     return frozenset(found)
+
+
+def vocabulary(service: str, profile: Profile) -> frozenset[str]:
+    """The words of a service's name, description, slots and intents."""
+    return words(
+        service,
+        profile.description,
+        *(f"{slot} {description}" for slot, (_, description) in profile.slots.items()),
+        *(f"{intent} {description}" for intent, description in profile.intents.items()),
+    )
+
+
+def service_words(profiles: Mapping[str, Profile], tables: Mapping[str, Table]) -> frozenset[str]:
+    """The words of the services' vocabularies that the templates of fewer than ``COMMON``
+    of the ``tables`` use: they name what one kind of service deals in."""
+    used: Counter[str] = Counter()
+    for table in tables.values():
+        used.update(frozenset().union(*(template_words(t) for e in table.values() for t, _ in e)))
+    limit = COMMON * len(tables)
+    found = frozenset().union(*(vocabulary(s, p) for s, p in profiles.items()))
+    return frozenset(w for w in found if used[w] < limit)
+
+
+def template_words(template: str) -> frozenset[str]:
+    return words(PLACEHOLDER.sub(" ", template))
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
