@@ -11,6 +11,7 @@ from stage_helpers import SERVICE, a, schemas
 
 from tod_runtime.dialogue.models import SYSTEM_ACTS
 from tod_runtime.errors import ConfigError
+from tod_runtime.nlg.neighbours import service_words, words
 from tod_runtime.nlg.template import TemplateGenerator
 from tod_runtime.plugins import ComponentContext
 
@@ -232,10 +233,28 @@ def _profiled(description: str, name_slot: str, name_description: str) -> dict[s
     }
 
 
+def test_service_words_are_schema_words_their_owners_replies_use() -> None:
+    """ "movie": only the movie service's schema has it, and its replies are the ones saying
+    it; "found" is in no schema; "city" is in every schema and every reply."""
+    vocabularies = {
+        "Movies_9": words("Movies_9 Find movies", "title Name of the movie", "city"),
+        "Buses_9": words("Buses_9 Find a bus", "city City of the bus station"),
+        "Banks_9": words("Banks_9 Move money", "city City of the bank"),
+    }
+    usage = {
+        "Movies_9": {"I found {count} movies in {city}.": 5, "Which city?": 2},
+        "Buses_9": {"I found {count} options. The bus leaves from {city}.": 4},
+        "Banks_9": {"I found your bank account. Which city?": 3},
+    }
+    found = service_words(vocabularies, usage)
+    assert {"movie", "bus", "bank"} <= found
+    assert not {"city", "found", "find"} & found
+
+
 async def test_another_services_templates_never_carry_its_words(tmp_path: Path) -> None:
     """A template mined for one service and used for another (generic, or borrowed) may not
-    carry a word that names the first service's things ("movie") unless the second service's
-    schema has it too: no hotel or cafe offered as "a movie called ..."."""
+    carry a service word of the first ("movie") unless the second service's schema has it
+    too: no hotel or cafe offered as "a movie called ..."."""
     offer = "INFORM_COUNT(count) OFFER(name)"
     files: dict[str, dict[str, object]] = {
         "Movies_9": {
@@ -243,19 +262,15 @@ async def test_another_services_templates_never_carry_its_words(tmp_path: Path) 
             "templates": {"INFORM_COUNT(count) OFFER(title)": [["{count} movies: {title}.", 5]]},
         },
         "_generic": {
+            "service_words": ["movie"],
             "templates": {
                 offer: [
                     ["I found {count} movie called {name}.", 9],
                     ["{count} options: {name}.", 3],
                 ]
-            }
+            },
         },
     }
-    for service, thing in [("Buses_9", "bus"), ("Salons_9", "salon"), ("Banks_9", "bank")]:
-        files[service] = {
-            "profile": _profiled(f"Find a {thing}", f"{thing}_name", f"Name of the {thing}"),
-            "templates": {f"OFFER({thing}_name)": [[f"I found {{{thing}_name}}, options.", 2]]},
-        }
     nlg = generator(templates=write_templates(tmp_path, files))
     acts = [a("INFORM_COUNT", "count", "3"), a("OFFER", "cafe_name", "Grind")]
     assert await nlg.generate(SERVICE, acts) == "3 options: Grind."

@@ -33,7 +33,6 @@ from tod_runtime.nlg.neighbours import (
     Alignment,
     neighbours,
     profile_of,
-    service_words,
     template_words,
     vocabulary,
     words,
@@ -110,7 +109,7 @@ class Realiser:
         self.compose = compose
         self._aligned: dict[tuple[str, int], list[Alignment]] = {}
         self._indexes: dict[int, tuple[Table, Index]] = {}
-        self.service_words = service_words(self.profiles, self.services)
+        self.service_words = templates.service_words
         self._fits: dict[tuple[str, int], Fits] = {}
         self.choices = max(1, choices)
         self.empty = empty

@@ -25,7 +25,7 @@ from tod_runtime.files import atomic_write, check_apart, check_output_dir
 from tod_runtime.learning import service_folds
 from tod_runtime.nlg.compose import compose_system
 from tod_runtime.nlg.mine import Mined, MineSettings, mine_dialogues
-from tod_runtime.nlg.neighbours import profile_of
+from tod_runtime.nlg.neighbours import profile_of, service_words, vocabulary
 from tod_runtime.nlg.realise import Realiser
 from tod_runtime.nlg.store import SIDES, TemplateSet, write_side
 from tod_runtime.nlg.template import CHOICES
@@ -73,7 +73,9 @@ def template_set(
 ) -> TemplateSet:
     services, generic = mined.tables(settings, exclude)
     profiles = {s: profile_of(schemas[s]) for s in services if s in schemas}
-    return TemplateSet(services, generic, profiles)
+    vocabularies = {s: vocabulary(s, p) for s, p in profiles.items()}
+    usage = {s: {t: n for (_, t), n in mined.services[s].items()} for s in profiles}
+    return TemplateSet(services, generic, profiles, service_words(vocabularies, usage))
 
 
 def cross_validate(
