@@ -24,7 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tod_runtime.dialogue.models import Action
-from tod_runtime.nlg.signature import Signature, generic_signature, service_signature
+from tod_runtime.nlg.signature import (
+    Signature,
+    generic_signature,
+    placeholders,
+    service_signature,
+)
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.values.numbers import UNITS
 
@@ -106,8 +111,15 @@ def _best(
             (t, n)
             for score, (t, n) in scored[: settings.per_key]
             if score >= settings.equivalent * best and n >= settings.min_count
-        ]
-        table[key] = kept or [scored[0][1]]
+        ] or [scored[0][1]]
+        # A request with a value ("Check in on {date}?") and one without ("When?") share a
+        # key: the best template of each set of placeholders stays, for the acts it fits.
+        have = {frozenset(placeholders(t)) for t, _ in kept}
+        for _, (t, n) in scored:
+            if frozenset(placeholders(t)) not in have:
+                kept.append((t, n))
+                have.add(frozenset(placeholders(t)))
+        table[key] = kept
     return table
 
 

@@ -42,6 +42,7 @@ from tod_runtime.nlg.signature import (
     Signature,
     fill,
     generic_signature,
+    placeholders,
     schema_info,
 )
 from tod_runtime.nlg.signature import service_signature as own_signature
@@ -111,6 +112,7 @@ class Realiser:
         self._indexes: dict[int, tuple[Table, Index]] = {}
         self.service_words = templates.service_words
         self._fits: dict[tuple[str, int], Fits] = {}
+        self._placeholders: dict[str, frozenset[str]] = {}
         self.choices = max(1, choices)
         self.empty = empty
 
@@ -147,6 +149,11 @@ class Realiser:
         entries = [e for e in source.table.get(sig.key, ()) if source.fits(e[0])]
         if not entries:
             return None
+        # a key's templates with and without a request's value: those saying exactly the
+        # acts' values first
+        wanted = frozenset(sig.values)
+        exact = [e for e in entries if self._holders(e[0]) == wanted]
+        entries = exact or entries
         values = {h: source.say(sig.slots[h], v) for h, v in sig.values.items()}
         basis = sig.key + "\x1f" + "\x1f".join(values.values())
         digest = zlib.crc32(basis.encode()) ^ seed
@@ -157,6 +164,12 @@ class Realiser:
                 if text is not None:
                     break
         return text
+
+    def _holders(self, template: str) -> frozenset[str]:
+        found = self._placeholders.get(template)
+        if found is None:
+            found = self._placeholders[template] = frozenset(placeholders(template))
+        return found
 
     def sources(self, service: str, schema: ServiceSchema | None, say: Say) -> list[Source]:
         """Where templates for ``service`` are looked up, in order."""
