@@ -82,8 +82,10 @@ def test_tod_train_nlg_writes_editable_files(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "nlg"
-    assert main(["train", "nlg", str(MINI), "--split", "dev", "--out", str(out), "--cv", "1"]) == 0
+    args = ["train", "nlg", str(MINI), "--split", "dev", "--out", str(out), "--cv", "1"]
+    assert main([*args, "--holdout", "2"]) == 0
     report = json.loads((out / "nlg.json").read_text())
+    assert report["holdout"]["turns"] > 0 and 0 <= report["holdout"]["bleu"] <= 100
     assert report["system"]["kept"] == report["system"]["turns"] - sum(
         report["system"]["rejected"].values()
     )
