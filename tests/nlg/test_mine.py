@@ -82,8 +82,10 @@ def test_tod_train_nlg_writes_editable_files(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "nlg"
-    assert main(["train", "nlg", str(MINI), "--split", "dev", "--out", str(out), "--cv", "1"]) == 0
+    args = ["train", "nlg", str(MINI), "--split", "dev", "--out", str(out), "--cv", "1"]
+    assert main([*args, "--holdout", "2"]) == 0
     report = json.loads((out / "nlg.json").read_text())
+    assert report["holdout"]["turns"] > 0 and 0 <= report["holdout"]["bleu"] <= 100
     assert report["system"]["kept"] == report["system"]["turns"] - sum(
         report["system"]["rejected"].values()
     )
@@ -125,3 +127,25 @@ def test_slot_errors_count_missing_and_invented_values() -> None:
     assert slot_errors(acts, "It is at 14:30.") == (0, 1)
     assert slot_errors(acts, "They have wifi.") == (1, 1)
     assert slot_errors(acts, "It is at 2:30 pm for 4 people.") == (1, 1)
+
+
+def test_a_key_leads_with_its_most_representative_template() -> None:
+    """The best template of a key is the one most like all people wrote for it (its medoid),
+    not merely the most frequent; only templates scoring nearly as well are kept as choices."""
+    mined = Mined()
+    schema = schemas()[SERVICE]
+    written = {
+        "Which city?": 5,
+        "Which city would you like to go to?": 4,
+        "What city would you like to go to?": 4,
+        "Which city would you like to visit?": 3,
+        "Tell me where.": 2,
+    }
+    for text, n in written.items():
+        for _ in range(n):
+            mine_frame(mined, SERVICE, schema, text, [a("REQUEST", "city")], [])
+    services, _ = mined.tables(MineSettings())
+    kept = [t for t, _ in services[SERVICE]["REQUEST(city)"]]
+    assert kept[0] == "Which city would you like to go to?"
+    assert "Tell me where." not in kept
+    assert all(n == written[t] for t, n in services[SERVICE]["REQUEST(city)"])

@@ -11,6 +11,7 @@ from stage_helpers import SERVICE, a, schemas
 
 from tod_runtime.dialogue.models import SYSTEM_ACTS
 from tod_runtime.errors import ConfigError
+from tod_runtime.nlg.neighbours import service_words, words
 from tod_runtime.nlg.template import TemplateGenerator
 from tod_runtime.plugins import ComponentContext
 
@@ -222,3 +223,74 @@ def test_the_shipped_templates_load_with_profiles() -> None:
     assert shipped.generic and len(shipped.services) >= 20
     assert set(shipped.profiles) == set(shipped.services)
     assert packaged("user").services
+
+
+def _profiled(description: str, name_slot: str, name_description: str) -> dict[str, object]:
+    return {
+        "description": description,
+        "slots": {name_slot: ["text", name_description], "count": ["number", "Results"]},
+        "intents": {},
+    }
+
+
+def test_service_words_are_schema_words_their_owners_replies_use() -> None:
+    """ "movie": only the movie service's schema has it, and its replies are the ones saying
+    it; "found" is in no schema; "city" is in every schema and every reply."""
+    vocabularies = {
+        "Movies_9": words("Movies_9 Find movies", "title Name of the movie", "city"),
+        "Buses_9": words("Buses_9 Find a bus", "city City of the bus station"),
+        "Banks_9": words("Banks_9 Move money", "city City of the bank"),
+    }
+    usage = {
+        "Movies_9": {"I found {count} movies in {city}.": 5, "Which city?": 2},
+        "Buses_9": {"I found {count} options. The bus leaves from {city}.": 4},
+        "Banks_9": {"I found your bank account. Which city?": 3},
+    }
+    found = service_words(vocabularies, usage)
+    assert {"movie", "bus", "bank"} <= found
+    assert not {"city", "found", "find"} & found
+
+
+async def test_another_services_templates_never_carry_its_words(tmp_path: Path) -> None:
+    """A template mined for one service and used for another (generic, or borrowed) may not
+    carry a service word of the first ("movie") unless the second service's schema has it
+    too: no hotel or cafe offered as "a movie called ..."."""
+    offer = "INFORM_COUNT(count) OFFER(name)"
+    files: dict[str, dict[str, object]] = {
+        "Movies_9": {
+            "profile": _profiled("Find movies to watch", "title", "Name of the movie"),
+            "templates": {"INFORM_COUNT(count) OFFER(title)": [["{count} movies: {title}.", 5]]},
+        },
+        "_generic": {
+            "service_words": ["movie"],
+            "templates": {
+                offer: [
+                    ["I found {count} movie called {name}.", 9],
+                    ["{count} options: {name}.", 3],
+                ]
+            },
+        },
+    }
+    nlg = generator(templates=write_templates(tmp_path, files))
+    acts = [a("INFORM_COUNT", "count", "3"), a("OFFER", "cafe_name", "Grind")]
+    assert await nlg.generate(SERVICE, acts) == "3 options: Grind."
+    # the same template is said for a service whose own words include "movie"
+    fits = nlg.realiser.fits("Movies_10", None)
+    assert fits("I found {count} movie called {name}.")
+    assert not nlg.realiser.fits(SERVICE, schemas()[SERVICE])("{count} movies: {title}.")
+
+
+@pytest.mark.parametrize("service", ["Hotels_1", "Restaurants_2", "Travel_1"])
+def test_sgd_dev_offers_say_no_other_services_words(sgd_zip: Path, service: str) -> None:
+    """The shipped templates over SGD dev: an offer with a count names no movie unless it is
+    one (the bug of a hotel offered as "I found 117 movie called 45 Park Lane")."""
+    from tod_runtime.data.sgd import open_split
+
+    dev = open_split(sgd_zip, "dev").schemas()
+    schema = dev[service]
+    name = next(s.name for s in schema.slots if s.name.endswith("_name"))
+    nlg = TemplateGenerator(ComponentContext(schemas=dev, backend=None))
+    acts = [a("INFORM_COUNT", "count", "117"), a("OFFER", name, "45 Park Lane")]
+    text = nlg.realise(service, acts)
+    assert "117" in text and "45 Park Lane" in text
+    assert "movie" not in text.lower()

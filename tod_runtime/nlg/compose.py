@@ -22,6 +22,7 @@ from tod_runtime.schema.roles import description_head
 _WORD = re.compile(r"[A-Za-z0-9'-]+|[^\sA-Za-z0-9'-]")
 VAGUE_HEADS = frozenset({"number", "amount", "type", "kind", "count", "whether", "boolean"})
 AUX = frozenset({"is", "are", "was", "were", "can", "will", "should", "could", "would", "has"})
+ARTICLES = frozenset({"the", "a", "an"})
 IRREGULAR = {"has": "have", "does": "do", "goes": "go"}
 
 
@@ -43,10 +44,13 @@ def noun_phrase(schema: ServiceSchema | None, slot: str) -> str:
     spec = schema.slot(slot) if schema else None
     if spec is None:
         return slot.replace("_", " ")
-    head = [w for w in description_head(spec.description) if w not in ("the", "a", "an")]
+    head = [w for w in description_head(spec.description) if w not in ARTICLES]
     if head and len(head) <= 3 and not set(head) & VAGUE_HEADS:
         return " ".join(head)
-    return lower_first(spec.description.rstrip(". "))
+    words = spec.description.rstrip(". ").split()
+    if len(words) > 1 and words[0].lower() in ARTICLES:  # "the account type of the user"
+        words = words[1:]
+    return lower_first(" ".join(words))
 
 
 @dataclass(frozen=True)
@@ -145,11 +149,12 @@ def compose_system(
         questions = [_bool_phrases(schema, a.slot).question for a in flags]
         if plain:
             what = join([noun_phrase(schema, a.slot) for a in plain])
-            text = (
-                f"What {what} would you like"
-                if len(plain) == 1
-                else f"Could you tell me the {what}"
-            )
+            if len(plain) > 1:
+                text = f"Could you tell me the {what}"
+            elif what.startswith("number of "):  # "How many days would you like?"
+                text = f"How many {what.removeprefix('number of ')} would you like"
+            else:
+                text = f"What {what} would you like"
             options = [v for a in plain for v in a.values]
             if options:
                 text += ", for example " + join(options).replace(" and ", " or ")

@@ -6,13 +6,16 @@ case-insensitively; a count also as a number word). The utterance is rejected wh
 is not found (the template would drop it), when two values claim the same words, or when a
 digit is left in the template (it would invent a value). What is left is keyed by the acts'
 signature twice (``nlg.signature``): per service with slot names, and generically with slot
-labels. A per-service key keeps its most frequent templates, the one nearest in length to
-people's average first (``by_length``); generic templates people wrote for at least
-``min_services`` services go before those only one service's turns gave.
+labels. A key keeps its most representative templates (``representative``: the highest
+expected BLEU against what people wrote for it; a medoid), best first, and only those
+scoring nearly as well as the best (``MineSettings.equivalent``): the generator's seeded
+choice is between equivalent wordings. Generic templates people wrote for at least
+``min_services`` services are preferred to those only one service's turns gave.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -21,7 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tod_runtime.dialogue.models import Action
-from tod_runtime.nlg.signature import Signature, generic_signature, service_signature
+from tod_runtime.nlg.signature import (
+    Signature,
+    generic_signature,
+    placeholders,
+    service_signature,
+)
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.values.numbers import UNITS
 
@@ -34,11 +42,15 @@ Table = dict[str, list[tuple[str, int]]]  # signature key -> [(template, count)]
 
 @dataclass(frozen=True)
 class MineSettings:
-    per_key: int = 4  # templates kept per key
-    min_count: int = 2  # below it a key keeps only its best template
+    per_key: int = 4  # templates kept per key, at most
+    min_count: int = 2  # a template written fewer times is kept only when it is the best
     min_services: int = 2  # a generic template written for this many services goes first
     single_service: bool = True  # a generic key only one service wrote keeps its templates
-    by_length: int = 5  # the best of a key: of its this many most frequent, nearest in length
+    candidates: int = 20  # the best of a key is one of its this many most frequent templates
+    references: int = 100  # ... scored against its this many most frequent ones
+    shortness: float = 3.0  # per service: how much a short candidate's score is penalised
+    generic_shortness: float = 0.5  # the same for generic templates
+    equivalent: float = 0.95  # a template scoring this share of the best's is a choice too
 
 
 @dataclass
@@ -80,41 +92,76 @@ def _best(
     shared: AbstractSet[tuple[str, str]] | None = None,
     generic: bool = False,
 ) -> Table:
-    """Each key's most frequent templates (those in ``shared`` first, when given)."""
+    """Each key's most representative templates (of those in ``shared``, when given)."""
     by_key: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for (key, template), n in counts.items():
         by_key[key].append((template, n))
+    shortness = settings.generic_shortness if generic else settings.shortness
     table: Table = {}
     for key in sorted(by_key):
         entries = by_key[key]
         if shared is not None and any((key, t) in shared for t, _ in entries):
             entries = [(t, n) for t, n in entries if (key, t) in shared]
         ranked = sorted(entries, key=lambda t: (-t[1], len(t[0]), t[0]))
-        kept = [t for t in ranked[: settings.per_key] if t[1] >= settings.min_count]
-        kept = kept or ranked[:1]
-        if settings.by_length and not generic:  # generic: the most frequent, most general
-            kept = by_length(ranked[: settings.by_length], ranked, settings.per_key)
+        scored = representative(
+            ranked[: settings.candidates], ranked[: settings.references], shortness
+        )
+        best = scored[0][0]
+        kept = [
+            (t, n)
+            for score, (t, n) in scored[: settings.per_key]
+            if score >= settings.equivalent * best and n >= settings.min_count
+        ] or [scored[0][1]]
+        # A request with a value ("Check in on {date}?") and one without ("When?") share a
+        # key: the best template of each set of placeholders stays, for the acts it fits.
+        have = {frozenset(placeholders(t)) for t, _ in kept}
+        for _, (t, n) in scored:
+            if frozenset(placeholders(t)) not in have:
+                kept.append((t, n))
+                have.add(frozenset(placeholders(t)))
         table[key] = kept
     return table
 
 
 _TOKEN = re.compile(r"\{[a-z0-9_.]+\}|\w+|[^\w\s]")
+Grams = tuple[int, list[Counter[tuple[str, ...]]]]  # length, n-gram counts for n = 1..4
 
 
-def _length(text: str) -> int:
-    return len(_TOKEN.findall(text))
+def _grams(text: str) -> Grams:
+    tokens = _TOKEN.findall(text.lower())
+    counts = [Counter(zip(*(tokens[i:] for i in range(n)), strict=False)) for n in range(1, 5)]
+    return len(tokens), counts
 
 
-def by_length(
-    candidates: Sequence[tuple[str, int]], written: Sequence[tuple[str, int]], keep: int
-) -> list[tuple[str, int]]:
-    """The candidates nearest in length to what people wrote for the key on average (count
-    weighted), then by frequency: the most frequent wording of a key is its shortest, and a
-    corpus of shortest wordings is shorter than people's."""
+def _bleu(candidate: Grams, reference: Grams, shortness: float) -> float:
+    """Smoothed sentence BLEU of two templates (placeholders are tokens), its brevity penalty
+    raised to the power ``shortness``."""
+    length, grams = candidate
+    log = 0.0
+    for n, (mine, theirs) in enumerate(zip(grams, reference[1], strict=True)):
+        total = max(length - n, 0)
+        matched = sum(min(k, theirs[g]) for g, k in mine.items()) if total else 0
+        log += math.log((matched + 1) / (total + 1))
+    brevity = min(0.0, 1 - reference[0] / max(length, 1))
+    return math.exp(log / 4 + shortness * brevity)
+
+
+def representative(
+    candidates: Sequence[tuple[str, int]], written: Sequence[tuple[str, int]], shortness: float
+) -> list[tuple[float, tuple[str, int]]]:
+    """The candidates with their expected BLEU against what people wrote for the key (each
+    wording weighted by how often it was written), best first: the key's medoid leads. A
+    short candidate is penalised ``shortness`` times sentence BLEU's brevity penalty, for a
+    corpus of a key's shortest wordings is shorter than people's, which BLEU penalises."""
+    references = [(_grams(t), n) for t, n in written]
     total = sum(n for _, n in written)
-    mean = sum(_length(t) * n for t, n in written) / max(total, 1)
-    ranked = sorted(candidates, key=lambda t: (abs(_length(t[0]) - mean), -t[1]))
-    return ranked[:keep]
+    scored = []
+    for entry in candidates:
+        grams = _grams(entry[0])
+        score = sum(n * _bleu(grams, ref, shortness) for ref, n in references) / total
+        scored.append((score, entry))
+    scored.sort(key=lambda s: (-s[0], -s[1][1], s[1][0]))
+    return scored
 
 
 def _find(text: str, lowered: str, value: str, taken: list[tuple[int, int]]) -> tuple[int, int]:

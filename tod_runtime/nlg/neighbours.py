@@ -7,25 +7,38 @@ service's name): each of its slots goes to the source slot of the same kind whos
 description share the most words (Jaccard over content words), each intent likewise, and the
 services' closeness is the mean of the slot matches and the descriptions' overlap. The
 generator then looks its acts up in the closest services' tables with the slots renamed.
+
+The same texts say which words belong to a service (``vocabulary``: the words of its name,
+description, slots and intents). A *service word* is a schema word that the mined templates
+of the services whose schemas have it use at least ``LIFT`` times as often as their share
+of the services would give ("movie", "table", "ticket", "hotel"; not "you", "find" or
+"location", which every kind of service's replies say): a template used for another
+service than its own (borrowed, or generic) may carry one only when that service's
+vocabulary has it too (``realise``), so a hotel is never offered as "a movie called 45 Park
+Lane". ``tod train nlg`` lists them in ``_generic.json``.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from tod_runtime.nlg.signature import schema_info
+from tod_runtime.nlg.signature import PLACEHOLDER, schema_info
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.schema.roles import FUNCTION_WORDS
 
 _WORD = re.compile(r"[a-z]+")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")  # "ReserveRestaurant" -> "Reserve Restaurant"
 STOP = FUNCTION_WORDS | {"the", "a", "an", "in", "any", "this", "it", "its", "their", "number"}
+STOP |= {"not", "no", "up", "out", "off"}  # English particles, never a service's own words
 MIN_SLOT = 0.2  # a slot match below this is no match
 RELATIVE = 0.75  # a neighbour this much less close than the closest is left out
 MIN_SERVICE = 0.15  # a service below this closeness is not a neighbour
 CLOSE = 0.3  # acts without slots are borrowed only from a neighbour this close
 NEIGHBOURS = 3
+LIFT = 2.0  # how much more the owners of a service word use it than the others
 
 
 @dataclass(frozen=True)
@@ -70,10 +83,43 @@ def _stem(word: str) -> str:
 def words(*texts: str) -> frozenset[str]:
     found = set()
     for text in texts:
-        for word in _WORD.findall(text.lower().replace("_", " ")):
+        for word in _WORD.findall(_CAMEL.sub(" ", text).lower()):
             if word not in STOP:
                 found.add(_stem(word))
     return frozenset(found)
+
+
+def vocabulary(service: str, profile: Profile) -> frozenset[str]:
+    """The words of a service's name, description, slots and intents."""
+    return words(
+        service,
+        profile.description,
+        *(f"{slot} {description}" for slot, (_, description) in profile.slots.items()),
+        *(f"{intent} {description}" for intent, description in profile.intents.items()),
+    )
+
+
+def service_words(
+    vocabularies: Mapping[str, frozenset[str]], usage: Mapping[str, Mapping[str, int]]
+) -> frozenset[str]:
+    """The service words of some services' ``vocabularies``, by ``usage``: each service's
+    templates and how often people wrote them (a word no template says is left out)."""
+    used: Counter[str] = Counter()
+    owned: Counter[str] = Counter()
+    for service, templates in usage.items():
+        vocab = vocabularies.get(service, frozenset())
+        for template, n in templates.items():
+            for word in template_words(template):
+                used[word] += n
+                if word in vocab:
+                    owned[word] += n
+    owners = Counter(w for vocab in vocabularies.values() for w in vocab)
+    share = {w: n / len(vocabularies) for w, n in owners.items()}
+    return frozenset(w for w in owners if used[w] and owned[w] >= LIFT * share[w] * used[w])
+
+
+def template_words(template: str) -> frozenset[str]:
+    return words(PLACEHOLDER.sub(" ", template))
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:

@@ -8,6 +8,10 @@ offer, inform, request, offer
 intent, more, goodbye) and each run is looked up the same way, then each act of a run alone;
 what is still uncovered is composed from the schema's descriptions (``nlg.compose``).
 
+A template from another service's table (borrowed, or generic) is used only when every
+*service word* it carries is in the service's own vocabulary (``neighbours.service_words``):
+no "movie" in a hotel's reply.
+
 Values are said as people say them (``values.say``: dates, times, amounts) by the slot's kind.
 A key's templates are stored best first; the first ``choices`` of them are equivalent, and
 one of them is chosen by a hash of the acts, their values and a caller's seed,
@@ -24,12 +28,21 @@ from itertools import groupby
 
 from tod_runtime.dialogue.models import Action
 from tod_runtime.nlg.mine import Table
-from tod_runtime.nlg.neighbours import CLOSE, Alignment, neighbours, profile_of
+from tod_runtime.nlg.neighbours import (
+    CLOSE,
+    Alignment,
+    neighbours,
+    profile_of,
+    template_words,
+    vocabulary,
+    words,
+)
 from tod_runtime.nlg.signature import (
     INTENT_ACTS,
     Signature,
     fill,
     generic_signature,
+    placeholders,
     schema_info,
 )
 from tod_runtime.nlg.signature import service_signature as own_signature
@@ -61,13 +74,23 @@ def _stop(text: str) -> str:
 Say = Callable[[str, str], str]  # (slot, value) -> the value as said
 
 
+Index = dict[str, list[tuple[str, frozenset[str], int]]]  # act -> [(key, items, weight)]
+Fits = Callable[[str], bool]  # template -> whether it may be said for the service
+
+
+def _own(template: str) -> bool:
+    return True
+
+
 @dataclass(frozen=True)
 class Source:
-    """A table and how acts are keyed in it (None: they cannot be)."""
+    """A table, how acts are keyed in it (None: they cannot be) and which of its templates
+    fit the service (all of them in its own table)."""
 
     table: Table
     signature: Callable[[Sequence[Action]], Signature | None]
     say: Say
+    fits: Fits = _own
 
 
 class Realiser:
@@ -86,7 +109,10 @@ class Realiser:
         self.profiles = templates.profiles
         self.compose = compose
         self._aligned: dict[tuple[str, int], list[Alignment]] = {}
-        self._indexes: dict[int, tuple[Table, dict[str, list[tuple[frozenset[str], int]]]]] = {}
+        self._indexes: dict[int, tuple[Table, Index]] = {}
+        self.service_words = templates.service_words
+        self._fits: dict[tuple[str, int], Fits] = {}
+        self._placeholders: dict[str, frozenset[str]] = {}
         self.choices = max(1, choices)
         self.empty = empty
 
@@ -119,15 +145,16 @@ class Realiser:
             pick -= n
         return pool[-1][0]  # pragma: no cover - pick < total
 
-    def _from(
-        self, table: Table | None, sig: Signature, say: Callable[[str, str], str], seed: int
-    ) -> str | None:
-        if not table:
-            return None
-        entries = table.get(sig.key)
+    def _from(self, source: Source, sig: Signature, seed: int) -> str | None:
+        entries = [e for e in source.table.get(sig.key, ()) if source.fits(e[0])]
         if not entries:
             return None
-        values = {h: say(sig.slots[h], v) for h, v in sig.values.items()}
+        # a key's templates with and without a request's value: those saying exactly the
+        # acts' values first
+        wanted = frozenset(sig.values)
+        exact = [e for e in entries if self._holders(e[0]) == wanted]
+        entries = exact or entries
+        values = {h: source.say(sig.slots[h], v) for h, v in sig.values.items()}
         basis = sig.key + "\x1f" + "\x1f".join(values.values())
         digest = zlib.crc32(basis.encode()) ^ seed
         text = fill(self._choose(entries, digest), values)
@@ -138,16 +165,44 @@ class Realiser:
                     break
         return text
 
+    def _holders(self, template: str) -> frozenset[str]:
+        found = self._placeholders.get(template)
+        if found is None:
+            found = self._placeholders[template] = frozenset(placeholders(template))
+        return found
+
     def sources(self, service: str, schema: ServiceSchema | None, say: Say) -> list[Source]:
         """Where templates for ``service`` are looked up, in order."""
         own = self.services.get(service)
         found = []
+        fits = self.fits(service, schema)
         if own is not None:
             found.append(Source(own, own_signature, say))
         elif schema is not None:
-            found += [self._borrowing(a, say) for a in self.neighbours(service, schema)]
+            found += [self._borrowing(a, say, fits) for a in self.neighbours(service, schema)]
         if self.generic:
-            found.append(Source(self.generic, lambda acts: generic_signature(acts, schema), say))
+            generic = Source(self.generic, lambda acts: generic_signature(acts, schema), say, fits)
+            found.append(generic)
+        return found
+
+    def fits(self, service: str, schema: ServiceSchema | None) -> Fits:
+        """Whether a template from another service may be said for ``service``: the service
+        words it carries are all in the service's own vocabulary (computed once a template)."""
+        cache_key = (service, id(schema))
+        found = self._fits.get(cache_key)
+        if found is None:
+            own = vocabulary(service, profile_of(schema)) if schema else words(service)
+            foreign = self.service_words - own
+            verdicts: dict[str, bool] = {}
+
+            def fit(template: str) -> bool:
+                verdict = verdicts.get(template)
+                if verdict is None:
+                    said = template_words(template)
+                    verdict = verdicts[template] = foreign.isdisjoint(said)
+                return verdict
+
+            found = self._fits[cache_key] = fit
         return found
 
     def lookup(
@@ -163,7 +218,7 @@ class Realiser:
         for source in self.sources(service, schema, say) if sources is None else sources:
             sig = source.signature(actions)
             if sig is not None:
-                found = self._from(source.table, sig, source.say, seed)
+                found = self._from(source, sig, seed)
                 if found is not None:
                     return found
         return None
@@ -184,30 +239,30 @@ class Realiser:
                 if sig is not None:
                     items.setdefault(sig.key, action)
             have = frozenset(items)
-            for itemset, weight in self._index(source.table).get(run[0].act, ()):
+            for key, itemset, weight in self._index(source.table).get(run[0].act, ()):
                 size = len(itemset)
                 if best is not None and (size, weight) <= best[:2]:
                     continue
-                if itemset <= have:
+                if itemset <= have and any(source.fits(t) for t, _ in source.table[key]):
                     best = (size, weight, source, [items[i] for i in itemset])
         if best is None:
             return None
         _, _, source, acts = best
         sig = source.signature(acts)
-        text = self._from(source.table, sig, source.say, seed) if sig is not None else None
+        text = self._from(source, sig, seed) if sig is not None else None
         return None if text is None else (text, acts)
 
-    def _index(self, table: Table) -> dict[str, list[tuple[frozenset[str], int]]]:
+    def _index(self, table: Table) -> Index:
         """A table's keys of one act kind as item sets, with their weights (cached)."""
         found = self._indexes.get(id(table))
         if found is None or found[0] is not table:
-            index: dict[str, list[tuple[frozenset[str], int]]] = {}
+            index: Index = {}
             for key, entries in table.items():
                 items = key.split(" ")
                 kinds = {i.split("(", 1)[0] for i in items}
                 if len(kinds) == 1:
                     weight = sum(n for _, n in entries)
-                    index.setdefault(kinds.pop(), []).append((frozenset(items), weight))
+                    index.setdefault(kinds.pop(), []).append((key, frozenset(items), weight))
             found = self._indexes[id(table)] = (table, index)
         return found[1]
 
@@ -219,7 +274,7 @@ class Realiser:
             found = self._aligned[cache_key] = neighbours(profile_of(schema), self.profiles)
         return found
 
-    def _borrowing(self, alignment: Alignment, say: Say) -> Source:
+    def _borrowing(self, alignment: Alignment, say: Say, fits: Fits) -> Source:
         """A neighbour's table, with the acts' slots and intents renamed to its own."""
         back = {theirs: mine for mine, theirs in reversed(alignment.slots.items())}
 
@@ -248,7 +303,7 @@ class Realiser:
         def say_theirs(slot: str, value: str) -> str:
             return say(back.get(slot, slot), value)
 
-        return Source(self.services[alignment.service], renamed_signature, say_theirs)
+        return Source(self.services[alignment.service], renamed_signature, say_theirs, fits)
 
     # ------------------------------------------------------------ realise
 

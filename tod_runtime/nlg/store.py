@@ -15,7 +15,9 @@ optionally, how often people wrote it (its weight when the generator chooses; de
 template may also be a plain string. Users review and edit these files; the default set ships
 in ``tod_runtime/nlg/templates`` and ``tod train nlg`` rebuilds it. The ``profile`` (what
 the service's schema says, ``nlg.neighbours``) lets a service without templates borrow those
-of the closest one; a file without it is used for its own service only.
+of the closest one; a file without it is used for its own service only. ``_generic.json``
+also lists the ``service_words`` (``nlg.neighbours``): a template used for another service
+than its own may carry one only when that service's schema has it.
 """
 
 from __future__ import annotations
@@ -53,10 +55,11 @@ class TemplateSet:
     services: dict[str, Table] = field(default_factory=dict)
     generic: Table = field(default_factory=dict)
     profiles: dict[str, Profile] = field(default_factory=dict)
+    service_words: frozenset[str] = frozenset()  # see nlg.neighbours; in _generic.json
 
 
-def read_table(path: Path) -> tuple[Table, Profile | None]:
-    """One template file, checked."""
+def read_table(path: Path) -> tuple[Table, Profile | None, frozenset[str]]:
+    """One template file, checked: its templates, profile and service words."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -77,7 +80,10 @@ def read_table(path: Path) -> tuple[Table, Profile | None]:
             profile = Profile.from_json(data["profile"])
         except (ValueError, TypeError, IndexError) as exc:
             raise ConfigError(f"bad profile: {exc}", file=str(path), path="profile") from None
-    return table, profile
+    words = data.get("service_words", [])
+    if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+        raise ConfigError("expected a list of words", file=str(path), path="service_words")
+    return table, profile, frozenset(words)
 
 
 def read_side(folder: Path, side: str) -> TemplateSet:
@@ -87,9 +93,9 @@ def read_side(folder: Path, side: str) -> TemplateSet:
     if not base.is_dir():
         return found
     for path in sorted(base.glob("*.json")):
-        table, profile = read_table(path)
+        table, profile, words = read_table(path)
         if path.stem == GENERIC:
-            found.generic = table
+            found.generic, found.service_words = table, words
             continue
         found.services[path.stem] = table
         if profile is not None:
@@ -97,10 +103,14 @@ def read_side(folder: Path, side: str) -> TemplateSet:
     return found
 
 
-def _dump(service: str, side: str, table: Table, profile: Profile | None) -> str:
+def _dump(
+    service: str, side: str, table: Table, profile: Profile | None, words: frozenset[str]
+) -> str:
     body: dict[str, object] = {"service": service, "side": side}
     if profile is not None:
         body["profile"] = profile.to_json()
+    if words:
+        body["service_words"] = sorted(words)
     body["templates"] = {k: [[t, n] for t, n in v] for k, v in sorted(table.items())}
     return json.dumps(body, indent=1, ensure_ascii=False) + "\n"
 
@@ -113,6 +123,7 @@ def write_side(folder: Path, side: str, templates: TemplateSet) -> list[Path]:
     written = []
     for name, table in [*sorted(templates.services.items()), (GENERIC, templates.generic)]:
         path = base / f"{name}.json"
-        atomic_write(path, _dump(name, side, table, templates.profiles.get(name)))
+        words = templates.service_words if name == GENERIC else frozenset()
+        atomic_write(path, _dump(name, side, table, templates.profiles.get(name), words))
         written.append(path)
     return written

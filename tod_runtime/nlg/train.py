@@ -5,8 +5,10 @@ service and ``_generic.json``, plus ``DIR/nlg.json`` (what was mined, rejected a
 ``--cv K`` first measures the system templates with services held out: the train services
 are shuffled by ``--seed`` into K folds; each fold's services are left out of mining and
 their system turns are generated from their annotated acts, as replay does, and scored with
-corpus BLEU and the slot error rate (``replay.act_metrics``). That is how the choices
-(``MineSettings``, the generator's ``CHOICES``) were tuned; dev is only the final check.
+corpus BLEU and the slot error rate (``replay.act_metrics``). ``--holdout N`` measures
+them for seen services: every Nth train file is left out of a second mining and its system
+turns are generated. That is how the choices (``MineSettings``, the generator's
+``CHOICES``) were tuned; dev is only the final check.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from tod_runtime.files import atomic_write, check_apart, check_output_dir
 from tod_runtime.learning import service_folds
 from tod_runtime.nlg.compose import compose_system
 from tod_runtime.nlg.mine import Mined, MineSettings, mine_dialogues
-from tod_runtime.nlg.neighbours import profile_of
+from tod_runtime.nlg.neighbours import profile_of, service_words, vocabulary
 from tod_runtime.nlg.realise import Realiser
 from tod_runtime.nlg.store import SIDES, TemplateSet, write_side
 from tod_runtime.nlg.template import CHOICES
@@ -41,6 +43,9 @@ def add_train_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", metavar="DIR", required=True, help="write DIR/system, DIR/user")
     parser.add_argument("--seed", type=int, default=0, help="seed of the --cv folds")
     parser.add_argument("--cv", type=int, default=0, metavar="K", help="K folds over services")
+    parser.add_argument(
+        "--holdout", type=int, default=0, metavar="N", help="score every Nth train file"
+    )
     parser.add_argument("--split", default="train", help=argparse.SUPPRESS)
     parser.add_argument("--choices", type=int, default=CHOICES, help=argparse.SUPPRESS)
     parser.add_argument("--force", action="store_true", help="replace templates in --out")
@@ -73,7 +78,9 @@ def template_set(
 ) -> TemplateSet:
     services, generic = mined.tables(settings, exclude)
     profiles = {s: profile_of(schemas[s]) for s in services if s in schemas}
-    return TemplateSet(services, generic, profiles)
+    vocabularies = {s: vocabulary(s, p) for s, p in profiles.items()}
+    usage = {s: {t: n for (_, t), n in mined.services[s].items()} for s in profiles}
+    return TemplateSet(services, generic, profiles, service_words(vocabularies, usage))
 
 
 def cross_validate(
@@ -128,14 +135,19 @@ def run_train_nlg(args: argparse.Namespace) -> int:
     settings = MineSettings()
     mined = {side: Mined() for side in SIDES}
     turns: list[EvalTurn] = []
+    rest, held_turns = Mined(), []  # --holdout: mined without every Nth file, and its turns
     files = split.dialogue_files()
     with progress("mine templates", len(files)) as bar:
-        for file in files:
+        for index, file in enumerate(files):
             dialogues = split.read_raw(file)
             mine_dialogues(mined["system"], dialogues, schemas, "SYSTEM")
             mine_dialogues(mined["user"], dialogues, schemas, "USER")
             if args.cv:
                 turns += _eval_turns(dialogues)
+            if args.holdout and index % args.holdout == 0:
+                held_turns += _eval_turns(dialogues)
+            elif args.holdout:
+                mine_dialogues(rest, dialogues, schemas, "SYSTEM")
             bar.advance()
     report: dict[str, Any] = {"settings": asdict(settings), "choices": args.choices}
     report["seed"] = args.seed
@@ -153,6 +165,10 @@ def run_train_nlg(args: argparse.Namespace) -> int:
         report["cv"] = cross_validate(
             mined["system"], settings, args.choices, schemas, turns, args.cv, args.seed
         )
+    if args.holdout:
+        seen = template_set(rest, settings, schemas)
+        realiser = Realiser(seen, compose_system, choices=args.choices)
+        report["holdout"] = score(realiser, schemas, held_turns)
     report["seconds"] = round(time.perf_counter() - start, 1)
     atomic_write(out / "nlg.json", json.dumps(report, indent=2) + "\n")
     print(json.dumps(report, indent=2))
