@@ -16,7 +16,7 @@ A categorical target only takes one of its possible values, spelled as its schem
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from tod_runtime.dialogue.context import DialogueState
@@ -27,6 +27,9 @@ from tod_runtime.dst.learned.model import CarryModel
 from tod_runtime.schema.models import ServiceSchema
 
 SOURCE_FRAMES = 3  # the newest other frames a value may come from
+# System acts made only once the active intent's required slots are known.
+WENT_AHEAD = frozenset({"OFFER", "INFORM_COUNT", "CONFIRM", "NOTIFY_SUCCESS", "NOTIFY_FAILURE"})
+LATE_THRESHOLD = 0.0  # a slot known to be held takes its best source
 
 
 @dataclass(frozen=True)
@@ -111,13 +114,31 @@ def carry_over(
     *,
     opening: bool,
     model: CarryModel,
+    held: Collection[str] | None = None,
 ) -> None:
-    """Fill the slots of ``frame`` that the model carries from other frames."""
+    """Fill the slots of ``frame`` that the model carries from other frames. ``held``: slots
+    known to hold a value (``held_slots``), each filled from its best source whatever the
+    threshold, and nothing else."""
     best: dict[str, tuple[float, list[str]]] = {}
     found = candidates(frame, service, state, schemas, history, opening=opening, bits=model.bits)
+    threshold = model.threshold if held is None else LATE_THRESHOLD
     for candidate in found:
+        if held is not None and candidate.target not in held:
+            continue
         p = model.probability(candidate.features)
-        if p >= model.threshold and p > best.get(candidate.target, (0.0, []))[0]:
+        if p >= threshold and p > best.get(candidate.target, (0.0, []))[0]:
             best[candidate.target] = (p, candidate.values)
     for slot, (_, values) in best.items():
         frame.slot_values[slot] = list(values)
+
+
+def held_slots(frame: State, schema: ServiceSchema, history: History, service: str) -> list[str]:
+    """The slots of the frame's active intent that the system's last turn in the frame shows
+    the state holds, though ``frame`` does not: it searched, offered, asked to confirm or
+    reported the outcome (so every required slot was known) without asking for any."""
+    intent = schema.intent(frame.active_intent)
+    acts = history.last_system_acts(service)
+    kinds = {a.act for a in acts}
+    if intent is None or "REQUEST" in kinds or not kinds & WENT_AHEAD:
+        return []
+    return [s for s in intent.required_slots if s not in frame.slot_values]

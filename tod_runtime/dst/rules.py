@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from tod_runtime.dialogue.context import DialogueState, TrackerInput, UserActs
 from tod_runtime.dialogue.history import History, as_history
 from tod_runtime.dialogue.models import CLOSING_ACTS, DONTCARE, Action, State, Turn
-from tod_runtime.dst.carry import carry_over
+from tod_runtime.dst.carry import carry_over, held_slots
 from tod_runtime.dst.learned.model import CarryModel, load_model
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.schema.models import ServiceSchema
@@ -59,8 +59,14 @@ def track(
         schema = schemas.get(service)
         intent_before = frame.active_intent
         _apply(frame, acts, history, service, schema)
-        if model and schema is not None and (is_new or frame.active_intent != intent_before):
+        if model is None or schema is None:
+            continue
+        if is_new or frame.active_intent != intent_before:
             carry_over(frame, service, state, schemas, history, opening=is_new, model=model)
+        elif held := held_slots(frame, schema, history, service):
+            carry_over(
+                frame, service, state, schemas, history, opening=False, model=model, held=held
+            )
     return state
 
 
