@@ -59,6 +59,8 @@ def track(
         schema = schemas.get(service)
         intent_before = frame.active_intent
         _apply(frame, acts, history, service, schema)
+        if not is_new and frame.active_intent != intent_before:
+            _leave_transaction(frame, schema, intent_before, acts)
         if model is None or schema is None:
             continue
         if is_new or frame.active_intent != intent_before:
@@ -157,6 +159,22 @@ def _apply(
     for act in acts:
         if act.act in ("INFORM", "SELECT") and act.slot and act.values:
             put(frame, act.slot, _state_values(act, schema))
+
+
+def _leave_transaction(
+    frame: State, schema: ServiceSchema | None, before: str, acts: Sequence[Action]
+) -> None:
+    """A new intent after a transactional one starts another task: the values only the
+    transaction took (an amount, a recipient) leave the state, unless said this turn."""
+    old = schema.intent(before) if schema else None
+    new = schema.intent(frame.active_intent) if schema else None
+    if old is None or new is None or not old.is_transactional:
+        return
+    takes = {*new.required_slots, *new.optional_slots}
+    said = {a.slot for a in acts if a.act in ("INFORM", "SELECT")}
+    for slot in list(frame.slot_values):
+        if slot not in takes and slot not in said:
+            del frame.slot_values[slot]
 
 
 def _state_values(act: Action, schema: ServiceSchema | None) -> list[str]:
