@@ -268,6 +268,11 @@ def test_a_required_slot_the_system_went_ahead_without_is_carried_late() -> None
     assert late["to_city"] == ["Austin"]
     asked = [system(a("REQUEST", "to_city"), service="Coaches_1")]
     assert "to_city" not in track(before, acts, asked, schemas_)["Coaches_1"].slot_values
+    # Asked for the origin only: the destination it did not ask for is most likely known.
+    unknown = {**before, "Coaches_1": State(active_intent="FindCoach")}
+    asked_other = [system(a("REQUEST", "from_city"), service="Coaches_1")]
+    other = track(unknown, acts, asked_other, schemas_)["Coaches_1"].slot_values
+    assert other == {"to_city": ["Austin"]}
     no_model = track(before, acts, went_ahead, schemas_, carry=False)["Coaches_1"].slot_values
     assert "to_city" not in no_model
 

@@ -6,7 +6,8 @@ of the user enter the state when the user accepts them: CONFIRM then AFFIRM (wit
 intent's optional slots, as the system confirmed them or by their schema default), a REQUEST
 with one value ("is the location X?") then AFFIRM, OFFER then SELECT (or taking up the offered
 intent). The first value of a slot's list is the best
-guess; other equivalent surface forms follow it.
+guess; other equivalent surface forms follow it. A new intent after a transactional one keeps
+only the slots it takes. Values from other frames are carried by ``dst.carry``.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def track(
             continue
         if is_new or frame.active_intent != intent_before:
             carry_over(frame, service, state, schemas, history, opening=is_new, model=model)
-        elif held := held_slots(frame, schema, history, service):
+        elif (held := held_slots(frame, schema, history, service))[0]:
             carry_over(
                 frame, service, state, schemas, history, opening=False, model=model, held=held
             )

@@ -38,7 +38,7 @@ from tod_runtime.replay.state_metrics import frame_state_metrics
 from tod_runtime.schema.models import ServiceSchema
 
 SETTINGS: dict[str, Any] = {"bits": BITS, "l2": 10.0, "iterations": 300, "rate": 0.5}
-THRESHOLD = 0.5
+THRESHOLD = 0.4
 
 Key = tuple[str, str, tuple[int, ...]]  # source service, target service, features
 Counts = dict[Key, list[int]]  # -> [positive, negative]
