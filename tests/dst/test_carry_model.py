@@ -77,6 +77,15 @@ def test_tod_train_dst_writes_a_model_the_tracker_reads(tmp_path: Path) -> None:
     assert (tmp_path / "carry.json").is_file()
 
 
+def test_tod_train_dst_cv_writes_the_held_out_errors(tmp_path: Path) -> None:
+    errors = tmp_path / "errors.txt"
+    args = ["train", "dst", str(MINI), "--split", "dev", "--out", str(tmp_path / "m")]
+    assert main([*args, "--workers", "1", "--cv", "2", "--errors", str(errors)]) == 0
+    report = errors.read_text()
+    assert report.startswith("State errors by service and slot")
+    assert "== " in report or "No state errors." in report
+
+
 def test_the_shipped_model_loads() -> None:
     model = load_model()
     assert 0 < model.threshold < 1

@@ -6,6 +6,7 @@ from stage_helpers import SERVICE, a, schemas, system
 
 from tod_runtime.dialogue.models import State, Turn
 from tod_runtime.dst.rules import track
+from tod_runtime.schema import Schemas, ServiceSchema
 
 S = schemas()
 
@@ -119,6 +120,27 @@ def test_affirm_intent_and_closing_the_task() -> None:
     assert done[SERVICE].active_intent == "NONE"
 
 
+def test_a_new_intent_after_a_transaction_drops_what_only_the_transaction_took() -> None:
+    booked = [
+        a("INFORM_INTENT", "intent", "ReserveCafe"),
+        a("INFORM", "city", "Oslo"),
+        a("INFORM", "cafe_name", "Grind"),
+        a("INFORM", "time", "5 pm"),
+    ]
+    state = run(
+        booked,
+        system(a("NOTIFY_SUCCESS")),
+        [a("INFORM_INTENT", "intent", "FindCafes"), a("INFORM", "has_wifi", "True")],
+    )
+    assert state[SERVICE].slot_values == {"city": ["Oslo"], "has_wifi": ["True"]}
+    searched = run(  # a search leads to a booking: everything stays
+        [a("INFORM_INTENT", "intent", "FindCafes"), a("INFORM", "city", "Oslo")],
+        system(a("OFFER", "cafe_name", "Grind")),
+        [a("INFORM_INTENT", "intent", "ReserveCafe"), a("SELECT")],
+    )
+    assert searched[SERVICE].slot_values == {"city": ["Oslo"], "cafe_name": ["Grind"]}
+
+
 def test_dontcare_is_a_value() -> None:
     state = run([a("INFORM", "has_wifi", "dontcare")])
     assert state[SERVICE].slot_values == {"has_wifi": ["dontcare"]}
@@ -130,9 +152,7 @@ def test_input_is_never_mutated() -> None:
     assert before[SERVICE].slot_values == {"city": ["Oslo"]}
 
 
-def test_a_new_frame_starts_from_the_place_of_the_last_one() -> None:
-    from tod_runtime.schema import Schemas, ServiceSchema
-
+def _shows_and_coaches() -> Schemas:
     def service(
         name: str, slots: list[tuple[str, str, list[str]]], intents: list[dict[str, object]]
     ) -> ServiceSchema:
@@ -193,7 +213,11 @@ def test_a_new_frame_starts_from_the_place_of_the_last_one() -> None:
             },
         ],
     )
-    both = Schemas([shows, buses])
+    return Schemas([shows, buses])
+
+
+def test_a_new_frame_starts_from_the_place_of_the_last_one() -> None:
+    both = _shows_and_coaches()
     state = track(
         {},
         {
@@ -228,6 +252,29 @@ def test_a_new_frame_starts_from_the_place_of_the_last_one() -> None:
         state, {"Coaches_1": [a("INFORM", "from_city", "Waco")]}, [], both, carry=False
     )
     assert untouched["Coaches_1"].slot_values["from_city"] == ["Waco"]
+
+
+def test_a_required_slot_the_system_went_ahead_without_is_carried_late() -> None:
+    # The frame opened without the show's city (say the model missed it); the system then
+    # searched without asking for it, so the state must hold a value: the best source fills it.
+    schemas_ = _shows_and_coaches()
+    before = {
+        "Shows_1": State(active_intent="BuyTickets", slot_values={"city": ["Austin"]}),
+        "Coaches_1": State(active_intent="FindCoach", slot_values={"from_city": ["Dallas"]}),
+    }
+    went_ahead = [system(a("OFFER", "from_city", "Dallas"), service="Coaches_1")]
+    acts = {"Coaches_1": [a("REQUEST", "riders")]}
+    late = track(before, acts, went_ahead, schemas_)["Coaches_1"].slot_values
+    assert late["to_city"] == ["Austin"]
+    asked = [system(a("REQUEST", "to_city"), service="Coaches_1")]
+    assert "to_city" not in track(before, acts, asked, schemas_)["Coaches_1"].slot_values
+    # Asked for the origin only: the destination it did not ask for is most likely known.
+    unknown = {**before, "Coaches_1": State(active_intent="FindCoach")}
+    asked_other = [system(a("REQUEST", "from_city"), service="Coaches_1")]
+    other = track(unknown, acts, asked_other, schemas_)["Coaches_1"].slot_values
+    assert other == {"to_city": ["Austin"]}
+    no_model = track(before, acts, went_ahead, schemas_, carry=False)["Coaches_1"].slot_values
+    assert "to_city" not in no_model
 
 
 def test_a_categorical_slot_holds_its_possible_value_others_the_users_words() -> None:

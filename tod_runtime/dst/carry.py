@@ -11,6 +11,12 @@ value types, categorical or not, how the intents take them) and the moment (open
 intent, transactional or not); each target takes its best source when that scores over the
 model's threshold. No service, intent or slot name enters a decision.
 
+Later turns of a frame show what the state holds through the system's acts there: when the
+system searched, offered, asked to confirm or reported an outcome without asking for anything,
+every required slot of the active intent was known; when it asked for some required slots,
+the others most likely were. A required slot the frame still lacks then takes its best source
+over a low threshold (``held_slots``).
+
 A categorical target only takes one of its possible values, spelled as its schema spells it.
 """
 
@@ -27,6 +33,11 @@ from tod_runtime.dst.learned.model import CarryModel
 from tod_runtime.schema.models import ServiceSchema
 
 SOURCE_FRAMES = 3  # the newest other frames a value may come from
+# System acts made only once the active intent's required slots are known.
+WENT_AHEAD = frozenset({"OFFER", "INFORM_COUNT", "CONFIRM", "NOTIFY_SUCCESS", "NOTIFY_FAILURE"})
+WENT_AHEAD_THRESHOLD = 0.0  # a required slot then takes its best source
+NOT_ASKED_THRESHOLD = 0.05  # a required slot the system did not ask for with others
+Held = tuple[list[str], float]  # slots the state holds, the probability a source needs
 
 
 @dataclass(frozen=True)
@@ -111,13 +122,41 @@ def carry_over(
     *,
     opening: bool,
     model: CarryModel,
+    held: Held | None = None,
 ) -> None:
-    """Fill the slots of ``frame`` that the model carries from other frames."""
+    """Fill the slots of ``frame`` that the model carries from other frames. ``held``: slots
+    the system's acts show the state holds (``held_slots``), each filled from its best source
+    over the threshold given, and nothing else."""
     best: dict[str, tuple[float, list[str]]] = {}
     found = candidates(frame, service, state, schemas, history, opening=opening, bits=model.bits)
     for candidate in found:
+        if held is None:
+            threshold = model.threshold
+        elif candidate.target in held[0]:
+            threshold = held[1]
+        else:
+            continue
         p = model.probability(candidate.features)
-        if p >= model.threshold and p > best.get(candidate.target, (0.0, []))[0]:
+        if p >= threshold and p > best.get(candidate.target, (-1.0, []))[0]:
             best[candidate.target] = (p, candidate.values)
     for slot, (_, values) in best.items():
         frame.slot_values[slot] = list(values)
+
+
+def held_slots(frame: State, schema: ServiceSchema, history: History, service: str) -> Held:
+    """The required slots of the frame's active intent that ``frame`` lacks and the system's
+    last turn in the frame shows the state holds, and the probability a source then needs.
+    When the system searched, offered, asked to confirm or reported an outcome without asking
+    for any slot, every required slot was known (any best source will do); when it asked for
+    some required slots, the others it did not ask for most likely were (a lower threshold)."""
+    intent = schema.intent(frame.active_intent)
+    acts = history.last_system_acts(service)
+    if intent is None:
+        return [], 1.0
+    asked = {a.slot for a in acts if a.act == "REQUEST"}
+    missing = [s for s in intent.required_slots if s not in frame.slot_values and s not in asked]
+    if not asked and any(a.act in WENT_AHEAD for a in acts):
+        return missing, WENT_AHEAD_THRESHOLD
+    if asked & set(intent.required_slots):
+        return missing, NOT_ASKED_THRESHOLD
+    return [], 1.0

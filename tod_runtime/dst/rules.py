@@ -6,7 +6,8 @@ of the user enter the state when the user accepts them: CONFIRM then AFFIRM (wit
 intent's optional slots, as the system confirmed them or by their schema default), a REQUEST
 with one value ("is the location X?") then AFFIRM, OFFER then SELECT (or taking up the offered
 intent). The first value of a slot's list is the best
-guess; other equivalent surface forms follow it.
+guess; other equivalent surface forms follow it. A new intent after a transactional one keeps
+only the slots it takes. Values from other frames are carried by ``dst.carry``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from tod_runtime.dialogue.context import DialogueState, TrackerInput, UserActs
 from tod_runtime.dialogue.history import History, as_history
 from tod_runtime.dialogue.models import CLOSING_ACTS, DONTCARE, Action, State, Turn
-from tod_runtime.dst.carry import carry_over
+from tod_runtime.dst.carry import carry_over, held_slots
 from tod_runtime.dst.learned.model import CarryModel, load_model
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.schema.models import ServiceSchema
@@ -59,8 +60,16 @@ def track(
         schema = schemas.get(service)
         intent_before = frame.active_intent
         _apply(frame, acts, history, service, schema)
-        if model and schema is not None and (is_new or frame.active_intent != intent_before):
+        if not is_new and frame.active_intent != intent_before:
+            _leave_transaction(frame, schema, intent_before, acts)
+        if model is None or schema is None:
+            continue
+        if is_new or frame.active_intent != intent_before:
             carry_over(frame, service, state, schemas, history, opening=is_new, model=model)
+        elif (held := held_slots(frame, schema, history, service))[0]:
+            carry_over(
+                frame, service, state, schemas, history, opening=False, model=model, held=held
+            )
     return state
 
 
@@ -151,6 +160,22 @@ def _apply(
     for act in acts:
         if act.act in ("INFORM", "SELECT") and act.slot and act.values:
             put(frame, act.slot, _state_values(act, schema))
+
+
+def _leave_transaction(
+    frame: State, schema: ServiceSchema | None, before: str, acts: Sequence[Action]
+) -> None:
+    """A new intent after a transactional one starts another task: the values only the
+    transaction took (an amount, a recipient) leave the state, unless said this turn."""
+    old = schema.intent(before) if schema else None
+    new = schema.intent(frame.active_intent) if schema else None
+    if old is None or new is None or not old.is_transactional:
+        return
+    takes = {*new.required_slots, *new.optional_slots}
+    said = {a.slot for a in acts if a.act in ("INFORM", "SELECT")}
+    for slot in list(frame.slot_values):
+        if slot not in takes and slot not in said:
+            del frame.slot_values[slot]
 
 
 def _state_values(act: Action, schema: ServiceSchema | None) -> list[str]:

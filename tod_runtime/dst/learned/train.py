@@ -7,7 +7,8 @@ include the candidate's value. Identical rows are merged with their counts, and 
 logistic regression is fitted (deterministic). ``--cv K`` first scores K folds over train's
 services: each fold's services are left out of training (as source or target) and the frames
 of those services are scored by gold-acts joint goal accuracy, the tracker's own state carried
-forward as in ``tod replay --nlu gold``.
+forward as in ``tod replay --nlu gold``; ``--errors FILE`` writes those frames' errors per
+service and slot (the report of ``tod replay --errors``), to analyse on train, never on dev.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import argparse
 import json
 import time
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -28,13 +30,15 @@ from tod_runtime.dst.carry import candidates
 from tod_runtime.dst.learned.features import BITS
 from tod_runtime.dst.learned.model import CarryModel
 from tod_runtime.dst.rules import track
+from tod_runtime.files import atomic_write
 from tod_runtime.learning import fit, service_folds
 from tod_runtime.progress import progress
+from tod_runtime.replay.errors import StateError, error_report, frame_errors
 from tod_runtime.replay.state_metrics import frame_state_metrics
 from tod_runtime.schema.models import ServiceSchema
 
 SETTINGS: dict[str, Any] = {"bits": BITS, "l2": 10.0, "iterations": 300, "rate": 0.5}
-THRESHOLD = 0.5
+THRESHOLD = 0.4
 
 Key = tuple[str, str, tuple[int, ...]]  # source service, target service, features
 Counts = dict[Key, list[int]]  # -> [positive, negative]
@@ -45,6 +49,11 @@ def add_train_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", metavar="DIR", required=True, help="write DIR/carry.npz")
     parser.add_argument("--seed", type=int, default=0, help="seed of the --cv folds")
     parser.add_argument("--cv", type=int, default=0, metavar="K", help="K folds over services")
+    parser.add_argument(
+        "--errors",
+        metavar="FILE",
+        help="with --cv: write the held-out frames' state errors per service and slot to FILE",
+    )
     parser.add_argument("--split", default="train", help=argparse.SUPPRESS)
     parser.add_argument("--workers", type=int, default=2, help="processes")
 
@@ -107,23 +116,27 @@ def gold_acts_scores(
     schemas: Mapping[str, ServiceSchema],
     model: CarryModel | bool,
     services: frozenset[str] | None = None,
+    errors: list[StateError] | None = None,
 ) -> list[float]:
     """Joint goal accuracy of every gold user frame (of ``services``, default all) when the
-    tracker runs on the gold acts with its own state carried forward."""
+    tracker runs on the gold acts with its own state carried forward; the frames' errors are
+    added to ``errors`` when given."""
     history = History()
     state: DialogueState = {}
     scores = []
-    for turn in dialogue.turns:
+    for index, turn in enumerate(dialogue.turns):
         if turn.speaker == "USER":
             acts = {f.service: list(f.actions) for f in turn.frames}
             state = track(state, acts, history, schemas, carry=model)
             for frame in turn.frames:
                 if frame.state is None or (services is not None and frame.service not in services):
                     continue
-                metrics = frame_state_metrics(
-                    frame.state, state.get(frame.service), schemas[frame.service]
-                )
+                schema, pred = schemas[frame.service], state.get(frame.service)
+                metrics = frame_state_metrics(frame.state, pred, schema)
                 scores.append(metrics["joint_goal_accuracy"])
+                if errors is not None:
+                    where = (dialogue.dialogue_id, index, turn.utterance)
+                    errors += frame_errors(frame.state, pred, schema, where)
         history.append(turn)
     return scores
 
@@ -147,17 +160,43 @@ def _rows_of(file: str) -> Counts:
     return out
 
 
-def _score_of(job: tuple[str, CarryModel, frozenset[str]]) -> tuple[float, int]:
+@dataclass
+class HeldOutErrors:
+    """The state errors of the held-out frames, and how many frames each service had."""
+
+    errors: list[StateError] = field(default_factory=list)
+    frames: dict[str, int] = field(default_factory=dict)
+
+    def add(self, other: HeldOutErrors) -> None:
+        self.errors += other.errors
+        for service, n in other.frames.items():
+            self.frames[service] = self.frames.get(service, 0) + n
+
+    def report(self) -> str:
+        return error_report(self.errors, self.frames)
+
+
+Scored = tuple[float, int, HeldOutErrors | None]  # sum of joint goal, frames, errors
+
+
+def _score_of(job: tuple[str, CarryModel, frozenset[str], bool]) -> Scored:
     assert _split is not None
-    file, model, services = job
+    file, model, services, keep_errors = job
     schemas = _split.schemas()
     total, count = 0.0, 0
+    errors = HeldOutErrors() if keep_errors else None
     for dialogue in _split.read_file(file):
         if not services & set(dialogue.services):
             continue
-        scores = gold_acts_scores(dialogue, schemas, model, services)
+        found = errors.errors if errors is not None else None
+        scores = gold_acts_scores(dialogue, schemas, model, services, found)
         total, count = total + sum(scores), count + len(scores)
-    return total, count
+        if errors is not None:
+            for turn in dialogue.turns:
+                for frame in turn.frames:
+                    if turn.speaker == "USER" and frame.service in services:
+                        errors.frames[frame.service] = errors.frames.get(frame.service, 0) + 1
+    return total, count, errors
 
 
 def _pool(split: SGDSplit, workers: int) -> Any:
@@ -178,12 +217,20 @@ def collect_rows(split: SGDSplit, pool: Any) -> Counts:
 
 
 def score(
-    split: SGDSplit, pool: Any, model: CarryModel, services: frozenset[str]
+    split: SGDSplit,
+    pool: Any,
+    model: CarryModel,
+    services: frozenset[str],
+    errors: HeldOutErrors | None = None,
 ) -> tuple[float, int]:
-    jobs = [(f, model, services) for f in split.dialogue_files()]
+    """Gold-acts joint goal summed over the frames of ``services``, and their number (their
+    errors added to ``errors`` when given)."""
+    jobs = [(f, model, services, errors is not None) for f in split.dialogue_files()]
     total, count = 0.0, 0
-    for t, c in pool.imap(_score_of, jobs):
+    for t, c, found in pool.imap(_score_of, jobs):
         total, count = total + t, count + c
+        if errors is not None and found is not None:
+            errors.add(found)
     return total, count
 
 
@@ -198,7 +245,10 @@ def run_train_dst(args: argparse.Namespace) -> int:
         report["rows"] = len(counts)
         report["rows_seen"] = sum(p + n for p, n in counts.values())
         if args.cv:
-            report["cv"] = cross_validate(split, pool, counts, args.cv, args.seed)
+            errors = HeldOutErrors() if args.errors else None
+            report["cv"] = cross_validate(split, pool, counts, args.cv, args.seed, errors)
+            if errors is not None:
+                atomic_write(args.errors, errors.report())
     model = fit_rows(counts)
     model.save(out / "carry.npz")
     report["seconds"] = round(time.perf_counter() - start, 1)
@@ -207,13 +257,22 @@ def run_train_dst(args: argparse.Namespace) -> int:
     return 0
 
 
-def cross_validate(split: SGDSplit, pool: Any, counts: Counts, k: int, seed: int) -> dict[str, Any]:
+def cross_validate(
+    split: SGDSplit,
+    pool: Any,
+    counts: Counts,
+    k: int,
+    seed: int,
+    errors: HeldOutErrors | None = None,
+) -> dict[str, Any]:
+    """Gold-acts joint goal of each fold's held-out services under a model fitted without
+    them (their errors added to ``errors`` when given)."""
     services = list(split.schemas())
     total = count = 0.0
     per_fold = []
     for held in service_folds(services, k, seed):
         model = fit_rows(counts, held)
-        t, c = score(split, pool, model, held)
+        t, c = score(split, pool, model, held, errors)
         per_fold.append(
             {"services": sorted(held), "frames": c, "joint_goal_accuracy": round(t / max(c, 1), 4)}
         )
