@@ -27,14 +27,14 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 import numpy.typing as npt
 
 from tod_runtime.dialogue.models import DONTCARE
 from tod_runtime.nlu.learned.features import hashed
-from tod_runtime.nlu.learned.model import NLUModel
+from tod_runtime.nlu.learned.model import NLUModel, scores
 from tod_runtime.nlu.learned.text import STOP, stem
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.schema.roles import slot_roles
@@ -133,9 +133,34 @@ class ValueTurn:
             dict.fromkeys(stem(t.lower) for t in self.tokens if t.word and t.lower not in STOP)
         )
 
+    @cached_property
+    def stems(self) -> tuple[str, ...]:
+        """The stem of every token, in order."""
+        return tuple(stem(t.lower) for t in self.tokens)
+
+    @cached_property
+    def word_stems(self) -> tuple[str, ...]:
+        """The stems of its words and numbers (no punctuation), in order."""
+        return tuple(s for t, s in zip(self.tokens, self.stems, strict=True) if t.word)
+
+    @cached_property
+    def prefixes(self) -> frozenset[str]:
+        """The first five letters of each of its words, the way ``mention`` compares them."""
+        return frozenset(t.lower[:5] for t in self.tokens if t.word)
+
+    @cached_property
+    def yes_no(self) -> tuple[bool, bool]:
+        """Whether it holds a yes word, and a no word."""
+        return any(t.lower in _YES for t in self.tokens), any(t.lower in _NO for t in self.tokens)
+
     def said(self, i: int, j: int) -> str:
         """The text of tokens ``i`` to ``j`` (exclusive), as written."""
         return self.text[self.tokens[i].start : self.tokens[j - 1].end]
+
+    def said_normalised(self, i: int, j: int) -> str:
+        """``normalised(self.said(i, j))``, from the tokens already read (the same tokens: a
+        span starts and ends on token boundaries)."""
+        return " ".join(t.lower for t in self.tokens[i:j] if t.word)
 
 
 def value_turn(
@@ -189,7 +214,7 @@ def span_strings(turn: ValueTurn, i: int, j: int, asked_types: Sequence[str]) ->
     out += [f"in:{w}" for w in words[1:-1][:4]]
     if i == 0 and j == len(toks) or (i == 0 and j == len(toks) - 1 and not toks[-1].word):
         out.append(f"all:{n}")
-    if normalised(turn.said(i, j)) in turn.known:
+    if turn.said_normalised(i, j) in turn.known:
         out += ["kv", f"kv:{n}"]
     for kind in asked_types or ("-",):
         out += [f"r:{kind}", f"rs:{kind}|{shape}", f"rp:{kind}|{p1}", f"rn:{kind}|{n}"]
@@ -207,7 +232,7 @@ def assign_strings(turn: ValueTurn, i: int, j: int, slot: SlotView, same_type: i
     desc = slot.description
     acts = [a for a, _ in turn.slot_acts.get(slot.name, ())] or ["-"]
     asked = slot.name in turn.asked
-    value = normalised(turn.said(i, j))
+    value = turn.said_normalised(i, j)
     known_here = slot.name in turn.known.get(value, ())
     known_other = bool(turn.known.get(value, frozenset()) - {slot.name})
     out = [f"cd:{c}|{d}" for c in context for d in desc]
@@ -228,22 +253,39 @@ def value_numbers(turn: ValueTurn) -> set[str]:
     return {n for t in turn.tokens if (n := _number(t.lower)) is not None}
 
 
+@dataclass(frozen=True)
+class ValueForm:
+    """A value the way ``mention`` looks for it: normalised, its words, and a pattern that
+    finds it as whole words in a normalised utterance."""
+
+    norm: str
+    words: tuple[str, ...]
+    exact: re.Pattern[str]
+
+
+@lru_cache(maxsize=8192)
+def value_form(value: str) -> ValueForm:
+    norm = normalised(value)
+    exact = re.compile(rf"(?<![a-z0-9]){re.escape(norm)}(?![a-z0-9])")
+    return ValueForm(norm, tuple(norm.split()), exact)
+
+
 def mention(value: str, turn: ValueTurn, numbers: set[str], lowered: str) -> tuple[str, int]:
     """How ``value`` appears in the utterance (exact, as a number, by the stems of all or
     some of its words, or none) and the index of the token where it starts (-1: nowhere)."""
-    norm = normalised(value)
+    form = value_form(value)
+    norm, words = form.norm, form.words
     if not norm:
         return "none", -1
-    words = norm.split()
     at = next((n for n, t in enumerate(turn.tokens) if t.lower[:5] == words[0][:5]), -1)
-    if re.search(rf"(?<![a-z0-9]){re.escape(norm)}(?![a-z0-9])", lowered):
+    if form.exact.search(lowered):
         return "exact", at
     if norm.isdigit():
         if norm not in numbers:
             return "none", -1
         at = next(n for n, t in enumerate(turn.tokens) if _number(t.lower) == norm)
         return "number", at
-    stems = {t.lower[:5] for t in turn.tokens if t.word}
+    stems = turn.prefixes
     hits = sum(w[:5] in stems for w in words)
     if hits == len(words):
         return "stems", at
@@ -271,25 +313,25 @@ def value_strings(
 ) -> list[str]:
     """The part of a (slot, value) pair's features that depends on the value."""
     asked = int(slot.name in turn.asked)
+    vwords: tuple[str, ...]
     if value == DONTCARE:
-        (kind, at), vwords = ("dontcare", -1), ["<dontcare>"]
+        (kind, at), vwords = ("dontcare", -1), ("<dontcare>",)
     else:
-        (kind, at), vwords = mention(value, turn, numbers, lowered), normalised(value).split()[:3]
+        (kind, at), vwords = mention(value, turn, numbers, lowered), value_form(value).words[:3]
     vt = "dc" if value == DONTCARE else slot.value_type
     desc = set(slot.description)
     # A description word next to the value ("2 nights", "rated 4") ties it to this slot.
-    near = [stem(t.lower) in desc for t in turn.tokens[max(at - 2, 0) : at + 3]] if at >= 0 else []
+    near = [s in desc for s in turn.stems[max(at - 2, 0) : at + 3]] if at >= 0 else []
     overlap = min(len(set(turn.content) & desc), 2)
     out = [f"m:{kind}|{vt}", f"m:{kind}|{asked}", f"m:{kind}|{vt}|{asked}"]
     out += [f"mo:{kind}|{overlap}|{asked}", f"near:{kind}|{int(any(near))}|{asked}"]
-    out += [f"vu:{v}|{stem(t.lower)}" for v in vwords for t in turn.tokens if t.word]
+    out += [f"vu:{v}|{s}" for v in vwords for s in turn.word_stems]
     if vt in ("bool", "dc"):
-        yes = any(t.lower in _YES for t in turn.tokens)
-        no = any(t.lower in _NO for t in turn.tokens)
+        yes, no = turn.yes_no
         out += [f"yn:{value}|{int(yes)}|{int(no)}|{asked}"]
         out += [f"dv:{d}|{value}" for d in slot.description]
     for a, values in turn.slot_acts.get(slot.name, ()):
-        said = any(normalised(v) == normalised(value) for v in values)
+        said = any(value_form(v).norm == value_form(value).norm for v in values)
         out.append(f"sv:{a}|{int(said)}|{vt}")
     return out
 
@@ -314,9 +356,11 @@ class ValueReader:
         self.bits = model.bits
         self.thresholds = {k: model.threshold(k) for k in ("spans", "assign", "pick")}
 
-    def _p(self, weights: npt.NDArray[np.float32], strings: list[str]) -> float:
-        z = float(weights[hashed(strings, self.bits)].sum())
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+    def _probabilities(
+        self, weights: npt.NDArray[np.float32], rows: Sequence[Sequence[int]]
+    ) -> list[float]:
+        """The probability of each row of hashed features."""
+        return [1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))) for z in scores(weights, rows)]
 
     def read(self, turn: ValueTurn, slots: Sequence[SlotView]) -> list[Read]:
         """The values of the turn: spans first; then, best first, each categorical slot's
@@ -334,11 +378,13 @@ class ValueReader:
         if not open_slots:
             return []
         types = [s.value_type for s in open_slots if s.name in turn.asked]
-        scored = []
-        for i, j in candidate_spans(turn.tokens):
-            p = self._p(self.spans, span_strings(turn, i, j, types))
-            if p >= self.thresholds["spans"]:
-                scored.append((p, i, j))
+        spans = candidate_spans(turn.tokens)
+        rows = [hashed(span_strings(turn, i, j, types), self.bits) for i, j in spans]
+        scored = [
+            (p, i, j)
+            for (i, j), p in zip(spans, self._probabilities(self.spans, rows), strict=True)
+            if p >= self.thresholds["spans"]
+        ]
         scored.sort(reverse=True)
         taken: list[tuple[int, int]] = []
         used: set[str] = set()
@@ -350,10 +396,12 @@ class ValueReader:
             if any(i < e and s < j for s, e in taken):
                 continue
             best, best_p = None, self.thresholds["assign"]
-            for slot in open_slots:
-                if slot.name in used:
-                    continue
-                q = self._p(self.assign, assign_strings(turn, i, j, slot, counts[slot.value_type]))
+            free = [slot for slot in open_slots if slot.name not in used]
+            rows = [
+                hashed(assign_strings(turn, i, j, slot, counts[slot.value_type]), self.bits)
+                for slot in free
+            ]
+            for slot, q in zip(free, self._probabilities(self.assign, rows), strict=True):
                 if q > best_p:
                     best, best_p = slot, q
             if best is None:
@@ -367,19 +415,22 @@ class ValueReader:
     def read_categorical(self, turn: ValueTurn, slots: Sequence[SlotView]) -> list[Read]:
         numbers = value_numbers(turn)
         lowered = normalised(turn.text)
-        out = []
+        pairs, rows = [], []
         for slot in slots:
-            candidates = [*slot.values, DONTCARE] if slot.categorical else [DONTCARE]
-            shared = slot_strings(turn, slot)
-            best, best_p = None, self.thresholds["pick"]
-            for value in candidates:
-                q = self._p(self.pick, shared + value_strings(turn, slot, value, numbers, lowered))
-                if q > best_p:
-                    best, best_p = value, q
-            if best is not None:
-                kind, at = mention(best, turn, numbers, lowered) if best != DONTCARE else ("", -1)
-                said = range(at, at + 1) if kind in ("exact", "number") else range(0)
-                out.append(Read(slot.name, best, best, best_p, said))
+            shared = hashed(slot_strings(turn, slot), self.bits)  # hashed once per slot
+            for value in [*slot.values, DONTCARE] if slot.categorical else [DONTCARE]:
+                pairs.append((slot, value))
+                strings = value_strings(turn, slot, value, numbers, lowered)
+                rows.append(shared + hashed(strings, self.bits))
+        best: dict[str, tuple[str, float]] = {}  # slot -> its best value above the threshold
+        for (slot, value), q in zip(pairs, self._probabilities(self.pick, rows), strict=True):
+            if q > best.get(slot.name, ("", self.thresholds["pick"]))[1]:
+                best[slot.name] = (value, q)
+        out = []
+        for name, (value, q) in best.items():
+            kind, at = mention(value, turn, numbers, lowered) if value != DONTCARE else ("", -1)
+            said = range(at, at + 1) if kind in ("exact", "number") else range(0)
+            out.append(Read(name, value, value, q, said))
         return out
 
 
