@@ -15,6 +15,7 @@ from tod_runtime.data.sgd import open_split
 from tod_runtime.dialogue.context import TurnContext
 from tod_runtime.dialogue.models import State
 from tod_runtime.errors import DataError
+from tod_runtime.nlu.learned import values as reading
 from tod_runtime.nlu.learned.examples import (
     Featurised,
     Featuriser,
@@ -25,8 +26,11 @@ from tod_runtime.nlu.learned.examples import (
 )
 from tod_runtime.nlu.learned.features import (
     Utterance,
+    crossed,
     describe_intent,
     describe_slots,
+    hashed,
+    hashed_crossed,
     head_and_rest,
     intent_features,
     intent_role,
@@ -101,6 +105,34 @@ def test_scores_depend_on_words_not_on_identity() -> None:
     assert [s for s, _ in Scorer(model, {SERVICE: original}).rank(turn)] == [
         s for s, _ in Scorer(model, {"Zzyzx_42": other}).rank(turn)
     ]
+
+
+def test_features_hashed_without_strings_are_the_strings_hashed() -> None:
+    """The scorers hash crossed words by continuing a CRC instead of building each string:
+    the buckets, and their order, are those of the feature strings the model learned from."""
+    assert hashed_crossed("x", ["ab", "c"], ["d", "ef", "g"], 12) == hashed(
+        crossed("x", ["ab", "c"], ["d", "ef", "g"]), 12
+    )
+    schema = schemas()[SERVICE]
+    u = Utterance.of("Is there a cafe with wifi in San Jose? What's the phone, for 2 people?")
+    acts = ("OFFER", "REQUEST")
+    for intent in schema.intents:
+        for role in ("current", "other", "none"):
+            c = describe_intent(intent)
+            assert intent_features(u, acts, c, role) == hashed(intent_strings(u, acts, c, role))
+    for c in describe_slots(schema).values():
+        for slot_acts in ((), ("REQUEST", "OFFER")):
+            expected = hashed(slot_strings(u, acts, slot_acts, c))
+            assert slot_features(u, acts, slot_acts, c) == expected
+    system_acts = [("REQUEST", "city", []), ("OFFER", "party_size", ["2"])]
+    turn = reading.value_turn(u.text, system_acts, {"san jose": frozenset({"city"})})
+    numbers, lowered = reading.value_numbers(turn), reading.normalised(turn.text)
+    for slot in slot_views(schema):
+        assert reading.slot_features(turn, slot, 18) == hashed(reading.slot_strings(turn, slot))
+        for value in [*slot.values, "dontcare"]:
+            strings = reading.value_strings(turn, slot, value, numbers, lowered)
+            found = reading.value_features(turn, slot, value, numbers, lowered, 18)
+            assert found == hashed(strings)
 
 
 def _fitted(split_dir: Path, file: str) -> tuple[Featurised, NLUModel]:

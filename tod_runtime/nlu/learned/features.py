@@ -14,6 +14,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from tod_runtime.nlu.learned.text import STOP, content, question_cues, tokens
 from tod_runtime.schema.models import IntentSchema, ServiceSchema, SlotSchema
@@ -26,6 +27,33 @@ ROLES = ("none", "none_current", "current", "offered", "active", "sibling", "oth
 def hashed(features: Iterable[str], bits: int = BITS) -> list[int]:
     mask = (1 << bits) - 1
     return [zlib.crc32(f.encode()) & mask for f in features]
+
+
+def crossed(kind: str, lefts: Iterable[str], rights: Iterable[str]) -> list[str]:
+    """``kind:left|right`` for every left and every right word, left-major."""
+    return [f"{kind}:{a}|{b}" for a in lefts for b in rights]
+
+
+def hashed_crossed(
+    kind: str, lefts: Iterable[str], rights: Iterable[str], bits: int = BITS
+) -> list[int]:
+    """``hashed(crossed(kind, lefts, rights), bits)`` without building the strings: the CRC
+    of ``kind:left|`` is continued over each right word (``crc32(b, crc32(a)) == crc32(a +
+    b)``). The CRCs of the left parts and the bytes of the right words are remembered, since
+    the same description words and the same turn's words meet again and again."""
+    mask = (1 << bits) - 1
+    ends = _encoded(tuple(rights))
+    return [zlib.crc32(end, start) & mask for start in _starts(kind, tuple(lefts)) for end in ends]
+
+
+@lru_cache(maxsize=4096)
+def _starts(kind: str, lefts: tuple[str, ...]) -> tuple[int, ...]:
+    return tuple(zlib.crc32(f"{kind}:{a}|".encode()) for a in lefts)
+
+
+@lru_cache(maxsize=4096)
+def _encoded(words: tuple[str, ...]) -> tuple[bytes, ...]:
+    return tuple(w.encode() for w in words)
 
 
 @dataclass(frozen=True)
@@ -115,25 +143,47 @@ def intent_context_strings(u: Utterance, sys_acts: Sequence[str], role: str, tx:
 
 def intent_pair_strings(u: Utterance, c: Described, role: str) -> list[str]:
     """The features of a pair that depend on the candidate's words."""
+    return intent_overlap_strings(u, c, role) + crossed("x", u.content, c.head)
+
+
+def intent_overlap_strings(u: Utterance, c: Described, role: str) -> list[str]:
+    """A pair's features but the utterance's words crossed with the head's."""
     oh, od = u.content & c.head, u.content & c.description
     out = [f"oh:{_bucket(len(oh))}|{role}", f"od:{_bucket(len(od))}|{role}"]
     out.append(f"ohod:{_bucket(len(oh), 2)}:{_bucket(len(od), 2)}")
     if c.head:
         out.append(f"ohf:{round(4 * len(oh) / len(c.head))}|{role}")
     out += [f"ov:{w}" for w in oh | od]
-    out += [f"x:{w}|{n}" for w in u.content for n in c.head]
     return out
 
 
 def intent_features(
     u: Utterance, sys_acts: Sequence[str], c: Described, role: str, bits: int = BITS
 ) -> list[int]:
-    return hashed(intent_strings(u, sys_acts, c, role), bits)
+    """``hashed(intent_strings(...))``."""
+    context = hashed(intent_context_strings(u, sys_acts, role, c.flag), bits)
+    return context + intent_pair_features(u, c, role, bits)
+
+
+def intent_pair_features(u: Utterance, c: Described, role: str, bits: int = BITS) -> list[int]:
+    """``hashed(intent_pair_strings(...))``, the crossed words hashed without building strings."""
+    overlap = hashed(intent_overlap_strings(u, c, role), bits)
+    return overlap + hashed_crossed("x", u.content, c.head, bits)
 
 
 def slot_strings(
     u: Utterance, sys_acts: Sequence[str], slot_acts: Sequence[str], c: Described
 ) -> list[str]:
+    return (
+        slot_overlap_strings(u, c)
+        + crossed("x", u.content, c.head)
+        + slot_cue_strings(u, sys_acts, slot_acts, c)
+    )
+
+
+def slot_overlap_strings(u: Utterance, c: Described) -> list[str]:
+    """The first part of a (turn, slot) pair's features: the utterance's overlap with the
+    slot's description, and the slot's schema properties."""
     q = int(bool(u.cues))
     oh, od = u.content & c.head, u.content & c.description
     out = [f"q:{q}", f"oh:{_bucket(len(oh))}|{q}", f"od:{_bucket(len(od))}|{q}"]
@@ -142,8 +192,17 @@ def slot_strings(
         out.append(f"ohf:{round(4 * len(oh) / len(c.head))}|{q}")
     out += [f"cat:{int(c.flag)}:{int(c.extra)}|{q}", f"cat:{int(c.flag)}:{int(c.extra)}|{len(oh)}"]
     out += [f"ov:{w}|{q}" for w in oh | od]
-    out += [f"x:{w}|{n}" for w in u.content for n in c.head]
-    out += [f"qn:{cue}|{n}" for cue in u.cues for n in c.head]
+    return out
+
+
+def slot_cue_strings(
+    u: Utterance, sys_acts: Sequence[str], slot_acts: Sequence[str], c: Described
+) -> list[str]:
+    """The last part of a (turn, slot) pair's features: question cues crossed with the
+    head, the system's acts, the utterance's words."""
+    q = int(bool(u.cues))
+    oh, od = u.content & c.head, u.content & c.description
+    out = [f"qn:{cue}|{n}" for cue in u.cues for n in c.head]
     out += [f"sa:{a}|{q}" for a in slot_acts]
     out += [f"sa:{a}|{_bucket(len(oh), 1)}" for a in slot_acts]
     out += [f"s:{a}|{q}|{_bucket(len(oh), 1)}" for a in sys_acts]
@@ -158,4 +217,9 @@ def slot_features(
     c: Described,
     bits: int = BITS,
 ) -> list[int]:
-    return hashed(slot_strings(u, sys_acts, slot_acts, c), bits)
+    """``hashed(slot_strings(...))``, the crossed words hashed without building strings."""
+    return (
+        hashed(slot_overlap_strings(u, c), bits)
+        + hashed_crossed("x", u.content, c.head, bits)
+        + hashed(slot_cue_strings(u, sys_acts, slot_acts, c), bits)
+    )

@@ -131,6 +131,11 @@ def probability(weights: Vector, features: Sequence[int]) -> float:
     return float(1.0 / (1.0 + np.exp(-score(weights, features))))
 
 
+def probabilities(weights: Vector, rows: Sequence[Sequence[int]]) -> list[float]:
+    """``probability`` of each row (its score from ``scores``)."""
+    return [float(1.0 / (1.0 + np.exp(-z))) for z in scores(weights, rows)]
+
+
 SCORERS = ("intent", "slots", "spans", "assign", "pick")
 
 

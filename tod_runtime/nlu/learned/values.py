@@ -33,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tod_runtime.dialogue.models import DONTCARE
-from tod_runtime.nlu.learned.features import hashed
+from tod_runtime.nlu.learned.features import crossed, hashed, hashed_crossed
 from tod_runtime.nlu.learned.model import NLUModel, scores
 from tod_runtime.nlu.learned.text import STOP, stem
 from tod_runtime.schema.models import ServiceSchema
@@ -298,11 +298,21 @@ def _number(word: str) -> str | None:
 
 def slot_strings(turn: ValueTurn, slot: SlotView) -> list[str]:
     """The part of a (slot, value) pair's features that depends on the slot only."""
-    content = turn.content
+    return crossed("du", slot.description, turn.content) + slot_context_strings(turn, slot)
+
+
+def slot_features(turn: ValueTurn, slot: SlotView, bits: int) -> list[int]:
+    """``hashed(slot_strings(turn, slot), bits)``, the crossed words hashed without strings."""
+    crossed_words = hashed_crossed("du", slot.description, turn.content, bits)
+    return crossed_words + hashed(slot_context_strings(turn, slot), bits)
+
+
+def slot_context_strings(turn: ValueTurn, slot: SlotView) -> list[str]:
+    """The slot's part but its description's words crossed with the utterance's: their
+    overlap, the system's acts on the slot, whether it asked for it."""
     asked = int(slot.name in turn.asked)
-    overlap = set(content) & set(slot.description)
-    out = [f"du:{d}|{u}" for d in slot.description for u in content]
-    out += [f"o:{w}|{asked}" for w in overlap]
+    overlap = set(turn.content) & set(slot.description)
+    out = [f"o:{w}|{asked}" for w in overlap]
     out += [f"a:{a}" for a, _ in turn.slot_acts.get(slot.name, ())]
     out += [f"asked:{asked}|{int(bool(turn.asked))}", f"ov:{min(len(overlap), 2)}|{asked}"]
     return out
@@ -312,20 +322,55 @@ def value_strings(
     turn: ValueTurn, slot: SlotView, value: str, numbers: set[str], lowered: str
 ) -> list[str]:
     """The part of a (slot, value) pair's features that depends on the value."""
+    return (
+        value_mention_strings(turn, slot, value, numbers, lowered)
+        + crossed("vu", value_words(value), turn.word_stems)
+        + value_cue_strings(turn, slot, value)
+    )
+
+
+def value_features(
+    turn: ValueTurn, slot: SlotView, value: str, numbers: set[str], lowered: str, bits: int
+) -> list[int]:
+    """``hashed(value_strings(...), bits)``, the crossed words hashed without strings."""
+    return (
+        hashed(value_mention_strings(turn, slot, value, numbers, lowered), bits)
+        + hashed_crossed("vu", value_words(value), turn.word_stems, bits)
+        + hashed(value_cue_strings(turn, slot, value), bits)
+    )
+
+
+def value_words(value: str) -> tuple[str, ...]:
+    """The words of a value that are crossed with the utterance's."""
+    return ("<dontcare>",) if value == DONTCARE else value_form(value).words[:3]
+
+
+def _value_type(slot: SlotView, value: str) -> str:
+    return "dc" if value == DONTCARE else slot.value_type
+
+
+def value_mention_strings(
+    turn: ValueTurn, slot: SlotView, value: str, numbers: set[str], lowered: str
+) -> list[str]:
+    """How the value is mentioned, and whether the slot's description is near it."""
     asked = int(slot.name in turn.asked)
-    vwords: tuple[str, ...]
-    if value == DONTCARE:
-        (kind, at), vwords = ("dontcare", -1), ("<dontcare>",)
-    else:
-        (kind, at), vwords = mention(value, turn, numbers, lowered), value_form(value).words[:3]
-    vt = "dc" if value == DONTCARE else slot.value_type
+    kind, at = ("dontcare", -1) if value == DONTCARE else mention(value, turn, numbers, lowered)
+    vt = _value_type(slot, value)
     desc = set(slot.description)
     # A description word next to the value ("2 nights", "rated 4") ties it to this slot.
     near = [s in desc for s in turn.stems[max(at - 2, 0) : at + 3]] if at >= 0 else []
     overlap = min(len(set(turn.content) & desc), 2)
     out = [f"m:{kind}|{vt}", f"m:{kind}|{asked}", f"m:{kind}|{vt}|{asked}"]
     out += [f"mo:{kind}|{overlap}|{asked}", f"near:{kind}|{int(any(near))}|{asked}"]
-    out += [f"vu:{v}|{s}" for v in vwords for s in turn.word_stems]
+    return out
+
+
+def value_cue_strings(turn: ValueTurn, slot: SlotView, value: str) -> list[str]:
+    """Yes/no cues for a boolean slot or dontcare, and whether the system's acts on the
+    slot carried the value."""
+    asked = int(slot.name in turn.asked)
+    vt = _value_type(slot, value)
+    out = []
     if vt in ("bool", "dc"):
         yes, no = turn.yes_no
         out += [f"yn:{value}|{int(yes)}|{int(no)}|{asked}"]
@@ -417,11 +462,10 @@ class ValueReader:
         lowered = normalised(turn.text)
         pairs, rows = [], []
         for slot in slots:
-            shared = hashed(slot_strings(turn, slot), self.bits)  # hashed once per slot
+            shared = slot_features(turn, slot, self.bits)  # once per slot
             for value in [*slot.values, DONTCARE] if slot.categorical else [DONTCARE]:
                 pairs.append((slot, value))
-                strings = value_strings(turn, slot, value, numbers, lowered)
-                rows.append(shared + hashed(strings, self.bits))
+                rows.append(shared + value_features(turn, slot, value, numbers, lowered, self.bits))
         best: dict[str, tuple[str, float]] = {}  # slot -> its best value above the threshold
         for (slot, value), q in zip(pairs, self._probabilities(self.pick, rows), strict=True):
             if q > best.get(slot.name, ("", self.thresholds["pick"]))[1]:
