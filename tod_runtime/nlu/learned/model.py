@@ -4,10 +4,12 @@ AdaGrad trainer with L2, and the model file (``nlu.npz``)."""
 from __future__ import annotations
 
 import json
+import math
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -111,29 +113,19 @@ def train_logreg(
     return w.astype(np.float32)
 
 
-def score(weights: Vector, features: Sequence[int]) -> float:
-    return float(weights[list(features)].sum())
-
-
 def scores(weights: Vector, rows: Sequence[Sequence[int]]) -> list[float]:
-    """``score`` of each row, with one gather for all of them. Each row is still summed on
-    its own, in float32 and in its order, so every score is the same to the bit."""
-    gathered = weights[[f for row in rows for f in row]]
-    out, start = [], 0
-    for row in rows:
-        end = start + len(row)
-        out.append(float(np.add.reduce(gathered[start:end])))
-        start = end
-    return out
-
-
-def probability(weights: Vector, features: Sequence[int]) -> float:
-    return float(1.0 / (1.0 + np.exp(-score(weights, features))))
+    """The score of each row of features: the sum of its weights, in float64 (as in
+    training), for all the rows at once."""
+    lengths = [len(row) for row in rows]
+    features = np.fromiter(chain.from_iterable(rows), dtype=np.intp, count=sum(lengths))
+    row_of = np.repeat(np.arange(len(rows)), lengths)
+    sums: list[float] = np.bincount(row_of, weights=weights[features], minlength=len(rows)).tolist()
+    return sums
 
 
 def probabilities(weights: Vector, rows: Sequence[Sequence[int]]) -> list[float]:
-    """``probability`` of each row (its score from ``scores``)."""
-    return [float(1.0 / (1.0 + np.exp(-z))) for z in scores(weights, rows)]
+    """The probability of each row of features."""
+    return [1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))) for z in scores(weights, rows)]
 
 
 SCORERS = ("intent", "slots", "spans", "assign", "pick")

@@ -23,18 +23,14 @@ is read from its schema alone.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
-import numpy as np
-import numpy.typing as npt
-
 from tod_runtime.dialogue.models import DONTCARE
 from tod_runtime.nlu.learned.features import crossed, hashed, hashed_crossed
-from tod_runtime.nlu.learned.model import NLUModel, scores
+from tod_runtime.nlu.learned.model import NLUModel, probabilities
 from tod_runtime.nlu.learned.text import STOP, stem
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.schema.roles import slot_roles
@@ -134,6 +130,29 @@ class ValueTurn:
         )
 
     @cached_property
+    def lowers(self) -> tuple[str, ...]:
+        """Every token in lower case, in order."""
+        return tuple(t.lower for t in self.tokens)
+
+    @cached_property
+    def shapes(self) -> tuple[str, ...]:
+        return tuple(t.shape for t in self.tokens)
+
+    @cached_property
+    def _padded(self) -> tuple[str, ...]:
+        return ("^", "^", *self.lowers, "$", "$")
+
+    def around(self, i: int, j: int) -> tuple[str, str, str, str]:
+        """The two tokens before tokens ``i`` to ``j`` and the two after, in lower case ("^"
+        and "$" beyond the utterance's ends)."""
+        padded = self._padded
+        return padded[i], padded[i + 1], padded[j + 2], padded[j + 3]
+
+    def span_shape(self, i: int, j: int) -> str:
+        """The shapes of tokens ``i`` to ``j``, joined and cut to 12 characters."""
+        return "_".join(self.shapes[i:j])[:12]
+
+    @cached_property
     def stems(self) -> tuple[str, ...]:
         """The stem of every token, in order."""
         return tuple(stem(t.lower) for t in self.tokens)
@@ -191,25 +210,18 @@ def candidate_spans(tokens: Sequence[Token]) -> list[tuple[int, int]]:
     return out
 
 
-def _words_around(tokens: Sequence[Token], i: int, j: int) -> tuple[str, str, str, str]:
-    def at(k: int) -> str:
-        return tokens[k].lower if 0 <= k < len(tokens) else ("^" if k < 0 else "$")
-
-    return at(i - 2), at(i - 1), at(j), at(j + 1)
-
-
 def span_strings(turn: ValueTurn, i: int, j: int, asked_types: Sequence[str]) -> list[str]:
-    toks = turn.tokens
-    words = [t.lower for t in toks[i:j]]
+    toks, shapes = turn.tokens, turn.shapes
+    words = turn.lowers[i:j]
     n = min(j - i, 6)
-    p2, p1, n1, n2 = _words_around(toks, i, j)
-    shape = "_".join(t.shape for t in toks[i:j])[:12]
+    p2, p1, n1, n2 = turn.around(i, j)
+    shape = turn.span_shape(i, j)
     first, last = words[0], words[-1]
     out = [
         f"n:{n}", f"f:{first}", f"l:{last}", f"fl:{first}|{last}", f"p:{p1}", f"pp:{p2}_{p1}",
-        f"x:{n1}", f"xx:{n1}_{n2}", f"px:{p1}|{n1}", f"sh:{shape}", f"fs:{toks[i].shape}",
-        f"ls:{toks[j - 1].shape}", f"pn:{p1}|{n}", f"pf:{p1}|{first}", f"lx:{last}|{n1}",
-        f"ps:{p1}|{toks[i].shape}",
+        f"x:{n1}", f"xx:{n1}_{n2}", f"px:{p1}|{n1}", f"sh:{shape}", f"fs:{shapes[i]}",
+        f"ls:{shapes[j - 1]}", f"pn:{p1}|{n}", f"pf:{p1}|{first}", f"lx:{last}|{n1}",
+        f"ps:{p1}|{shapes[i]}",
     ]  # fmt: skip
     out += [f"in:{w}" for w in words[1:-1][:4]]
     if i == 0 and j == len(toks) or (i == 0 and j == len(toks) - 1 and not toks[-1].word):
@@ -223,12 +235,12 @@ def span_strings(turn: ValueTurn, i: int, j: int, asked_types: Sequence[str]) ->
 
 def assign_strings(turn: ValueTurn, i: int, j: int, slot: SlotView, same_type: int) -> list[str]:
     toks = turn.tokens
-    p2, p1, n1, n2 = _words_around(toks, i, j)
+    p2, p1, n1, n2 = turn.around(i, j)
     context = list(dict.fromkeys(stem(w) for w in (p2, p1, n1, n2) if w not in STOP))
     if i >= 3:
         context.append(stem(toks[i - 3].lower))
     span = [stem(t.lower) for t in toks[i:j] if t.word][:3]
-    shape = "_".join(t.shape for t in toks[i:j])[:12]
+    shape = turn.span_shape(i, j)
     desc = slot.description
     acts = [a for a, _ in turn.slot_acts.get(slot.name, ())] or ["-"]
     asked = slot.name in turn.asked
@@ -401,12 +413,6 @@ class ValueReader:
         self.bits = model.bits
         self.thresholds = {k: model.threshold(k) for k in ("spans", "assign", "pick")}
 
-    def _probabilities(
-        self, weights: npt.NDArray[np.float32], rows: Sequence[Sequence[int]]
-    ) -> list[float]:
-        """The probability of each row of hashed features."""
-        return [1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))) for z in scores(weights, rows)]
-
     def read(self, turn: ValueTurn, slots: Sequence[SlotView]) -> list[Read]:
         """The values of the turn: spans first; then, best first, each categorical slot's
         value whose words no span or better-scoring slot took ("2 nights" fills one slot)."""
@@ -427,7 +433,7 @@ class ValueReader:
         rows = [hashed(span_strings(turn, i, j, types), self.bits) for i, j in spans]
         scored = [
             (p, i, j)
-            for (i, j), p in zip(spans, self._probabilities(self.spans, rows), strict=True)
+            for (i, j), p in zip(spans, probabilities(self.spans, rows), strict=True)
             if p >= self.thresholds["spans"]
         ]
         scored.sort(reverse=True)
@@ -446,7 +452,7 @@ class ValueReader:
                 hashed(assign_strings(turn, i, j, slot, counts[slot.value_type]), self.bits)
                 for slot in free
             ]
-            for slot, q in zip(free, self._probabilities(self.assign, rows), strict=True):
+            for slot, q in zip(free, probabilities(self.assign, rows), strict=True):
                 if q > best_p:
                     best, best_p = slot, q
             if best is None:
@@ -467,7 +473,7 @@ class ValueReader:
                 pairs.append((slot, value))
                 rows.append(shared + value_features(turn, slot, value, numbers, lowered, self.bits))
         best: dict[str, tuple[str, float]] = {}  # slot -> its best value above the threshold
-        for (slot, value), q in zip(pairs, self._probabilities(self.pick, rows), strict=True):
+        for (slot, value), q in zip(pairs, probabilities(self.pick, rows), strict=True):
             if q > best.get(slot.name, ("", self.thresholds["pick"]))[1]:
                 best[slot.name] = (value, q)
         out = []
