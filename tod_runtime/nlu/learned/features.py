@@ -143,18 +143,39 @@ def intent_context_strings(u: Utterance, sys_acts: Sequence[str], role: str, tx:
 
 def intent_pair_strings(u: Utterance, c: Described, role: str) -> list[str]:
     """The features of a pair that depend on the candidate's words."""
-    return intent_overlap_strings(u, c, role) + crossed("x", u.content, c.head)
-
-
-def intent_overlap_strings(u: Utterance, c: Described, role: str) -> list[str]:
-    """A pair's features but the utterance's words crossed with the head's."""
     oh, od = u.content & c.head, u.content & c.description
-    out = [f"oh:{_bucket(len(oh))}|{role}", f"od:{_bucket(len(od))}|{role}"]
-    out.append(f"ohod:{_bucket(len(oh), 2)}:{_bucket(len(od), 2)}")
-    if c.head:
-        out.append(f"ohf:{round(4 * len(oh) / len(c.head))}|{role}")
-    out += [f"ov:{w}" for w in oh | od]
+    counts = intent_count_strings(role, len(oh), len(od), len(c.head))
+    return counts + overlap_strings(oh | od) + crossed("x", u.content, c.head)
+
+
+def intent_pair_features(u: Utterance, c: Described, role: str, bits: int = BITS) -> list[int]:
+    """``hashed(intent_pair_strings(...))``, with fewer strings built: the count features
+    are remembered, the crossed words hashed without strings."""
+    oh, od = u.content & c.head, u.content & c.description
+    counts = _hashed_intent_counts(role, len(oh), len(od), len(c.head), bits)
+    overlap = hashed(overlap_strings(oh | od), bits)
+    return [*counts, *overlap, *hashed_crossed("x", u.content, c.head, bits)]
+
+
+def intent_count_strings(role: str, in_head: int, in_rest: int, head_size: int) -> list[str]:
+    """How many of the utterance's content words the head and the rest of a candidate's
+    description hold."""
+    out = [f"oh:{_bucket(in_head)}|{role}", f"od:{_bucket(in_rest)}|{role}"]
+    out.append(f"ohod:{_bucket(in_head, 2)}:{_bucket(in_rest, 2)}")
+    if head_size:
+        out.append(f"ohf:{round(4 * in_head / head_size)}|{role}")
     return out
+
+
+@lru_cache(maxsize=1024)
+def _hashed_intent_counts(
+    role: str, in_head: int, in_rest: int, head_size: int, bits: int
+) -> tuple[int, ...]:
+    return tuple(hashed(intent_count_strings(role, in_head, in_rest, head_size), bits))
+
+
+def overlap_strings(words: Iterable[str]) -> list[str]:
+    return [f"ov:{w}" for w in words]
 
 
 def intent_features(
@@ -165,49 +186,18 @@ def intent_features(
     return context + intent_pair_features(u, c, role, bits)
 
 
-def intent_pair_features(u: Utterance, c: Described, role: str, bits: int = BITS) -> list[int]:
-    """``hashed(intent_pair_strings(...))``, the crossed words hashed without building strings."""
-    overlap = hashed(intent_overlap_strings(u, c, role), bits)
-    return overlap + hashed_crossed("x", u.content, c.head, bits)
-
-
 def slot_strings(
     u: Utterance, sys_acts: Sequence[str], slot_acts: Sequence[str], c: Described
 ) -> list[str]:
+    q = int(bool(u.cues))
+    oh, od = u.content & c.head, u.content & c.description
     return (
-        slot_overlap_strings(u, c)
+        slot_count_strings(q, len(oh), len(od), len(c.head), c.flag, c.extra)
+        + crossed("ov", oh | od, [str(q)])
         + crossed("x", u.content, c.head)
-        + slot_cue_strings(u, sys_acts, slot_acts, c)
+        + slot_cue_strings(u, sys_acts, slot_acts, c, q, len(oh))
+        + crossed("u", u.words, [f"{q}|{_bucket(len(oh | od), 1)}"])
     )
-
-
-def slot_overlap_strings(u: Utterance, c: Described) -> list[str]:
-    """The first part of a (turn, slot) pair's features: the utterance's overlap with the
-    slot's description, and the slot's schema properties."""
-    q = int(bool(u.cues))
-    oh, od = u.content & c.head, u.content & c.description
-    out = [f"q:{q}", f"oh:{_bucket(len(oh))}|{q}", f"od:{_bucket(len(od))}|{q}"]
-    out.append(f"ohod:{_bucket(len(oh), 2)}:{_bucket(len(od), 2)}|{q}")
-    if c.head:
-        out.append(f"ohf:{round(4 * len(oh) / len(c.head))}|{q}")
-    out += [f"cat:{int(c.flag)}:{int(c.extra)}|{q}", f"cat:{int(c.flag)}:{int(c.extra)}|{len(oh)}"]
-    out += [f"ov:{w}|{q}" for w in oh | od]
-    return out
-
-
-def slot_cue_strings(
-    u: Utterance, sys_acts: Sequence[str], slot_acts: Sequence[str], c: Described
-) -> list[str]:
-    """The last part of a (turn, slot) pair's features: question cues crossed with the
-    head, the system's acts, the utterance's words."""
-    q = int(bool(u.cues))
-    oh, od = u.content & c.head, u.content & c.description
-    out = [f"qn:{cue}|{n}" for cue in u.cues for n in c.head]
-    out += [f"sa:{a}|{q}" for a in slot_acts]
-    out += [f"sa:{a}|{_bucket(len(oh), 1)}" for a in slot_acts]
-    out += [f"s:{a}|{q}|{_bucket(len(oh), 1)}" for a in sys_acts]
-    out += [f"u:{w}|{q}|{_bucket(len(oh | od), 1)}" for w in u.words]
-    return out
 
 
 def slot_features(
@@ -217,9 +207,51 @@ def slot_features(
     c: Described,
     bits: int = BITS,
 ) -> list[int]:
-    """``hashed(slot_strings(...))``, the crossed words hashed without building strings."""
-    return (
-        hashed(slot_overlap_strings(u, c), bits)
-        + hashed_crossed("x", u.content, c.head, bits)
-        + hashed(slot_cue_strings(u, sys_acts, slot_acts, c), bits)
-    )
+    """``hashed(slot_strings(...))``, with fewer strings built: the count features are
+    remembered, the crossed words hashed without strings."""
+    q = int(bool(u.cues))
+    oh, od = u.content & c.head, u.content & c.description
+    return [
+        *_hashed_slot_counts(q, len(oh), len(od), len(c.head), c.flag, c.extra, bits),
+        *hashed_crossed("ov", oh | od, [str(q)], bits),
+        *hashed_crossed("x", u.content, c.head, bits),
+        *hashed(slot_cue_strings(u, sys_acts, slot_acts, c, q, len(oh)), bits),
+        *hashed_crossed("u", u.words, [f"{q}|{_bucket(len(oh | od), 1)}"], bits),
+    ]
+
+
+def slot_count_strings(
+    q: int, in_head: int, in_rest: int, head_size: int, categorical: bool, is_input: bool
+) -> list[str]:
+    """How many of the utterance's content words the head and the rest of a slot's
+    description hold, and the slot's schema properties (``q``: a question cue is said)."""
+    out = [f"q:{q}", f"oh:{_bucket(in_head)}|{q}", f"od:{_bucket(in_rest)}|{q}"]
+    out.append(f"ohod:{_bucket(in_head, 2)}:{_bucket(in_rest, 2)}|{q}")
+    if head_size:
+        out.append(f"ohf:{round(4 * in_head / head_size)}|{q}")
+    kind = f"{int(categorical)}:{int(is_input)}"
+    return out + [f"cat:{kind}|{q}", f"cat:{kind}|{in_head}"]
+
+
+@lru_cache(maxsize=1024)
+def _hashed_slot_counts(
+    q: int, in_head: int, in_rest: int, head_size: int, categorical: bool, is_input: bool, bits: int
+) -> tuple[int, ...]:
+    strings = slot_count_strings(q, in_head, in_rest, head_size, categorical, is_input)
+    return tuple(hashed(strings, bits))
+
+
+def slot_cue_strings(
+    u: Utterance,
+    sys_acts: Sequence[str],
+    slot_acts: Sequence[str],
+    c: Described,
+    q: int,
+    in_head: int,
+) -> list[str]:
+    """Question cues crossed with the slot's head, and the system's acts."""
+    out = crossed("qn", u.cues, c.head)
+    out += [f"sa:{a}|{q}" for a in slot_acts]
+    out += [f"sa:{a}|{_bucket(in_head, 1)}" for a in slot_acts]
+    out += [f"s:{a}|{q}|{_bucket(in_head, 1)}" for a in sys_acts]
+    return out

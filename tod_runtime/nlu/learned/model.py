@@ -125,7 +125,11 @@ def scores(weights: Vector, rows: Sequence[Sequence[int]]) -> list[float]:
 
 def probabilities(weights: Vector, rows: Sequence[Sequence[int]]) -> list[float]:
     """The probability of each row of features."""
-    return [1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))) for z in scores(weights, rows)]
+    return [sigmoid(z) for z in scores(weights, rows)]
+
+
+def sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
 SCORERS = ("intent", "slots", "spans", "assign", "pick")

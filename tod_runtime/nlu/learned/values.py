@@ -30,7 +30,7 @@ from functools import cached_property, lru_cache
 
 from tod_runtime.dialogue.models import DONTCARE
 from tod_runtime.nlu.learned.features import crossed, hashed, hashed_crossed
-from tod_runtime.nlu.learned.model import NLUModel, probabilities
+from tod_runtime.nlu.learned.model import NLUModel, probabilities, scores, sigmoid
 from tod_runtime.nlu.learned.text import STOP, stem
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.schema.roles import slot_roles
@@ -466,14 +466,16 @@ class ValueReader:
     def read_categorical(self, turn: ValueTurn, slots: Sequence[SlotView]) -> list[Read]:
         numbers = value_numbers(turn)
         lowered = normalised(turn.text)
+        # A pair's score: its slot's part (scored once per slot) plus its value's part.
+        slot_scores = scores(self.pick, [slot_features(turn, slot, self.bits) for slot in slots])
         pairs, rows = [], []
-        for slot in slots:
-            shared = slot_features(turn, slot, self.bits)  # once per slot
+        for slot, slot_score in zip(slots, slot_scores, strict=True):
             for value in [*slot.values, DONTCARE] if slot.categorical else [DONTCARE]:
-                pairs.append((slot, value))
-                rows.append(shared + value_features(turn, slot, value, numbers, lowered, self.bits))
+                pairs.append((slot, slot_score, value))
+                rows.append(value_features(turn, slot, value, numbers, lowered, self.bits))
         best: dict[str, tuple[str, float]] = {}  # slot -> its best value above the threshold
-        for (slot, value), q in zip(pairs, probabilities(self.pick, rows), strict=True):
+        for (slot, slot_score, value), z in zip(pairs, scores(self.pick, rows), strict=True):
+            q = sigmoid(slot_score + z)
             if q > best.get(slot.name, ("", self.thresholds["pick"]))[1]:
                 best[slot.name] = (value, q)
         out = []
