@@ -38,7 +38,13 @@ from tod_runtime.nlu.learned.features import (
     slot_features,
     slot_strings,
 )
-from tod_runtime.nlu.learned.model import SCORERS, NLUModel, load_model, train_logreg
+from tod_runtime.nlu.learned.model import (
+    SCORERS,
+    NLUModel,
+    load_model,
+    probabilities,
+    train_logreg,
+)
 from tod_runtime.nlu.learned.nlu import LearnedNLU
 from tod_runtime.nlu.learned.scorer import Scorer, view
 from tod_runtime.nlu.learned.values import (
@@ -133,6 +139,12 @@ def test_features_hashed_without_strings_are_the_strings_hashed() -> None:
             strings = reading.value_strings(turn, slot, value, numbers, lowered)
             found = reading.value_features(turn, slot, value, numbers, lowered, 18)
             assert found == hashed(strings)
+    # Spans are scored by parts (start, end, both); the sum is the whole row's.
+    reader = ValueReader(load_model())
+    spans = candidate_spans(turn.tokens)
+    by_parts = reader.span_probabilities(turn, spans, ["city"])
+    rows = [hashed(reading.span_strings(turn, i, j, ["city"])) for i, j in spans]
+    assert by_parts == pytest.approx(probabilities(reader.spans, rows), abs=1e-12)
 
 
 def _fitted(split_dir: Path, file: str) -> tuple[Featurised, NLUModel]:

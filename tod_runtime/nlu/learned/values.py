@@ -211,25 +211,43 @@ def candidate_spans(tokens: Sequence[Token]) -> list[tuple[int, int]]:
 
 
 def span_strings(turn: ValueTurn, i: int, j: int, asked_types: Sequence[str]) -> list[str]:
-    toks, shapes = turn.tokens, turn.shapes
+    """The features of the span of tokens ``i`` to ``j`` (exclusive) being a value."""
+    start, end = span_start_strings(turn, i, asked_types), span_end_strings(turn, j)
+    return start + end + span_pair_strings(turn, i, j, asked_types)
+
+
+def span_start_strings(turn: ValueTurn, i: int, asked_types: Sequence[str]) -> list[str]:
+    """The features of a span that depend on where it starts only (shared by the spans that
+    start there)."""
+    p2, p1 = turn.around(i, i)[:2]
+    first, shape = turn.lowers[i], turn.shapes[i]
+    out = [f"f:{first}", f"p:{p1}", f"pp:{p2}_{p1}", f"fs:{shape}", f"pf:{p1}|{first}"]
+    out.append(f"ps:{p1}|{shape}")
+    return out + [f"rp:{kind}|{p1}" for kind in asked_types or ("-",)]
+
+
+def span_end_strings(turn: ValueTurn, j: int) -> list[str]:
+    """The features of a span that depend on where it ends only."""
+    n1, n2 = turn.around(j, j)[2:]
+    last = turn.lowers[j - 1]
+    return [f"l:{last}", f"x:{n1}", f"xx:{n1}_{n2}", f"ls:{turn.shapes[j - 1]}", f"lx:{last}|{n1}"]
+
+
+def span_pair_strings(turn: ValueTurn, i: int, j: int, asked_types: Sequence[str]) -> list[str]:
+    """The features of a span that depend on both its ends."""
+    toks = turn.tokens
     words = turn.lowers[i:j]
     n = min(j - i, 6)
-    p2, p1, n1, n2 = turn.around(i, j)
+    p1, n1 = turn.around(i, j)[1:3]
     shape = turn.span_shape(i, j)
-    first, last = words[0], words[-1]
-    out = [
-        f"n:{n}", f"f:{first}", f"l:{last}", f"fl:{first}|{last}", f"p:{p1}", f"pp:{p2}_{p1}",
-        f"x:{n1}", f"xx:{n1}_{n2}", f"px:{p1}|{n1}", f"sh:{shape}", f"fs:{shapes[i]}",
-        f"ls:{shapes[j - 1]}", f"pn:{p1}|{n}", f"pf:{p1}|{first}", f"lx:{last}|{n1}",
-        f"ps:{p1}|{shapes[i]}",
-    ]  # fmt: skip
+    out = [f"n:{n}", f"fl:{words[0]}|{words[-1]}", f"px:{p1}|{n1}", f"sh:{shape}", f"pn:{p1}|{n}"]
     out += [f"in:{w}" for w in words[1:-1][:4]]
     if i == 0 and j == len(toks) or (i == 0 and j == len(toks) - 1 and not toks[-1].word):
         out.append(f"all:{n}")
     if turn.said_normalised(i, j) in turn.known:
         out += ["kv", f"kv:{n}"]
     for kind in asked_types or ("-",):
-        out += [f"r:{kind}", f"rs:{kind}|{shape}", f"rp:{kind}|{p1}", f"rn:{kind}|{n}"]
+        out += [f"r:{kind}", f"rs:{kind}|{shape}", f"rn:{kind}|{n}"]
     return out
 
 
@@ -430,10 +448,9 @@ class ValueReader:
             return []
         types = [s.value_type for s in open_slots if s.name in turn.asked]
         spans = candidate_spans(turn.tokens)
-        rows = [hashed(span_strings(turn, i, j, types), self.bits) for i, j in spans]
         scored = [
             (p, i, j)
-            for (i, j), p in zip(spans, probabilities(self.spans, rows), strict=True)
+            for (i, j), p in zip(spans, self.span_probabilities(turn, spans, types), strict=True)
             if p >= self.thresholds["spans"]
         ]
         scored.sort(reverse=True)
@@ -462,6 +479,23 @@ class ValueReader:
             text = turn.said(i, j)
             out.append(Read(best.name, text, text, p * best_p, range(i, j)))
         return out
+
+    def span_probabilities(
+        self, turn: ValueTurn, spans: Sequence[tuple[int, int]], types: Sequence[str]
+    ) -> list[float]:
+        """The probability that each span is a value: the parts of its score that depend on
+        its start or its end only are scored once per start and per end."""
+        starts = sorted({i for i, _ in spans})
+        ends = sorted({j for _, j in spans})
+        rows = [hashed(span_start_strings(turn, i, types), self.bits) for i in starts]
+        start_scores = dict(zip(starts, scores(self.spans, rows), strict=True))
+        rows = [hashed(span_end_strings(turn, j), self.bits) for j in ends]
+        end_scores = dict(zip(ends, scores(self.spans, rows), strict=True))
+        rows = [hashed(span_pair_strings(turn, i, j, types), self.bits) for i, j in spans]
+        return [
+            sigmoid(start_scores[i] + end_scores[j] + z)
+            for (i, j), z in zip(spans, scores(self.spans, rows), strict=True)
+        ]
 
     def read_categorical(self, turn: ValueTurn, slots: Sequence[SlotView]) -> list[Read]:
         numbers = value_numbers(turn)
