@@ -351,23 +351,28 @@ def slot_context_strings(turn: ValueTurn, slot: SlotView) -> list[str]:
 def value_strings(
     turn: ValueTurn, slot: SlotView, value: str, numbers: set[str], lowered: str
 ) -> list[str]:
-    """The part of a (slot, value) pair's features that depends on the value."""
+    """The part of a (slot, value) pair's features that depends on the value: how it is
+    mentioned, its words crossed with the utterance's, yes/no cues, the system's acts."""
     return (
-        value_mention_strings(turn, slot, value, numbers, lowered)
+        mention_strings(*_mention_facts(turn, slot, value, numbers, lowered))
         + crossed("vu", value_words(value), turn.word_stems)
-        + value_cue_strings(turn, slot, value)
+        + yes_no_strings(*_yes_no_facts(turn, slot, value))
+        + value_act_strings(turn, slot, value)
     )
 
 
 def value_features(
     turn: ValueTurn, slot: SlotView, value: str, numbers: set[str], lowered: str, bits: int
 ) -> list[int]:
-    """``hashed(value_strings(...), bits)``, the crossed words hashed without strings."""
-    return (
-        hashed(value_mention_strings(turn, slot, value, numbers, lowered), bits)
-        + hashed_crossed("vu", value_words(value), turn.word_stems, bits)
-        + hashed(value_cue_strings(turn, slot, value), bits)
-    )
+    """``hashed(value_strings(...), bits)``, with fewer strings built: the mention and yes/no
+    features are remembered by what they depend on, the crossed words hashed without
+    strings."""
+    return [
+        *_hashed_mention(*_mention_facts(turn, slot, value, numbers, lowered), bits),
+        *hashed_crossed("vu", value_words(value), turn.word_stems, bits),
+        *_hashed_yes_no(*_yes_no_facts(turn, slot, value), bits),
+        *hashed(value_act_strings(turn, slot, value), bits),
+    ]
 
 
 def value_words(value: str) -> tuple[str, ...]:
@@ -379,35 +384,64 @@ def _value_type(slot: SlotView, value: str) -> str:
     return "dc" if value == DONTCARE else slot.value_type
 
 
-def value_mention_strings(
+def _mention_facts(
     turn: ValueTurn, slot: SlotView, value: str, numbers: set[str], lowered: str
-) -> list[str]:
-    """How the value is mentioned, and whether the slot's description is near it."""
+) -> tuple[str, str, int, int, int]:
+    """How the value is mentioned, its value type, whether the system asked for the slot,
+    how many of the utterance's content words the slot's description holds (up to 2),
+    whether a description word stands near the value."""
     asked = int(slot.name in turn.asked)
     kind, at = ("dontcare", -1) if value == DONTCARE else mention(value, turn, numbers, lowered)
-    vt = _value_type(slot, value)
     desc = set(slot.description)
     # A description word next to the value ("2 nights", "rated 4") ties it to this slot.
     near = [s in desc for s in turn.stems[max(at - 2, 0) : at + 3]] if at >= 0 else []
     overlap = min(len(set(turn.content) & desc), 2)
+    return kind, _value_type(slot, value), asked, overlap, int(any(near))
+
+
+def mention_strings(kind: str, vt: str, asked: int, overlap: int, near: int) -> list[str]:
     out = [f"m:{kind}|{vt}", f"m:{kind}|{asked}", f"m:{kind}|{vt}|{asked}"]
-    out += [f"mo:{kind}|{overlap}|{asked}", f"near:{kind}|{int(any(near))}|{asked}"]
-    return out
+    return out + [f"mo:{kind}|{overlap}|{asked}", f"near:{kind}|{near}|{asked}"]
 
 
-def value_cue_strings(turn: ValueTurn, slot: SlotView, value: str) -> list[str]:
-    """Yes/no cues for a boolean slot or dontcare, and whether the system's acts on the
-    slot carried the value."""
+@lru_cache(maxsize=4096)
+def _hashed_mention(
+    kind: str, vt: str, asked: int, overlap: int, near: int, bits: int
+) -> tuple[int, ...]:
+    return tuple(hashed(mention_strings(kind, vt, asked, overlap, near), bits))
+
+
+def _yes_no_facts(
+    turn: ValueTurn, slot: SlotView, value: str
+) -> tuple[str, str, bool, bool, int, tuple[str, ...]]:
+    yes, no = turn.yes_no
     asked = int(slot.name in turn.asked)
-    vt = _value_type(slot, value)
+    return value, _value_type(slot, value), yes, no, asked, slot.description
+
+
+def yes_no_strings(
+    value: str, vt: str, yes: bool, no: bool, asked: int, description: tuple[str, ...]
+) -> list[str]:
+    """Yes/no cues for a boolean slot or dontcare, and the value with the slot's
+    description words."""
+    if vt not in ("bool", "dc"):
+        return []
+    return [f"yn:{value}|{int(yes)}|{int(no)}|{asked}"] + [f"dv:{d}|{value}" for d in description]
+
+
+@lru_cache(maxsize=4096)
+def _hashed_yes_no(
+    value: str, vt: str, yes: bool, no: bool, asked: int, description: tuple[str, ...], bits: int
+) -> tuple[int, ...]:
+    return tuple(hashed(yes_no_strings(value, vt, yes, no, asked, description), bits))
+
+
+def value_act_strings(turn: ValueTurn, slot: SlotView, value: str) -> list[str]:
+    """The system's acts on the slot, and whether they carried the value."""
     out = []
-    if vt in ("bool", "dc"):
-        yes, no = turn.yes_no
-        out += [f"yn:{value}|{int(yes)}|{int(no)}|{asked}"]
-        out += [f"dv:{d}|{value}" for d in slot.description]
     for a, values in turn.slot_acts.get(slot.name, ()):
         said = any(value_form(v).norm == value_form(value).norm for v in values)
-        out.append(f"sv:{a}|{int(said)}|{vt}")
+        out.append(f"sv:{a}|{int(said)}|{_value_type(slot, value)}")
     return out
 
 
