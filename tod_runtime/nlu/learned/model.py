@@ -123,6 +123,16 @@ def scores(weights: Vector, rows: Sequence[Sequence[int]]) -> list[float]:
     return sums
 
 
+def grouped_scores(weights: Vector, groups: Sequence[Sequence[Sequence[int]]]) -> list[list[float]]:
+    """``scores`` of each group of rows, all the rows gathered at once."""
+    flat = scores(weights, [row for group in groups for row in group])
+    out, start = [], 0
+    for group in groups:
+        out.append(flat[start : start + len(group)])
+        start += len(group)
+    return out
+
+
 def probabilities(weights: Vector, rows: Sequence[Sequence[int]]) -> list[float]:
     """The probability of each row of features."""
     return [sigmoid(z) for z in scores(weights, rows)]

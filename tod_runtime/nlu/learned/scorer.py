@@ -18,7 +18,7 @@ from tod_runtime.nlu.learned.features import (
     intent_role,
     slot_features,
 )
-from tod_runtime.nlu.learned.model import NLUModel, probabilities, scores
+from tod_runtime.nlu.learned.model import NLUModel, grouped_scores, probabilities
 from tod_runtime.schema.models import ServiceSchema
 
 Intent = tuple[str, str]  # (service, intent name)
@@ -89,12 +89,11 @@ class Scorer:
                 shared[key] = hashed(context, bits)
             keys.append(key)
             pairs.append(intent_pair_features(u, described, role, bits))
-        context_scores = dict(zip(shared, scores(weights, list(shared.values())), strict=True))
+        context_part, pair_part = grouped_scores(weights, [list(shared.values()), pairs])
+        context_scores = dict(zip(shared, context_part, strict=True))
         scored = [
             (context_scores[key] + pair, candidate)
-            for key, pair, (candidate, _) in zip(
-                keys, scores(weights, pairs), self.intents, strict=True
-            )
+            for key, pair, (candidate, _) in zip(keys, pair_part, self.intents, strict=True)
         ]
         scored.sort(key=lambda pair: -pair[0])
         return scored

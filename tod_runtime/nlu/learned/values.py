@@ -30,7 +30,7 @@ from functools import cached_property, lru_cache
 
 from tod_runtime.dialogue.models import DONTCARE
 from tod_runtime.nlu.learned.features import crossed, hashed, hashed_crossed
-from tod_runtime.nlu.learned.model import NLUModel, probabilities, scores, sigmoid
+from tod_runtime.nlu.learned.model import NLUModel, grouped_scores, probabilities, sigmoid
 from tod_runtime.nlu.learned.text import STOP, stem
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.schema.roles import slot_roles
@@ -55,6 +55,7 @@ class Token:
     word: bool  # a word or number, not punctuation
 
 
+@lru_cache(maxsize=8192)
 def shape(text: str) -> str:
     out = re.sub(r"[A-Z]+", "X", re.sub(r"[a-z]+", "x", re.sub(r"\d+", "d", text)))
     return out[:4]
@@ -166,6 +167,14 @@ class ValueTurn:
     def prefixes(self) -> frozenset[str]:
         """The first five letters of each of its words, the way ``mention`` compares them."""
         return frozenset(t.lower[:5] for t in self.tokens if t.word)
+
+    @cached_property
+    def first_prefix(self) -> dict[str, int]:
+        """The first five letters of each token -> the index of the first token with them."""
+        first: dict[str, int] = {}
+        for n, t in enumerate(self.tokens):
+            first.setdefault(t.lower[:5], n)
+        return first
 
     @cached_property
     def yes_no(self) -> tuple[bool, bool]:
@@ -307,7 +316,7 @@ def mention(value: str, turn: ValueTurn, numbers: set[str], lowered: str) -> tup
     norm, words = form.norm, form.words
     if not norm:
         return "none", -1
-    at = next((n for n, t in enumerate(turn.tokens) if t.lower[:5] == words[0][:5]), -1)
+    at = turn.first_prefix.get(words[0][:5], -1)
     if form.exact.search(lowered):
         return "exact", at
     if norm.isdigit():
@@ -521,29 +530,35 @@ class ValueReader:
         its start or its end only are scored once per start and per end."""
         starts = sorted({i for i, _ in spans})
         ends = sorted({j for _, j in spans})
-        rows = [hashed(span_start_strings(turn, i, types), self.bits) for i in starts]
-        start_scores = dict(zip(starts, scores(self.spans, rows), strict=True))
-        rows = [hashed(span_end_strings(turn, j), self.bits) for j in ends]
-        end_scores = dict(zip(ends, scores(self.spans, rows), strict=True))
-        rows = [hashed(span_pair_strings(turn, i, j, types), self.bits) for i, j in spans]
+        start_part, end_part, pair_part = grouped_scores(
+            self.spans,
+            [
+                [hashed(span_start_strings(turn, i, types), self.bits) for i in starts],
+                [hashed(span_end_strings(turn, j), self.bits) for j in ends],
+                [hashed(span_pair_strings(turn, i, j, types), self.bits) for i, j in spans],
+            ],
+        )
+        start_scores = dict(zip(starts, start_part, strict=True))
+        end_scores = dict(zip(ends, end_part, strict=True))
         return [
             sigmoid(start_scores[i] + end_scores[j] + z)
-            for (i, j), z in zip(spans, scores(self.spans, rows), strict=True)
+            for (i, j), z in zip(spans, pair_part, strict=True)
         ]
 
     def read_categorical(self, turn: ValueTurn, slots: Sequence[SlotView]) -> list[Read]:
         numbers = value_numbers(turn)
         lowered = normalised(turn.text)
         # A pair's score: its slot's part (scored once per slot) plus its value's part.
-        slot_scores = scores(self.pick, [slot_features(turn, slot, self.bits) for slot in slots])
         pairs, rows = [], []
-        for slot, slot_score in zip(slots, slot_scores, strict=True):
+        for k, slot in enumerate(slots):
             for value in [*slot.values, DONTCARE] if slot.categorical else [DONTCARE]:
-                pairs.append((slot, slot_score, value))
+                pairs.append((slot, k, value))
                 rows.append(value_features(turn, slot, value, numbers, lowered, self.bits))
+        slot_rows = [slot_features(turn, slot, self.bits) for slot in slots]
+        slot_scores, value_scores = grouped_scores(self.pick, [slot_rows, rows])
         best: dict[str, tuple[str, float]] = {}  # slot -> its best value above the threshold
-        for (slot, slot_score, value), z in zip(pairs, scores(self.pick, rows), strict=True):
-            q = sigmoid(slot_score + z)
+        for (slot, k, value), z in zip(pairs, value_scores, strict=True):
+            q = sigmoid(slot_scores[k] + z)
             if q > best.get(slot.name, ("", self.thresholds["pick"]))[1]:
                 best[slot.name] = (value, q)
         out = []
