@@ -91,6 +91,10 @@ class SlotView:
     values: tuple[str, ...]  # possible values (categorical)
     is_input: bool
 
+    @cached_property
+    def description_set(self) -> frozenset[str]:
+        return frozenset(self.description)
+
 
 def slot_views(schema: ServiceSchema) -> list[SlotView]:
     inputs = {s for i in schema.intents for s in (*i.required_slots, *i.optional_slots)}
@@ -152,6 +156,10 @@ class ValueTurn:
     def span_shape(self, i: int, j: int) -> str:
         """The shapes of tokens ``i`` to ``j``, joined and cut to 12 characters."""
         return "_".join(self.shapes[i:j])[:12]
+
+    @cached_property
+    def content_set(self) -> frozenset[str]:
+        return frozenset(self.content)
 
     @cached_property
     def stems(self) -> tuple[str, ...]:
@@ -378,10 +386,19 @@ def value_features(
     strings."""
     return [
         *_hashed_mention(*_mention_facts(turn, slot, value, numbers, lowered), bits),
-        *hashed_crossed("vu", value_words(value), turn.word_stems, bits),
+        *_hashed_value_words(value_words(value), turn.word_stems, bits),
         *_hashed_yes_no(*_yes_no_facts(turn, slot, value), bits),
         *hashed(value_act_strings(turn, slot, value), bits),
     ]
+
+
+@lru_cache(maxsize=1024)
+def _hashed_value_words(
+    words: tuple[str, ...], stems: tuple[str, ...], bits: int
+) -> tuple[int, ...]:
+    """The value's words crossed with the utterance's, remembered: every slot of a turn
+    takes ``dontcare`` (and every yes/no slot "True" and "False")."""
+    return tuple(hashed_crossed("vu", words, stems, bits))
 
 
 def value_words(value: str) -> tuple[str, ...]:
@@ -401,10 +418,10 @@ def _mention_facts(
     whether a description word stands near the value."""
     asked = int(slot.name in turn.asked)
     kind, at = ("dontcare", -1) if value == DONTCARE else mention(value, turn, numbers, lowered)
-    desc = set(slot.description)
+    desc = slot.description_set
     # A description word next to the value ("2 nights", "rated 4") ties it to this slot.
     near = [s in desc for s in turn.stems[max(at - 2, 0) : at + 3]] if at >= 0 else []
-    overlap = min(len(set(turn.content) & desc), 2)
+    overlap = min(len(turn.content_set & desc), 2)
     return kind, _value_type(slot, value), asked, overlap, int(any(near))
 
 
