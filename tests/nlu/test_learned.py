@@ -139,6 +139,10 @@ def test_features_hashed_without_strings_are_the_strings_hashed() -> None:
             strings = reading.value_strings(turn, slot, value, numbers, lowered)
             found = reading.value_features(turn, slot, value, numbers, lowered, 18)
             assert found == hashed(strings)
+    for i, j in candidate_spans(turn.tokens)[:12]:
+        for slot in slot_views(schema):
+            found = reading.assign_features(turn, i, j, slot, 2, 18)
+            assert found == hashed(reading.assign_strings(turn, i, j, slot, 2))
     # Spans are scored by parts (start, end, both); the sum is the whole row's.
     reader = ValueReader(load_model())
     spans = candidate_spans(turn.tokens)

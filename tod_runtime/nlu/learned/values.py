@@ -269,23 +269,54 @@ def span_pair_strings(turn: ValueTurn, i: int, j: int, asked_types: Sequence[str
 
 
 def assign_strings(turn: ValueTurn, i: int, j: int, slot: SlotView, same_type: int) -> list[str]:
+    """The features of the span of tokens ``i`` to ``j`` filling ``slot``: the words around
+    the span and its own words crossed with the slot's description, and the rest."""
+    context, span = assign_words(turn, i, j)
+    return (
+        crossed("cd", context, slot.description)
+        + crossed("sd", span, slot.description)
+        + assign_slot_strings(turn, i, j, slot, same_type, context)
+    )
+
+
+def assign_features(
+    turn: ValueTurn, i: int, j: int, slot: SlotView, same_type: int, bits: int
+) -> list[int]:
+    """``hashed(assign_strings(...), bits)``, the crossed words hashed without strings."""
+    context, span = assign_words(turn, i, j)
+    return [
+        *hashed_crossed("cd", context, slot.description, bits),
+        *hashed_crossed("sd", span, slot.description, bits),
+        *hashed(assign_slot_strings(turn, i, j, slot, same_type, context), bits),
+    ]
+
+
+def assign_words(turn: ValueTurn, i: int, j: int) -> tuple[list[str], list[str]]:
+    """The stems of the content words around a span (two either side, and the third before
+    it), and of its first three words."""
     toks = turn.tokens
     p2, p1, n1, n2 = turn.around(i, j)
     context = list(dict.fromkeys(stem(w) for w in (p2, p1, n1, n2) if w not in STOP))
     if i >= 3:
         context.append(stem(toks[i - 3].lower))
-    span = [stem(t.lower) for t in toks[i:j] if t.word][:3]
+    return context, [stem(t.lower) for t in toks[i:j] if t.word][:3]
+
+
+def assign_slot_strings(
+    turn: ValueTurn, i: int, j: int, slot: SlotView, same_type: int, context: list[str]
+) -> list[str]:
+    """The words around the span that the slot's description holds, the slot's value type
+    against the span's shape, length and the word before it, the system's acts on the slot,
+    whether the backend knows the span as a value of this slot or of another."""
+    p1 = turn.around(i, j)[1]
     shape = turn.span_shape(i, j)
-    desc = slot.description
     acts = [a for a, _ in turn.slot_acts.get(slot.name, ())] or ["-"]
     asked = slot.name in turn.asked
     value = turn.said_normalised(i, j)
     known_here = slot.name in turn.known.get(value, ())
     known_other = bool(turn.known.get(value, frozenset()) - {slot.name})
-    out = [f"cd:{c}|{d}" for c in context for d in desc]
-    out += [f"sd:{s}|{d}" for s in span for d in desc]
-    overlap = set(context) & set(desc)
-    out += [f"o:{w}" for w in overlap] + [f"ov:{min(len(overlap), 2)}|{int(asked)}"]
+    overlap = set(context) & set(slot.description)
+    out = [f"o:{w}" for w in overlap] + [f"ov:{min(len(overlap), 2)}|{int(asked)}"]
     out += [f"t:{slot.value_type}|{shape}", f"tp:{slot.value_type}|{p1}"]
     out += [f"tn:{slot.value_type}|{min(j - i, 4)}", f"tk:{slot.value_type}|{int(asked)}"]
     out += [f"a:{a}" for a in acts] + [f"a:{a}|{slot.value_type}" for a in acts]
@@ -526,7 +557,7 @@ class ValueReader:
             best, best_p = None, self.thresholds["assign"]
             free = [slot for slot in open_slots if slot.name not in used]
             rows = [
-                hashed(assign_strings(turn, i, j, slot, counts[slot.value_type]), self.bits)
+                assign_features(turn, i, j, slot, counts[slot.value_type], self.bits)
                 for slot in free
             ]
             for slot, q in zip(free, probabilities(self.assign, rows), strict=True):
