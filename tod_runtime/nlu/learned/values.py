@@ -230,7 +230,8 @@ def candidate_spans(tokens: Sequence[Token]) -> list[tuple[int, int]]:
 def span_strings(turn: ValueTurn, i: int, j: int, asked_types: Sequence[str]) -> list[str]:
     """The features of the span of tokens ``i`` to ``j`` (exclusive) being a value."""
     start, end = span_start_strings(turn, i, asked_types), span_end_strings(turn, j)
-    return start + end + span_pair_strings(turn, i, j, asked_types)
+    length = span_length_strings(min(j - i, 6), asked_types)
+    return start + end + length + span_pair_strings(turn, i, j, asked_types)
 
 
 def span_start_strings(turn: ValueTurn, i: int, asked_types: Sequence[str]) -> list[str]:
@@ -250,6 +251,15 @@ def span_end_strings(turn: ValueTurn, j: int) -> list[str]:
     return [f"l:{last}", f"x:{n1}", f"xx:{n1}_{n2}", f"ls:{turn.shapes[j - 1]}", f"lx:{last}|{n1}"]
 
 
+def span_length_strings(n: int, asked_types: Sequence[str]) -> list[str]:
+    """The features of a span that depend on its length (``n``, up to 6) only, and the
+    value types of the slots the system asked for."""
+    out = [f"n:{n}"]
+    for kind in asked_types or ("-",):
+        out += [f"r:{kind}", f"rn:{kind}|{n}"]
+    return out
+
+
 def span_pair_strings(turn: ValueTurn, i: int, j: int, asked_types: Sequence[str]) -> list[str]:
     """The features of a span that depend on both its ends."""
     toks = turn.tokens
@@ -257,15 +267,13 @@ def span_pair_strings(turn: ValueTurn, i: int, j: int, asked_types: Sequence[str
     n = min(j - i, 6)
     p1, n1 = turn.around(i, j)[1:3]
     shape = turn.span_shape(i, j)
-    out = [f"n:{n}", f"fl:{words[0]}|{words[-1]}", f"px:{p1}|{n1}", f"sh:{shape}", f"pn:{p1}|{n}"]
+    out = [f"fl:{words[0]}|{words[-1]}", f"px:{p1}|{n1}", f"sh:{shape}", f"pn:{p1}|{n}"]
     out += [f"in:{w}" for w in words[1:-1][:4]]
     if i == 0 and j == len(toks) or (i == 0 and j == len(toks) - 1 and not toks[-1].word):
         out.append(f"all:{n}")
     if turn.said_normalised(i, j) in turn.known:
         out += ["kv", f"kv:{n}"]
-    for kind in asked_types or ("-",):
-        out += [f"r:{kind}", f"rs:{kind}|{shape}", f"rn:{kind}|{n}"]
-    return out
+    return out + [f"rs:{kind}|{shape}" for kind in asked_types or ("-",)]
 
 
 def assign_strings(turn: ValueTurn, i: int, j: int, slot: SlotView, same_type: int) -> list[str]:
@@ -575,21 +583,24 @@ class ValueReader:
         self, turn: ValueTurn, spans: Sequence[tuple[int, int]], types: Sequence[str]
     ) -> list[float]:
         """The probability that each span is a value: the parts of its score that depend on
-        its start or its end only are scored once per start and per end."""
+        its start, its end or its length only are scored once per start, end and length."""
         starts = sorted({i for i, _ in spans})
         ends = sorted({j for _, j in spans})
-        start_part, end_part, pair_part = grouped_scores(
+        lengths = sorted({min(j - i, 6) for i, j in spans})
+        start_part, end_part, length_part, pair_part = grouped_scores(
             self.spans,
             [
                 [hashed(span_start_strings(turn, i, types), self.bits) for i in starts],
                 [hashed(span_end_strings(turn, j), self.bits) for j in ends],
+                [hashed(span_length_strings(n, types), self.bits) for n in lengths],
                 [hashed(span_pair_strings(turn, i, j, types), self.bits) for i, j in spans],
             ],
         )
         start_scores = dict(zip(starts, start_part, strict=True))
         end_scores = dict(zip(ends, end_part, strict=True))
+        length_scores = dict(zip(lengths, length_part, strict=True))
         return [
-            sigmoid(start_scores[i] + end_scores[j] + z)
+            sigmoid(start_scores[i] + end_scores[j] + length_scores[min(j - i, 6)] + z)
             for (i, j), z in zip(spans, pair_part, strict=True)
         ]
 
