@@ -36,6 +36,7 @@ from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.schema.roles import slot_roles
 
 MAX_SPAN = 8
+YES_NO_TYPES = ("bool", "dc")  # value types read with yes/no cues (dc: dontcare)
 _TOKEN = re.compile(r"\d+(?::\d+)?|[A-Za-z0-9]+(?:['’][A-Za-z]+)?|[^\sA-Za-z0-9]")
 _NUMBER_WORDS = {
     "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
@@ -423,11 +424,13 @@ def value_features(
     """``hashed(value_strings(...), bits)``, with fewer strings built: the mention and yes/no
     features are remembered by what they depend on, the crossed words hashed without
     strings."""
+    has_yes_no = _value_type(slot, value) in YES_NO_TYPES
+    has_acts = slot.name in turn.slot_acts
     return [
         *_hashed_mention(*_mention_facts(turn, slot, value, numbers, lowered), bits),
         *_hashed_value_words(value_words(value), turn.word_stems, bits),
-        *_hashed_yes_no(*_yes_no_facts(turn, slot, value), bits),
-        *hashed(value_act_strings(turn, slot, value), bits),
+        *(_hashed_yes_no(*_yes_no_facts(turn, slot, value), bits) if has_yes_no else ()),
+        *(hashed(value_act_strings(turn, slot, value), bits) if has_acts else ()),
     ]
 
 
@@ -489,7 +492,7 @@ def yes_no_strings(
 ) -> list[str]:
     """Yes/no cues for a boolean slot or dontcare, and the value with the slot's
     description words."""
-    if vt not in ("bool", "dc"):
+    if vt not in YES_NO_TYPES:
         return []
     return [f"yn:{value}|{int(yes)}|{int(no)}|{asked}"] + [f"dv:{d}|{value}" for d in description]
 
