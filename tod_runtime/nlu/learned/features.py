@@ -41,9 +41,12 @@ def hashed_crossed(
     of ``kind:left|`` is continued over each right word (``crc32(b, crc32(a)) == crc32(a +
     b)``). The CRCs of the left parts and the bytes of the right words are remembered, since
     the same description words and the same turn's words meet again and again."""
+    lefts, rights = tuple(lefts), tuple(rights)
+    if not lefts or not rights:
+        return []
     mask = (1 << bits) - 1
-    ends = _encoded(tuple(rights))
-    return [zlib.crc32(end, start) & mask for start in _starts(kind, tuple(lefts)) for end in ends]
+    ends = _encoded(rights)
+    return [zlib.crc32(end, start) & mask for start in _starts(kind, lefts) for end in ends]
 
 
 @lru_cache(maxsize=4096)
@@ -153,7 +156,7 @@ def intent_pair_features(u: Utterance, c: Described, role: str, bits: int = BITS
     are remembered, the crossed words hashed without strings."""
     oh, od = u.content & c.head, u.content & c.description
     counts = _hashed_intent_counts(role, len(oh), len(od), len(c.head), bits)
-    overlap = hashed(overlap_strings(oh | od), bits)
+    overlap = hashed(overlap_strings(oh | od), bits) if oh or od else []
     return [*counts, *overlap, *hashed_crossed("x", u.content, c.head, bits)]
 
 
@@ -216,8 +219,15 @@ def slot_features(
         *hashed_crossed("ov", oh | od, [str(q)], bits),
         *hashed_crossed("x", u.content, c.head, bits),
         *hashed(slot_cue_strings(u, sys_acts, slot_acts, c, q, len(oh)), bits),
-        *hashed_crossed("u", u.words, [f"{q}|{_bucket(len(oh | od), 1)}"], bits),
+        *_hashed_utterance_words(u.words, f"{q}|{_bucket(len(oh | od), 1)}", bits),
     ]
+
+
+@lru_cache(maxsize=256)
+def _hashed_utterance_words(words: tuple[str, ...], context: str, bits: int) -> tuple[int, ...]:
+    """The utterance's words crossed with a slot's question and overlap context: two
+    possible contexts per turn, so remembered for every slot after the first."""
+    return tuple(hashed_crossed("u", words, [context], bits))
 
 
 def slot_count_strings(
