@@ -174,6 +174,12 @@ def test_spans_are_tokens_with_their_offsets() -> None:
     spans = candidate_spans(tokens)
     assert (1, 2) in spans and (8, 10) in spans  # "Shazam!" may end on its "!"
     assert (2, 3) not in spans and (6, 8) not in spans  # no span starts or ends on "." or ","
+    # an amount is one token, so a span can start at "$" as SGD's spans do; values compare
+    # by their words
+    money = tokenise("Send $1,630.50 to Amir at 14:30")
+    assert [t.text for t in money] == ["Send", "$1,630.50", "to", "Amir", "at", "14:30"]
+    assert (1, 2) in candidate_spans(money)
+    assert normalised("$1,630.50") == "1 630 50" and normalised("14:30") == "14:30"
 
 
 def test_the_shipped_model_loads_from_the_package() -> None:

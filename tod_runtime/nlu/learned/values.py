@@ -44,7 +44,11 @@ from tod_runtime.values.numbers import parse_count
 from tod_runtime.values.times import parse_time
 
 MAX_SPAN = 8
-_TOKEN = re.compile(r"\d+(?::\d+)?|[A-Za-z0-9]+(?:['’][A-Za-z]+)?|[^\sA-Za-z0-9]")
+# an amount ("$1,630", "12.50") or a clock time ("14:30") is one token, as a word is
+_TOKEN = re.compile(
+    r"\$?\d+(?:,\d{3})*(?:\.\d+)?(?::\d+)?|[A-Za-z0-9]+(?:['’][A-Za-z]+)?|[^\sA-Za-z0-9]"
+)
+_WORDS = re.compile(r"\d+(?::\d+)?|[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 _NUMBER_WORDS = {
     "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
     "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
@@ -76,15 +80,15 @@ def tokenise(text: str) -> list[Token]:
             m.start(),
             m.end(),
             shape(m.group()),
-            m.group()[0].isalnum(),
+            m.group()[0].isalnum() or len(m.group()) > 1,  # a word, a number, an amount
         )
         for m in _TOKEN.finditer(text)
     ]
 
 
 def normalised(text: str) -> str:
-    """A value as compared with others: lower case, words only."""
-    return " ".join(m.group().lower() for m in _TOKEN.finditer(text) if m.group()[0].isalnum())
+    """A value as compared with others: lower case, words only ("$1,630" -> "1 630")."""
+    return " ".join(m.group().lower() for m in _WORDS.finditer(text))
 
 
 @dataclass(frozen=True)
@@ -166,14 +170,14 @@ def value_class(text: str) -> str:
     words = normalised(text).split()
     if not words:
         return "-"
+    if "$" in text or any(w.startswith("dollar") for w in words):
+        return "money"
     if all(_number(w) is not None for w in words):
         return "num"
     if parse_date(text, _ANY_DAY) is not None:
         return "date"
     if parse_time(text) is not None:
         return "time"
-    if "$" in text or any(w.startswith("dollar") for w in words):
-        return "money"
     return "count" if parse_count(text) is not None else "text"
 
 
@@ -236,6 +240,9 @@ def assign_strings(turn: ValueTurn, i: int, j: int, slot: SlotView, same_type: i
     known_here = slot.name in turn.known.get(value, ())
     known_other = bool(turn.known.get(value, frozenset()) - {slot.name})
     out = [f"cd:{c}|{d}" for c in context for d in desc]
+    # the word before the span, function words included, against the description: "from"
+    # goes with "origin" and "departure", "to" with "destination" ("from" is no context word)
+    out += [f"pd:{p1}|{d}" for d in desc]
     out += [f"sd:{s}|{d}" for s in span for d in desc]
     overlap = set(context) & set(desc)
     out += [f"o:{w}" for w in overlap] + [f"ov:{min(len(overlap), 2)}|{int(asked)}"]
@@ -265,6 +272,11 @@ def mention(value: str, turn: ValueTurn, numbers: set[str], lowered: str) -> tup
     at = next((n for n, t in enumerate(turn.tokens) if t.lower[:5] == words[0][:5]), -1)
     if re.search(rf"(?<![a-z0-9]){re.escape(norm)}(?![a-z0-9])", lowered):
         return "exact", at
+    value_stems = [stem(w) for w in words]
+    said = [stem(t.lower) for t in turn.tokens]
+    for n in range(len(said) - len(value_stems) + 1):
+        if said[n : n + len(value_stems)] == value_stems:  # "museums" says "Museum"
+            return "exact", n
     if norm.isdigit():
         if norm not in numbers:
             return "none", -1
@@ -275,6 +287,18 @@ def mention(value: str, turn: ValueTurn, numbers: set[str], lowered: str) -> tup
     if hits == len(words):
         return "stems", at
     return ("part", at) if hits else ("none", -1)
+
+
+def _content_beside(tokens: Sequence[Token], at: int, width: int) -> list[str]:
+    """The stems of the nearest content word before ``tokens[at]`` and after the ``width``
+    tokens from there (two tokens away at most)."""
+    out = []
+    for side in (range(at - 1, max(at - 3, -1), -1), range(at + width, at + width + 2)):
+        for k in side:
+            if 0 <= k < len(tokens) and tokens[k].word and tokens[k].lower not in STOP:
+                out.append(stem(tokens[k].lower))
+                break
+    return out
 
 
 def _number(word: str) -> str | None:
@@ -315,6 +339,9 @@ def value_strings(
         before, after = _words_around(turn.tokens, at, at + len(vwords))[1:3]
         out += [f"nx:{stem(after)}|{vt}", f"pv:{stem(before)}|{vt}"]
         out.append(f"adj:{int(stem(before) in desc)}{int(stem(after) in desc)}|{vt}|{asked}")
+        # the nearest content words either side against the description: "a party of 5"
+        # for "Number of seats", "3 nights" for "Number of days"
+        out += [f"cw:{w}|{d}" for w in _content_beside(turn.tokens, at, len(vwords)) for d in desc]
     if vt in ("bool", "dc"):
         yes = any(t.lower in _YES for t in turn.tokens)
         no = any(t.lower in _NO for t in turn.tokens)
@@ -371,29 +398,27 @@ class ValueReader:
             p = self._p(self.spans, span_strings(turn, i, j, types))
             if p >= self.thresholds["spans"]:
                 scored.append((p, i, j))
-        scored.sort(reverse=True)
-        taken: list[tuple[int, int]] = []
-        used: set[str] = set()
-        out = []
         counts: dict[str, int] = {}
         for s in open_slots:
             counts[s.value_type] = counts.get(s.value_type, 0) + 1
+        # every (span, slot) pair above the assign threshold, best (span x assign) first: a
+        # span goes to a slot unless a better pair took either ("from March 5th until March
+        # 6th": the pickup date goes to the span that fits it best, not to the likeliest span)
+        pairs = []
         for p, i, j in scored:
-            if any(i < e and s < j for s, e in taken):
-                continue
-            best, best_p = None, self.thresholds["assign"]
             for slot in open_slots:
-                if slot.name in used:
-                    continue
                 q = self._p(self.assign, assign_strings(turn, i, j, slot, counts[slot.value_type]))
-                if q > best_p:
-                    best, best_p = slot, q
-            if best is None:
+                if q > self.thresholds["assign"]:
+                    pairs.append((p * q, i, j, slot.name))
+        pairs.sort(key=lambda pair: -pair[0])
+        taken: list[tuple[int, int]] = []
+        out: list[Read] = []
+        for score, i, j, name in pairs:
+            if name in {r.slot for r in out} or any(i < e and s < j for s, e in taken):
                 continue
             taken.append((i, j))
-            used.add(best.name)
             text = turn.said(i, j)
-            out.append(Read(best.name, text, text, p * best_p, range(i, j)))
+            out.append(Read(name, text, text, score, range(i, j)))
         return out
 
     def read_categorical(self, turn: ValueTurn, slots: Sequence[SlotView]) -> list[Read]:
