@@ -25,9 +25,10 @@ from tod_runtime import Action, Config, Runtime, ServiceCall, State, TurnResult
 
 # Measured at the commit that added the suite (see docs/conversations.md). These may only go
 # up: when a change makes more conversations pass, raise the number here in the same commit.
-EMBEDDED_PASSING = 18  # 18 with the rules' value finder, 16 with the first learned reader,
-# 18 with the name-free reader, typo repair and the 0.3 assign threshold (docs/conversations.md)
-SGD_DEV_PASSING = 8
+EMBEDDED_PASSING = 24  # 18 with the rules' value finder, 16 with the first learned reader,
+# 18 with the name-free reader, typo repair and the 0.3 assign threshold (docs/conversations.md),
+# 24 with the system's last move in the intent scorer and the value recognisers in the reader
+SGD_DEV_PASSING = 11
 
 ALL = load_all()
 

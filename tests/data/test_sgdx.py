@@ -11,7 +11,13 @@ import pytest
 from tod_runtime.cli import main
 from tod_runtime.data.rename import Renaming
 from tod_runtime.data.sgd import open_split
-from tod_runtime.data.sgdx import parse_variants, positional_renaming, write_variants
+from tod_runtime.data.sgdx import (
+    VARIANTS,
+    parse_variants,
+    positional_renaming,
+    reworded_variants,
+    write_variants,
+)
 from tod_runtime.dialogue.models import act
 from tod_runtime.errors import DataError
 from tod_runtime.replay.sgdx import schema_sensitivity
@@ -171,3 +177,27 @@ def test_the_real_variants(sgd_zip: Path, tmp_path: Path) -> None:
             d for f in variant.dialogue_files() for d in variant.read_file(f, schemas=schemas)
         ]
         assert len(dialogues) == 30
+
+
+def test_reworded_keeps_the_names_and_takes_the_variants_descriptions(tmp_path: Path) -> None:
+    """What `tod train nlu` learns from besides SGD's own wording."""
+    root = _dataset(tmp_path, VARIANTS)
+    split = open_split(root, "dev")
+    original = split.schemas()["Cafes_1"]
+    reworded = reworded_variants(split)
+    assert len(reworded) == 5
+    for variant, schemas in zip(VARIANTS, reworded, strict=True):
+        schema = schemas["Cafes_1"]  # the original name
+        assert schema.description == f"{original.description} ({variant})"
+        assert [s.name for s in schema.slots] == [s.name for s in original.slots]
+        assert [s.description for s in schema.slots] == [
+            s.description + "!" for s in original.slots
+        ]
+        assert [i.name for i in schema.intents] == [i.name for i in original.intents]
+        assert [s.possible_values for s in schema.slots] == [
+            s.possible_values for s in original.slots
+        ]
+    # no SGD-X schemas, nothing to reword; one variant missing, none at all
+    assert reworded_variants(open_split(MINI, "dev")) == []
+    shutil.rmtree(root / "sgd_x" / "data" / "v5")
+    assert reworded_variants(open_split(root, "dev")) == []

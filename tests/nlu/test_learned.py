@@ -11,6 +11,7 @@ import pytest
 from stage_helpers import SERVICE, a, schemas, system
 
 from tod_runtime.cli import main
+from tod_runtime.config import embedded_services_dir
 from tod_runtime.data.sgd import open_split
 from tod_runtime.dialogue.context import TurnContext
 from tod_runtime.dialogue.models import State
@@ -56,6 +57,7 @@ from tod_runtime.nlu.learned.values import (
     value_turn,
 )
 from tod_runtime.plugins import ComponentContext
+from tod_runtime.schema import Schemas, load_schema_file
 from tod_runtime.schema.models import ServiceSchema
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "sgd_mini"
@@ -120,11 +122,24 @@ def test_features_hashed_without_strings_are_the_strings_hashed() -> None:
         crossed("x", ["ab", "c"], ["d", "ef", "g"]), 12
     )
     schema = schemas()[SERVICE]
-    u = Utterance.of("Is there a cafe with wifi in San Jose? What's the phone, for 2 people?")
+    made: list[str] = []  # every feature string made, to check each kind was exercised
+    for text in (
+        "Is there a cafe with wifi in San Jose? What's the phone, for 2 people?",
+        "Any cafes with wifi in San Jose at 14:30 for 2 people, under $1,630.50?",
+    ):
+        made += _check_features_hashed_without_strings(schema, text)
+    kinds = {f.split(":")[0] for f in made}
+    assert {"wp", "tc", "pd", "nx", "pv", "adj", "cw", "yn", "sv"} <= kinds
+
+
+def _check_features_hashed_without_strings(schema: ServiceSchema, text: str) -> list[str]:
+    made: list[str] = []
+    u = Utterance.of(text)
     acts = ("OFFER", "REQUEST")
     for intent in schema.intents:
         for role in ("current", "other", "none"):
             c = describe_intent(intent)
+            made += intent_strings(u, acts, c, role)
             assert intent_features(u, acts, c, role) == hashed(intent_strings(u, acts, c, role))
     for c in describe_slots(schema).values():
         for slot_acts in ((), ("REQUEST", "OFFER")):
@@ -139,10 +154,35 @@ def test_features_hashed_without_strings_are_the_strings_hashed() -> None:
             strings = reading.value_strings(turn, slot, value, numbers, lowered)
             found = reading.value_features(turn, slot, value, numbers, lowered, 18)
             assert found == hashed(strings)
-    for i, j in candidate_spans(turn.tokens)[:12]:
+            made += strings
+    for i, j in candidate_spans(turn.tokens):
+        assert turn.said_normalised(i, j) == reading.normalised(turn.said(i, j))
         for slot in slot_views(schema):
             found = reading.assign_features(turn, i, j, slot, 2, 18)
-            assert found == hashed(reading.assign_strings(turn, i, j, slot, 2))
+            strings = reading.assign_strings(turn, i, j, slot, 2)
+            assert found == hashed(strings)
+            made += strings
+    return made
+
+
+def test_amounts_and_clock_times_are_one_token_and_stems_say_a_value() -> None:
+    turn = reading.value_turn("any museums under $1,630.50 at 14:30?", [], {})
+    assert [t.text for t in turn.tokens] == ["any", "museums", "under", "$1,630.50", "at"] + [
+        "14:30",
+        "?",
+    ]
+    assert all(t.word for t in turn.tokens[:-1]) and not turn.tokens[-1].word
+    assert turn.said_normalised(3, 4) == "1 630 50"
+    numbers, lowered = reading.value_numbers(turn), reading.normalised(turn.text)
+    assert reading.mention("Museum", turn, numbers, lowered) == ("exact", 1)
+    assert reading.mention("Museum Tours", turn, numbers, lowered)[0] != "exact"
+    assert reading.value_class("$1,630.50") == "money"
+
+
+def test_spans_are_scored_by_parts_as_whole_rows() -> None:
+    u = Utterance.of("Is there a cafe with wifi in San Jose? What's the phone, for 2 people?")
+    system_acts = [("REQUEST", "city", []), ("OFFER", "party_size", ["2"])]
+    turn = reading.value_turn(u.text, system_acts, {"san jose": frozenset({"city"})})
     # Spans are scored by parts (start, end, both); the sum is the whole row's.
     reader = ValueReader(load_model())
     spans = candidate_spans(turn.tokens)
@@ -220,6 +260,12 @@ def test_spans_are_tokens_with_their_offsets() -> None:
     spans = candidate_spans(tokens)
     assert (1, 2) in spans and (8, 10) in spans  # "Shazam!" may end on its "!"
     assert (2, 3) not in spans and (6, 8) not in spans  # no span starts or ends on "." or ","
+    # an amount is one token, so a span can start at "$" as SGD's spans do; values compare
+    # by their words
+    money = tokenise("Send $1,630.50 to Amir at 14:30")
+    assert [t.text for t in money] == ["Send", "$1,630.50", "to", "Amir", "at", "14:30"]
+    assert (1, 2) in candidate_spans(money)
+    assert normalised("$1,630.50") == "1 630 50" and normalised("14:30") == "14:30"
 
 
 def test_the_shipped_model_loads_from_the_package() -> None:
@@ -275,3 +321,20 @@ def test_ranking_shares_the_turn_part_without_changing_scores() -> None:
         role = intent_role(candidate, turn.current, turn.offered, turn.active)
         full = intent_features(turn.utterance, turn.sys_acts, described, role)
         assert fast == pytest.approx(float(model.intent[full].sum()), abs=1e-4)
+
+
+def test_the_intent_is_chosen_among_the_given_services_only() -> None:
+    """``tod replay`` gives each dialogue's services, as DSTC8 does: the NLU then never picks
+    an intent of another service, however well it scores."""
+    every = Schemas(
+        s for path in sorted(embedded_services_dir().glob("*/schema.json"))
+        for s in load_schema_file(path)
+    )  # fmt: skip
+    scorer = Scorer(load_model(), every)
+    turn = view("book me a table for 2 at 7pm", None, [], {})
+    assert scorer.intent(turn) == ("Restaurants", "ReserveRestaurant")
+    ranked = scorer.rank(turn, among={"Hotels"})
+    assert {c[0] for _, c in ranked if c is not None} == {"Hotels"}
+    assert len(ranked) == 1 + len(every["Hotels"].intents)  # and NONE
+    hotels = [("Hotels", i.name) for i in every["Hotels"].intents]
+    assert scorer.intent(turn, {"Hotels"}) in (None, *hotels)

@@ -124,3 +124,17 @@ async def test_a_question_while_confirming_is_answered_then_the_confirmation_rep
     confirming = system(a("CONFIRM", "cafe_name", "Grind"))
     plan = await decide(state, [a("REQUEST", "phone")], [search, confirming])
     assert kinds(plan)[:2] == ["INFORM(phone)", "CONFIRM(cafe_name)"]
+
+
+def test_an_offer_names_what_the_search_found_even_when_no_transaction_needs_it() -> None:
+    """A car rental's booking needs the pickup place, not the car's name, but the user must hear
+    which car was found: the search's first result slot that is not one of its inputs."""
+    from tod_runtime.policy.rules import offer
+
+    schema = schemas()[SERVICE]
+    reserve = schema.intent_map["ReserveCafe"]
+    reserve.required_slots[reserve.required_slots.index("cafe_name")] = "phone"  # not the name
+    entity = {"city": "Oslo", "cafe_name": "Kaffebrenneriet", "has_wifi": "True", "phone": "1"}
+    state = State(active_intent="FindCafes", slot_values={"city": ["Oslo"]})
+    offered = [x.slot for x in offer(entity, schema, state)]
+    assert offered == ["cafe_name", "phone"]

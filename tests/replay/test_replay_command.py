@@ -46,6 +46,15 @@ def test_report_has_the_documented_keys(split: Path, tmp_path: Path) -> None:
     assert report["groups"]["services"]["Cafes_1"]["joint_goal_accuracy"] == 1.0
     assert report["notes"]  # no train split here: every service counts as unseen
     assert report["passed"] == 2 and report["failed"] == 0
+    assert report["config"]["dialogue_services"] is True  # DSTC8: each dialogue's are given
+
+
+def test_all_services_lets_the_nlu_choose_among_every_service(split: Path, tmp_path: Path) -> None:
+    report_path = tmp_path / "report.json"
+    code = main(["replay", str(split), "--split", "dev", "--nlu", "rules", "--all-services",
+                 "--report", str(report_path)])  # fmt: skip
+    assert code == 0
+    assert json.loads(report_path.read_text())["config"]["dialogue_services"] is False
 
 
 def test_junit_has_a_case_per_dialogue_with_a_diff(split: Path, tmp_path: Path) -> None:

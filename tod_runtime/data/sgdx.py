@@ -99,6 +99,40 @@ def positional_renaming(
     return renaming
 
 
+def reworded(original: Sequence[ServiceSchema], variant: Sequence[ServiceSchema]) -> Schemas:
+    """The original schemas, names and possible values unchanged, with the variant's
+    descriptions (of services, slots and intents, matched by position)."""
+    positional_renaming(original, variant)  # the same shape, or a clear error
+    out = []
+    for old, new in zip(original, variant, strict=True):
+        slots = [
+            a.model_copy(update={"description": b.description})
+            for a, b in zip(old.slots, new.slots, strict=True)
+        ]
+        intents = [
+            a.model_copy(update={"description": b.description})
+            for a, b in zip(old.intents, new.intents, strict=True)
+        ]
+        update = {"description": new.description, "slots": slots, "intents": intents}
+        out.append(old.model_copy(update=update))
+    return Schemas(out)
+
+
+def reworded_variants(split: SGDSplit) -> list[Schemas]:
+    """Every SGD-X variant of the split's schemas in the original's names (``reworded``);
+    none when the dataset has no SGD-X schemas for the split."""
+    original = list(split.schemas().values())
+    root, name = split.root, split.name
+    out = []
+    for variant in VARIANTS:
+        try:
+            schemas = variant_split(root, name, variant).schemas()
+        except DataError:
+            return []
+        out.append(reworded(original, list(schemas.values())))
+    return out
+
+
 def write_variant(
     split: SGDSplit,
     variant: str,

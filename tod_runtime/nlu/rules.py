@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from tod_runtime.dialogue.context import TurnContext, UserActs
 from tod_runtime.dialogue.models import DONTCARE, Action, act
@@ -115,10 +115,15 @@ class RulesNLU:
             self._indexes[service] = ValueIndex(self.schemas[service], values)
         return self._indexes[service]
 
-    def detect_intent(self, text: str, prefer: Sequence[str]) -> tuple[str, IntentSchema] | None:
+    def detect_intent(
+        self, text: str, prefer: Sequence[str], among: Collection[str] | None = None
+    ) -> tuple[str, IntentSchema] | None:
+        """The best intent by keywords; with ``among``, only those services' intents."""
         keys = _keys(text)
         best, best_score = None, 0.0
         for (service, name), intent_keys in self._intent_keys.items():
+            if among is not None and service not in among:
+                continue
             hits = keys & intent_keys
             service_hits = keys & self._service_keys[service]
             verbs = keys & _keys(_camel(name).split()[0])
@@ -138,7 +143,7 @@ class RulesNLU:
         sys_kinds: set[str] = {a.act for a in system}
         requested = [a.slot for a in system if a.act == "REQUEST"]
         in_state = list(reversed(context.state))
-        intent = self.detect_intent(text, [last_service or "", *in_state])
+        intent = self.detect_intent(text, [last_service or "", *in_state], context.schemas)
         service = intent[0] if intent else last_service or (in_state[0] if in_state else None)
         if service is None or service not in self.schemas:
             return {}

@@ -74,8 +74,13 @@ def inform(entity: dict[str, str], slots: Sequence[str]) -> list[Action]:
 
 
 def offer(entity: dict[str, str], schema: ServiceSchema, state: State) -> list[Action]:
-    """OFFER the slots that identify the entity: those a transaction needs that the user has
-    not given, else the first result slots the user has not given."""
+    """OFFER the slots that identify the entity: what the search finds (its first result slot
+    that is not one of its inputs: the restaurant's or the car's name), then those a
+    transaction needs that the user has not given, else the first result slots the user has
+    not given."""
+    search = schema.intent_map.get(state.active_intent)
+    inputs = set(search.required_slots) | set(search.optional_slots) if search else set()
+    found = [s for s in search.result_slots if s not in inputs][:1] if search else []
     needed = [
         s
         for i in schema.intents
@@ -84,7 +89,8 @@ def offer(entity: dict[str, str], schema: ServiceSchema, state: State) -> list[A
         if s in entity and s not in state.slot_values
     ]
     fresh = [s for s in entity if s not in state.slot_values]
-    slots = list(dict.fromkeys(needed or fresh))[:MAX_OFFERED_SLOTS]
+    chosen = [s for s in found if s in entity and s not in state.slot_values]
+    slots = list(dict.fromkeys([*chosen, *(needed or fresh)]))[:MAX_OFFERED_SLOTS]
     return [act("OFFER", s, [entity[s]]) for s in slots]
 
 

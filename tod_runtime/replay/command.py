@@ -66,6 +66,7 @@ def _run(args: argparse.Namespace) -> int:
         exact=args.expect_exact,
         errors=args.errors is not None,
         services=args.services,
+        dialogue_services=not args.all_services,
     )
     _check_outputs(args)  # before the long work
     run = run_replay(options)
@@ -208,6 +209,12 @@ def add_replay_command(subparsers: argparse._SubParsersAction[Any]) -> None:
         metavar="DIR|SGD_DIR:split",
         help="services the pipeline runs on (NLU values, templates, unrecorded calls); "
         "default: the split's own recorded results. Give the folder a chat was recorded with",
+    )
+    parser.add_argument(
+        "--all-services",
+        action="store_true",
+        help="the NLU chooses each turn's service among all the pipeline's services, as in a "
+        "chat (default: among the dialogue's own services, which DSTC8 gives as input)",
     )
     parser.add_argument(
         "--sgdx",

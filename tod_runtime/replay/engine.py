@@ -17,6 +17,8 @@ system acts, call and utterance): the check for conversations recorded with ``to
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from pydantic import BaseModel, Field
 
 from tod_runtime.dialogue.context import DialogueState, TurnContext, UserActs
@@ -28,6 +30,7 @@ from tod_runtime.replay.act_metrics import act_f1, service_call_match, slot_erro
 from tod_runtime.replay.errors import StateError, frame_errors
 from tod_runtime.replay.state_metrics import frame_state_metrics
 from tod_runtime.runtime import Runtime
+from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.session import SessionLog, system_events, user_events
 
 
@@ -140,6 +143,7 @@ class DialogueReplayer:
         keep_predictions: bool = False,
         keep_errors: bool = False,
         exact: bool = False,
+        dialogue_services: bool = False,
     ) -> None:
         self.runtime = runtime
         self.schemas = runtime.schemas
@@ -147,6 +151,7 @@ class DialogueReplayer:
         self.keep_predictions = keep_predictions
         self.keep_errors = keep_errors
         self.exact = exact
+        self.dialogue_services = dialogue_services
 
     async def replay(self, dialogue: Dialogue, file: str) -> DialogueResult:
         """Replay one dialogue. A component that fails (or runs over the turn's time limit)
@@ -238,7 +243,9 @@ class _DialogueRun:
     def __init__(self, replayer: DialogueReplayer, dialogue: Dialogue, result: DialogueResult):
         self.replayer = replayer
         self.pipeline = replayer.runtime.pipeline
-        self.schemas = replayer.schemas
+        self.schemas: Mapping[str, ServiceSchema] = replayer.schemas
+        if replayer.dialogue_services:  # the turns may address the dialogue's services only
+            self.schemas = {s: self.schemas[s] for s in dialogue.services if s in self.schemas}
         self.sid = dialogue.dialogue_id
         self.result = result
         self.predicted = dialogue.model_copy(deep=True) if replayer.keep_predictions else None

@@ -48,6 +48,7 @@ class RunConfig(BaseModel):
     limit: int | None
     workers: int
     exact: bool = False
+    dialogue_services: bool = True  # the NLU chose among each dialogue's services (DSTC8)
 
 
 class SGDXReport(BaseModel):
@@ -114,6 +115,7 @@ def build_report(options: ReplayOptions, run: ReplayRun) -> ReplayReport:
             limit=options.limit,
             workers=options.workers,
             exact=options.exact,
+            dialogue_services=options.dialogue_services,
         ),
         notes=notes,
     )

@@ -43,6 +43,9 @@ class ReplayOptions:
     exact: bool = False
     errors: bool = False  # keep the state errors of every frame (for --errors)
     services: str | None = None  # what the pipeline runs on; default: the split's own
+    # DSTC8's protocol: each dialogue's services are given, the NLU chooses among them only;
+    # False: among every service of the pipeline (as in a chat)
+    dialogue_services: bool = True
     label: str | None = None  # the progress bar's text; default "replay <split>"
 
     def runtime_config(self) -> Config:
@@ -103,6 +106,7 @@ class _Worker:
             keep_predictions=options.predictions is not None,
             keep_errors=options.errors,
             exact=options.exact,
+            dialogue_services=options.dialogue_services,
         )
 
     def run(self, task: Task) -> tuple[list[DialogueResult], dict[str, str] | None]:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tod_runtime.dialogue.models import DONTCARE
 from tod_runtime.nlu.learned.features import (
+    Described,
     describe_slots,
     hashed,
     intent_features,
@@ -18,8 +19,9 @@ from tod_runtime.nlu.learned.features import (
     slot_features,
 )
 from tod_runtime.nlu.learned.model import SCORERS, Rows
-from tod_runtime.nlu.learned.scorer import Intent, TurnView, intent_candidates, view
+from tod_runtime.nlu.learned.scorer import Candidate, Intent, TurnView, intent_candidates, view
 from tod_runtime.nlu.learned.values import (
+    SlotView,
     ValueTurn,
     assign_strings,
     candidate_spans,
@@ -41,6 +43,7 @@ KEEP_SPAN = 0.1  # share of the spans that are no value kept for the span scorer
 KEEP_PICK = 0.1  # share of unhinted, unmentioned (slot, value) pairs kept for the pick scorer
 LOWER_CASE = 0.3  # share of user frames also learned from in lower case, as people type in chat
 UNSEEN = 0.3  # share of user frames learned from as if the backend did not know their values
+ORIGINAL_WORDING = 0.5  # with reworded schemas: share of dialogues learned from as SGD wrote them
 
 
 @dataclass(frozen=True)
@@ -200,12 +203,34 @@ class Featurised:
         self.held_values.extend(other.held_values)
 
 
+@dataclass(frozen=True)
+class _Wording:
+    """The services' elements as the features see them, in one wording of their schemas."""
+
+    intents: list[Candidate]
+    slots: dict[str, dict[str, Described]]
+    views: dict[str, list[SlotView]]
+
+    @classmethod
+    def of(cls, schemas: Mapping[str, ServiceSchema]) -> _Wording:
+        return cls(
+            intent_candidates(schemas),
+            {name: describe_slots(s) for name, s in schemas.items()},
+            {name: slot_views(s) for name, s in schemas.items()},
+        )
+
+
 class Featuriser:
     """Rows from gold turns. With ``noise`` > 0, that share of the turns made in a frame with an
     active intent also gives a second set of intent rows in which the frame's intent is NONE
     and the target unchanged: the context a missed intent leaves behind, so the scorer learns
     to recover from it. (Putting another intent of the service there instead taught it that
-    "yes" to an offer means the search intent, even when the offer served a booking.)"""
+    "yes" to an offer means the search intent, even when the offer served a booking.)
+
+    ``reworded``: the same schemas (same names) with other descriptions, such as SGD-X's
+    crowd-written variants. A dialogue is learned from in one wording (``wording()``: the
+    original at ``ORIGINAL_WORDING``, else one of these), so the description words the scorers
+    cross with the user's words are not only SGD's own."""
 
     def __init__(
         self,
@@ -213,32 +238,43 @@ class Featuriser:
         bits: int,
         noise: float = 0.0,
         known: Known | None = None,
+        reworded: Sequence[Mapping[str, ServiceSchema]] = (),
     ) -> None:
         self.schemas = schemas
         self.bits = bits
         self.noise = noise
         self.known: Known = known or {}
         self.service_ids = {name: n for n, name in enumerate(sorted(schemas))}
-        self.intents = intent_candidates(schemas)
-        self.slots = {name: describe_slots(s) for name, s in schemas.items()}
-        self.views = {name: slot_views(s) for name, s in schemas.items()}
+        self.wordings = [_Wording.of(schemas), *(_Wording.of(w) for w in reworded)]
 
-    def add(self, out: Featurised, turn: GoldTurn, rng: random.Random) -> None:
+    def wording(self, rng: random.Random) -> int:
+        if len(self.wordings) == 1 or rng.random() < ORIGINAL_WORDING:
+            return 0
+        return rng.randrange(1, len(self.wordings))
+
+    def add(self, out: Featurised, turn: GoldTurn, rng: random.Random, wording: int = 0) -> None:
         sid = self.service_ids.get(turn.service, -1)
-        self._add_intent(out, turn, turn.view, sid, rng)
+        words = self.wordings[wording]
+        self._add_intent(out, turn, turn.view, sid, rng, words)
         service, intent = turn.view.current
         if self.noise and service and intent != "NONE" and rng.random() < self.noise:
             active = turn.view.active - {(service, intent)}
             misled = replace(turn.view, current=(service, "NONE"), active=active)
-            self._add_intent(out, turn, misled, sid, rng)
-        self._add_slots(out, turn, sid, rng)
+            self._add_intent(out, turn, misled, sid, rng, words)
+        self._add_slots(out, turn, sid, rng, words)
 
     def _add_intent(
-        self, out: Featurised, turn: GoldTurn, view: TurnView, sid: int, rng: random.Random
+        self,
+        out: Featurised,
+        turn: GoldTurn,
+        view: TurnView,
+        sid: int,
+        rng: random.Random,
+        words: _Wording,
     ) -> None:
         u, acts = view.utterance, view.sys_acts
         picked, others = [], []
-        for candidate, described in self.intents:
+        for candidate, described in words.intents:
             role = intent_role(candidate, view.current, view.offered, view.active)
             if candidate == turn.target or role != "other":
                 picked.append((candidate, described, role, 1.0))
@@ -255,7 +291,9 @@ class Featuriser:
                 self.service_ids.get(candidate[0], -1) if candidate else -1,
             )
 
-    def _add_slots(self, out: Featurised, turn: GoldTurn, sid: int, rng: random.Random) -> None:
+    def _add_slots(
+        self, out: Featurised, turn: GoldTurn, sid: int, rng: random.Random, words: _Wording
+    ) -> None:
         u, acts = turn.view.utterance, turn.view.sys_acts
         if not (u.cues or turn.requested):
             if rng.random() >= KEEP_PLAIN:
@@ -263,20 +301,25 @@ class Featuriser:
             weight = 1 / KEEP_PLAIN
         else:
             weight = 1.0
-        for slot, described in self.slots.get(turn.service, {}).items():
+        for slot, described in words.slots.get(turn.service, {}).items():
             features = slot_features(u, acts, turn.slot_acts.get(slot, ()), described, self.bits)
             out.rows["slots"].add(features, slot in turn.requested, weight, sid)
 
-    def add_values(self, out: Featurised, gold: GoldValues, rng: random.Random) -> None:
+    def add_values(
+        self, out: Featurised, gold: GoldValues, rng: random.Random, wording: int = 0
+    ) -> None:
+        views = self.wordings[wording].views[gold.service]
         if rng.random() < UNSEEN:
             gold = unseen(gold)
-        self._add_values(out, gold, rng)
+        self._add_values(out, gold, rng, views)
         if rng.random() < LOWER_CASE:
-            self._add_values(out, lower_cased(gold), rng)
+            self._add_values(out, lower_cased(gold), rng, views)
 
-    def _add_values(self, out: Featurised, gold: GoldValues, rng: random.Random) -> None:
+    def _add_values(
+        self, out: Featurised, gold: GoldValues, rng: random.Random, views: list[SlotView]
+    ) -> None:
         sid = self.service_ids.get(gold.service, -1)
-        turn, views = gold.turn, self.views[gold.service]
+        turn = gold.turn
         open_slots = [v for v in views if not v.categorical]
         if open_slots:
             types = [v.value_type for v in open_slots if v.name in turn.asked]

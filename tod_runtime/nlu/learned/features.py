@@ -141,7 +141,19 @@ def intent_context_strings(u: Utterance, sys_acts: Sequence[str], role: str, tx:
     out += [f"st:{a}|{int(tx)}|{role}" for a in sys_acts]
     if role not in ("none", "none_current"):
         out += [f"t:{w}|{int(tx)}" for w in u.words]
+    # a word means different things after different system moves: "book it" after an offer
+    # switches to the transactional intent, "no" after a confirmation does not
+    step = _system_step(sys_acts)
+    out += [f"wp:{w}|{int(tx)}|{role}|{step}" for w in u.words]
     return out
+
+
+def _system_step(sys_acts: Sequence[str]) -> str:
+    """What the system's last turn did, coarsely."""
+    for a in ("CONFIRM", "OFFER_INTENT", "OFFER", "REQUEST"):
+        if a in sys_acts:
+            return a
+    return "END" if {"NOTIFY_SUCCESS", "NOTIFY_FAILURE", "REQ_MORE"} & set(sys_acts) else "-"
 
 
 def intent_pair_strings(u: Utterance, c: Described, role: str) -> list[str]:

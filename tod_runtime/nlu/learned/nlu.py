@@ -77,7 +77,7 @@ class LearnedNLU(RulesNLU):
         system = last.frames[0].actions if last and last.frames else []
         intents = {service: frame.active_intent for service, frame in context.state.items()}
         turn = view(text, last_service, [(a.act, a.slot, a.values) for a in system], intents)
-        predicted = self.scorer.intent(turn)
+        predicted = self.scorer.intent(turn, context.schemas)
         service = predicted[0] if predicted else turn.current[0]
         if service is None or service not in self.schemas:
             return {}
@@ -103,8 +103,9 @@ class LearnedNLU(RulesNLU):
             # (exactly, then fuzzily), times, dates and numbers.
             found = await self._values(text, service, self.schemas[service], missed)
             acts += [a for a in found if a.slot in missed]
-        if predicted is None and intents.get(service, "NONE") != "NONE" and same:
-            # The scorer says the task is over ("not for now, thanks"): closing acts only,
-            # so the tracker ends the frame's intent when the system asked for more.
+        if predicted is None and intents.get(service, "NONE") != "NONE" and same and not read:
+            # The scorer says the task is over ("not for now, thanks") and the user gave no
+            # value (a value, "make it 8pm", keeps the task going): closing acts only, so
+            # the tracker ends the frame's intent when the system asked for more.
             acts = [a for a in acts if a.act in CLOSING_ACTS] or [act("NEGATE")]
         return {service: dedupe(acts)} if acts else {}

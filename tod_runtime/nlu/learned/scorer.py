@@ -3,7 +3,7 @@ intent of every service (plus NONE), and the probability that each slot is reque
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from tod_runtime.nlu.learned.features import (
@@ -76,30 +76,36 @@ class Scorer:
         self.intents = intent_candidates(schemas)
         self.slots = {name: describe_slots(s) for name, s in schemas.items()}
 
-    def rank(self, turn: TurnView) -> list[tuple[float, Intent | None]]:
-        """Every candidate with its score, best first (None is NONE)."""
+    def rank(
+        self, turn: TurnView, among: Collection[str] | None = None
+    ) -> list[tuple[float, Intent | None]]:
+        """Every candidate with its score, best first (None is NONE); with ``among``, only
+        the intents of those services (and NONE)."""
         shared: dict[tuple[str, bool], list[int]] = {}  # the turn's part of a pair's features
-        keys, pairs = [], []
+        keys, pairs, candidates = [], [], []
         u, bits, weights = turn.utterance, self.model.bits, self.model.intent
         for candidate, described in self.intents:
+            if among is not None and candidate is not None and candidate[0] not in among:
+                continue
             role = intent_role(candidate, turn.current, turn.offered, turn.active)
             key = (role, described.flag)
             if key not in shared:
                 context = intent_context_strings(u, turn.sys_acts, role, described.flag)
                 shared[key] = hashed(context, bits)
             keys.append(key)
+            candidates.append(candidate)
             pairs.append(intent_pair_features(u, described, role, bits))
         context_part, pair_part = grouped_scores(weights, [list(shared.values()), pairs])
         context_scores = dict(zip(shared, context_part, strict=True))
         scored = [
             (context_scores[key] + pair, candidate)
-            for key, pair, (candidate, _) in zip(keys, pair_part, self.intents, strict=True)
+            for key, pair, candidate in zip(keys, pair_part, candidates, strict=True)
         ]
         scored.sort(key=lambda pair: -pair[0])
         return scored
 
-    def intent(self, turn: TurnView) -> Intent | None:
-        return self.rank(turn)[0][1]
+    def intent(self, turn: TurnView, among: Collection[str] | None = None) -> Intent | None:
+        return self.rank(turn, among)[0][1]
 
     def requested(
         self, turn: TurnView, service: str, slot_acts: Mapping[str, Sequence[str]]

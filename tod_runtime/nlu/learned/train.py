@@ -16,6 +16,7 @@ from typing import Any
 
 from tod_runtime.backends.sgd_tables import SGDTablesBackend
 from tod_runtime.data.sgd import SGDSplit, open_split
+from tod_runtime.data.sgdx import reworded_variants
 from tod_runtime.files import atomic_open, atomic_write
 from tod_runtime.nlu.learned.examples import (
     Featurised,
@@ -73,16 +74,17 @@ def _file(job: tuple[str, int | None]) -> Featurised:
     for n, dialogue in enumerate(split.read_raw(file)[:limit]):
         rng = random.Random(f"{seed}:{file}:{n}")
         held = hold and n % HOLD_EVERY == 0
+        wording = featuriser.wording(rng)
         for turn in gold_turns(dialogue):
             if held:
                 out.held.append(turn)
             else:
-                featuriser.add(out, turn, rng)
+                featuriser.add(out, turn, rng, wording)
         for values in gold_values(dialogue, featuriser.schemas, featuriser.known):
             if held:
                 out.held_values.append(values)
             else:
-                featuriser.add_values(out, values, rng)
+                featuriser.add_values(out, values, rng, wording)
     return out
 
 
@@ -247,7 +249,9 @@ def run_train_nlu(args: argparse.Namespace) -> int:
     config: dict[str, Any] = {"bits": BITS, "seed": args.seed, **SETTINGS}
     config |= {"split": "train", "limit": args.limit, "cv": args.cv or None}
     known = known_values_of(split, schemas)
-    featuriser = Featuriser(schemas, BITS, float(config["context_noise"]), known)
+    reworded = reworded_variants(split)
+    config["reworded_variants"] = len(reworded)
+    featuriser = Featuriser(schemas, BITS, float(config["context_noise"]), known, reworded)
     data = featurise(
         split,
         featuriser,

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from functools import cached_property, lru_cache
 
 from tod_runtime.dialogue.models import DONTCARE
@@ -34,10 +35,17 @@ from tod_runtime.nlu.learned.model import NLUModel, grouped_scores, probabilitie
 from tod_runtime.nlu.learned.text import STOP, stem
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.schema.roles import slot_roles
+from tod_runtime.values.dates import parse_date
+from tod_runtime.values.numbers import parse_count
+from tod_runtime.values.times import parse_time
 
 MAX_SPAN = 8
 YES_NO_TYPES = ("bool", "dc")  # value types read with yes/no cues (dc: dontcare)
-_TOKEN = re.compile(r"\d+(?::\d+)?|[A-Za-z0-9]+(?:['’][A-Za-z]+)?|[^\sA-Za-z0-9]")
+# an amount ("$1,630", "12.50") or a clock time ("14:30") is one token, as a word is
+_TOKEN = re.compile(
+    r"\$?\d+(?:,\d{3})*(?:\.\d+)?(?::\d+)?|[A-Za-z0-9]+(?:['’][A-Za-z]+)?|[^\sA-Za-z0-9]"
+)
+_WORDS = re.compile(r"\d+(?::\d+)?|[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 _NUMBER_WORDS = {
     "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
     "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
@@ -70,15 +78,15 @@ def tokenise(text: str) -> list[Token]:
             m.start(),
             m.end(),
             shape(m.group()),
-            m.group()[0].isalnum(),
+            m.group()[0].isalnum() or len(m.group()) > 1,  # a word, a number, an amount
         )
         for m in _TOKEN.finditer(text)
     ]
 
 
 def normalised(text: str) -> str:
-    """A value as compared with others: lower case, words only."""
-    return " ".join(m.group().lower() for m in _TOKEN.finditer(text) if m.group()[0].isalnum())
+    """A value as compared with others: lower case, words only ("$1,630" -> "1 630")."""
+    return " ".join(m.group().lower() for m in _WORDS.finditer(text))
 
 
 @dataclass(frozen=True)
@@ -168,6 +176,14 @@ class ValueTurn:
         return tuple(stem(t.lower) for t in self.tokens)
 
     @cached_property
+    def stem_starts(self) -> dict[str, list[int]]:
+        """The stem of each token -> the indices of the tokens with it, in order."""
+        starts: dict[str, list[int]] = {}
+        for n, s in enumerate(self.stems):
+            starts.setdefault(s, []).append(n)
+        return starts
+
+    @cached_property
     def word_stems(self) -> tuple[str, ...]:
         """The stems of its words and numbers (no punctuation), in order."""
         return tuple(s for t, s in zip(self.tokens, self.stems, strict=True) if t.word)
@@ -195,9 +211,16 @@ class ValueTurn:
         return self.text[self.tokens[i].start : self.tokens[j - 1].end]
 
     def said_normalised(self, i: int, j: int) -> str:
-        """``normalised(self.said(i, j))``, from the tokens already read (the same tokens: a
-        span starts and ends on token boundaries)."""
-        return " ".join(t.lower for t in self.tokens[i:j] if t.word)
+        """``normalised(self.said(i, j))``, remembered (the span and assign features of a
+        span ask for it again and again)."""
+        key = (i, j)
+        if key not in self._normalised_spans:
+            self._normalised_spans[key] = normalised(self.said(i, j))
+        return self._normalised_spans[key]
+
+    @cached_property
+    def _normalised_spans(self) -> dict[tuple[int, int], str]:
+        return {}
 
 
 def value_turn(
@@ -212,6 +235,27 @@ def value_turn(
             slot_acts.setdefault(slot, []).append((a, values))
     asked = frozenset(s for a, s, _ in system_acts if a == "REQUEST" and s)
     return ValueTurn(text, tuple(tokenise(text)), slot_acts, asked, known)
+
+
+_ANY_DAY = date(2019, 3, 1)  # only whether a span reads as a date matters, not which one
+
+
+@lru_cache(maxsize=4096)
+def value_class(text: str) -> str:
+    """What a span reads as, by the value recognisers: a bare number, a date, a time, an
+    amount of money, a count of something ("8 people"), else text."""
+    words = normalised(text).split()
+    if not words:
+        return "-"
+    if "$" in text or any(w.startswith("dollar") for w in words):
+        return "money"
+    if all(_number(w) is not None for w in words):
+        return "num"
+    if parse_date(text, _ANY_DAY) is not None:
+        return "date"
+    if parse_time(text) is not None:
+        return "time"
+    return "count" if parse_count(text) is not None else "text"
 
 
 def candidate_spans(tokens: Sequence[Token]) -> list[tuple[int, int]]:
@@ -281,8 +325,12 @@ def assign_strings(turn: ValueTurn, i: int, j: int, slot: SlotView, same_type: i
     """The features of the span of tokens ``i`` to ``j`` filling ``slot``: the words around
     the span and its own words crossed with the slot's description, and the rest."""
     context, span = assign_words(turn, i, j)
+    # the word before the span, function words included, against the description: "from"
+    # goes with "origin" and "departure", "to" with "destination" ("from" is no context word)
+    before = turn.around(i, j)[1:2]
     return (
         crossed("cd", context, slot.description)
+        + crossed("pd", before, slot.description)
         + crossed("sd", span, slot.description)
         + assign_slot_strings(turn, i, j, slot, same_type, context)
     )
@@ -295,6 +343,7 @@ def assign_features(
     context, span = assign_words(turn, i, j)
     return [
         *hashed_crossed("cd", context, slot.description, bits),
+        *hashed_crossed("pd", turn.around(i, j)[1:2], slot.description, bits),
         *hashed_crossed("sd", span, slot.description, bits),
         *hashed(assign_slot_strings(turn, i, j, slot, same_type, context), bits),
     ]
@@ -327,6 +376,8 @@ def assign_slot_strings(
     overlap = set(context) & set(slot.description)
     out = [f"o:{w}" for w in overlap] + [f"ov:{min(len(overlap), 2)}|{int(asked)}"]
     out += [f"t:{slot.value_type}|{shape}", f"tp:{slot.value_type}|{p1}"]
+    kind = value_class(turn.said(i, j))
+    out += [f"tc:{slot.value_type}|{kind}", f"tc:{slot.value_type}|{kind}|{int(asked)}"]
     out += [f"tn:{slot.value_type}|{min(j - i, 4)}", f"tk:{slot.value_type}|{int(asked)}"]
     out += [f"a:{a}" for a in acts] + [f"a:{a}|{slot.value_type}" for a in acts]
     out += [f"q:{int(asked)}|{bool(turn.asked)}|{min(same_type, 3)}"]
@@ -342,19 +393,21 @@ def value_numbers(turn: ValueTurn) -> set[str]:
 
 @dataclass(frozen=True)
 class ValueForm:
-    """A value the way ``mention`` looks for it: normalised, its words, and a pattern that
-    finds it as whole words in a normalised utterance."""
+    """A value the way ``mention`` looks for it: normalised, its words, a pattern that finds
+    it as whole words in a normalised utterance, and the stems of its words."""
 
     norm: str
     words: tuple[str, ...]
     exact: re.Pattern[str]
+    stems: tuple[str, ...]
 
 
 @lru_cache(maxsize=8192)
 def value_form(value: str) -> ValueForm:
     norm = normalised(value)
     exact = re.compile(rf"(?<![a-z0-9]){re.escape(norm)}(?![a-z0-9])")
-    return ValueForm(norm, tuple(norm.split()), exact)
+    words = tuple(norm.split())
+    return ValueForm(norm, words, exact, tuple(stem(w) for w in words))
 
 
 def mention(value: str, turn: ValueTurn, numbers: set[str], lowered: str) -> tuple[str, int]:
@@ -367,6 +420,10 @@ def mention(value: str, turn: ValueTurn, numbers: set[str], lowered: str) -> tup
     at = turn.first_prefix.get(words[0][:5], -1)
     if form.exact.search(lowered):
         return "exact", at
+    value_stems, said = form.stems, turn.stems
+    for n in turn.stem_starts.get(value_stems[0], ()):
+        if said[n : n + len(value_stems)] == value_stems:  # "museums" says "Museum"
+            return "exact", n
     if norm.isdigit():
         if norm not in numbers:
             return "none", -1
@@ -377,6 +434,18 @@ def mention(value: str, turn: ValueTurn, numbers: set[str], lowered: str) -> tup
     if hits == len(words):
         return "stems", at
     return ("part", at) if hits else ("none", -1)
+
+
+def _content_beside(tokens: Sequence[Token], at: int, width: int) -> list[str]:
+    """The stems of the nearest content word before ``tokens[at]`` and after the ``width``
+    tokens from there (two tokens away at most)."""
+    out = []
+    for side in (range(at - 1, max(at - 3, -1), -1), range(at + width, at + width + 2)):
+        for k in side:
+            if 0 <= k < len(tokens) and tokens[k].word and tokens[k].lower not in STOP:
+                out.append(stem(tokens[k].lower))
+                break
+    return out
 
 
 def _number(word: str) -> str | None:
@@ -410,9 +479,12 @@ def value_strings(
 ) -> list[str]:
     """The part of a (slot, value) pair's features that depends on the value: how it is
     mentioned, its words crossed with the utterance's, yes/no cues, the system's acts."""
+    facts, at = _mention_facts(turn, slot, value, numbers, lowered)
+    beside = _beside_facts(turn, slot, value, at)
     return (
-        mention_strings(*_mention_facts(turn, slot, value, numbers, lowered))
+        mention_strings(*facts)
         + crossed("vu", value_words(value), turn.word_stems)
+        + (beside_strings(*beside) if beside else [])
         + yes_no_strings(*_yes_no_facts(turn, slot, value))
         + value_act_strings(turn, slot, value)
     )
@@ -426,9 +498,12 @@ def value_features(
     strings."""
     has_yes_no = _value_type(slot, value) in YES_NO_TYPES
     has_acts = slot.name in turn.slot_acts
+    facts, at = _mention_facts(turn, slot, value, numbers, lowered)
+    beside = _beside_facts(turn, slot, value, at)
     return [
-        *_hashed_mention(*_mention_facts(turn, slot, value, numbers, lowered), bits),
+        *_hashed_mention(*facts, bits),
         *_hashed_value_words(value_words(value), turn.word_stems, bits),
+        *(_hashed_beside(*beside, bits) if beside else ()),
         *(_hashed_yes_no(*_yes_no_facts(turn, slot, value), bits) if has_yes_no else ()),
         *(hashed(value_act_strings(turn, slot, value), bits) if has_acts else ()),
     ]
@@ -454,17 +529,18 @@ def _value_type(slot: SlotView, value: str) -> str:
 
 def _mention_facts(
     turn: ValueTurn, slot: SlotView, value: str, numbers: set[str], lowered: str
-) -> tuple[str, str, int, int, int]:
+) -> tuple[tuple[str, str, int, int, int], int]:
     """How the value is mentioned, its value type, whether the system asked for the slot,
     how many of the utterance's content words the slot's description holds (up to 2),
-    whether a description word stands near the value."""
+    whether a description word stands near the value; and the token where it starts (-1:
+    nowhere)."""
     asked = int(slot.name in turn.asked)
     kind, at = ("dontcare", -1) if value == DONTCARE else mention(value, turn, numbers, lowered)
     desc = slot.description_set
     # A description word next to the value ("2 nights", "rated 4") ties it to this slot.
     near = [s in desc for s in turn.stems[max(at - 2, 0) : at + 3]] if at >= 0 else []
     overlap = min(len(turn.content_set & desc), 2)
-    return kind, _value_type(slot, value), asked, overlap, int(any(near))
+    return (kind, _value_type(slot, value), asked, overlap, int(any(near))), at
 
 
 def mention_strings(kind: str, vt: str, asked: int, overlap: int, near: int) -> list[str]:
@@ -477,6 +553,45 @@ def _hashed_mention(
     kind: str, vt: str, asked: int, overlap: int, near: int, bits: int
 ) -> tuple[int, ...]:
     return tuple(hashed(mention_strings(kind, vt, asked, overlap, near), bits))
+
+
+def _beside_facts(
+    turn: ValueTurn, slot: SlotView, value: str, at: int
+) -> tuple[str, str, tuple[str, ...], str, int, tuple[str, ...]] | None:
+    """The stems of the tokens right before and after a value found at token ``at``, the
+    stems of the nearest content words either side, its value type, whether the system asked
+    for the slot, the slot's description words; None for a value not found."""
+    if at < 0:
+        return None
+    end = at + len(value_words(value))
+    before = turn.stems[at - 1] if at >= 1 else "^"
+    after = turn.stems[end] if end < len(turn.tokens) else "$"
+    beside = tuple(_content_beside(turn.tokens, at, end - at))
+    return before, after, beside, slot.value_type, int(slot.name in turn.asked), slot.description
+
+
+def beside_strings(
+    before: str, after: str, beside: tuple[str, ...], vt: str, asked: int, desc: tuple[str, ...]
+) -> list[str]:
+    """The words right beside a value ("8 people" is a party's size, "7 pm" a time), and the
+    nearest content words either side against the description ("a party of 5" for "Number
+    of seats", "3 nights" for "Number of days")."""
+    out = [f"nx:{after}|{vt}", f"pv:{before}|{vt}"]
+    out.append(f"adj:{int(before in desc)}{int(after in desc)}|{vt}|{asked}")
+    return out + crossed("cw", beside, desc)
+
+
+@lru_cache(maxsize=4096)
+def _hashed_beside(
+    before: str,
+    after: str,
+    beside: tuple[str, ...],
+    vt: str,
+    asked: int,
+    desc: tuple[str, ...],
+    bits: int,
+) -> tuple[int, ...]:
+    return tuple(hashed(beside_strings(before, after, beside, vt, asked, desc), bits))
 
 
 def _yes_no_facts(
@@ -555,31 +670,35 @@ class ValueReader:
             for (i, j), p in zip(spans, self.span_probabilities(turn, spans, types), strict=True)
             if p >= self.thresholds["spans"]
         ]
-        scored.sort(reverse=True)
-        taken: list[tuple[int, int]] = []
-        used: set[str] = set()
-        out = []
         counts: dict[str, int] = {}
         for s in open_slots:
             counts[s.value_type] = counts.get(s.value_type, 0) + 1
-        for p, i, j in scored:
-            if any(i < e and s < j for s, e in taken):
-                continue
-            best, best_p = None, self.thresholds["assign"]
-            free = [slot for slot in open_slots if slot.name not in used]
-            rows = [
-                assign_features(turn, i, j, slot, counts[slot.value_type], self.bits)
-                for slot in free
-            ]
-            for slot, q in zip(free, probabilities(self.assign, rows), strict=True):
-                if q > best_p:
-                    best, best_p = slot, q
-            if best is None:
+        # every (span, slot) pair above the assign threshold, best (span x assign) first: a
+        # span goes to a slot unless a better pair took either ("from March 5th until March
+        # 6th": the pickup date goes to the span that fits it best, not to the likeliest span)
+        rows = [
+            assign_features(turn, i, j, slot, counts[slot.value_type], self.bits)
+            for _, i, j in scored
+            for slot in open_slots
+        ]
+        qs = iter(probabilities(self.assign, rows))
+        pairs = [
+            (p * q, i, j, slot.name)
+            for p, i, j in scored
+            for slot in open_slots
+            if (q := next(qs)) > self.thresholds["assign"]
+        ]
+        pairs.sort(key=lambda pair: -pair[0])
+        taken: list[tuple[int, int]] = []
+        filled: set[str] = set()
+        out: list[Read] = []
+        for score, i, j, name in pairs:
+            if name in filled or any(i < e and s < j for s, e in taken):
                 continue
             taken.append((i, j))
-            used.add(best.name)
+            filled.add(name)
             text = turn.said(i, j)
-            out.append(Read(best.name, text, text, p * best_p, range(i, j)))
+            out.append(Read(name, text, text, score, range(i, j)))
         return out
 
     def span_probabilities(
