@@ -173,6 +173,9 @@ def test_amounts_and_clock_times_are_one_token_and_stems_say_a_value() -> None:
     ]
     assert all(t.word for t in turn.tokens[:-1]) and not turn.tokens[-1].word
     assert turn.said_normalised(3, 4) == "1 630 50"
+    odd = reading.value_turn("1,2345 or 1,234", [], {})  # a word over two tokens: 1,234 + 5
+    for i, j in candidate_spans(odd.tokens):
+        assert odd.said_normalised(i, j) == reading.normalised(odd.said(i, j))
     numbers, lowered = reading.value_numbers(turn), reading.normalised(turn.text)
     assert reading.mention("Museum", turn, numbers, lowered) == ("exact", 1)
     assert reading.mention("Museum Tours", turn, numbers, lowered)[0] != "exact"

@@ -211,16 +211,32 @@ class ValueTurn:
         return self.text[self.tokens[i].start : self.tokens[j - 1].end]
 
     def said_normalised(self, i: int, j: int) -> str:
-        """``normalised(self.said(i, j))``, remembered (the span and assign features of a
-        span ask for it again and again)."""
-        key = (i, j)
-        if key not in self._normalised_spans:
-            self._normalised_spans[key] = normalised(self.said(i, j))
-        return self._normalised_spans[key]
+        """``normalised(self.said(i, j))``, from the words of the whole text already read
+        (a token can hold several: "$1,630" holds 1 and 630)."""
+        if self._token_words is None:
+            return normalised(self.said(i, j))
+        words, first = self._token_words
+        return " ".join(words[first[i] : first[j]])
 
     @cached_property
-    def _normalised_spans(self) -> dict[tuple[int, int], str]:
-        return {}
+    def _token_words(self) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
+        """The words of ``normalised(self.text)`` and the index of the first word of each
+        token (and one past the last); None when a word runs over two tokens ("1,2345" is
+        the tokens "1,234" and "5" but the words 1 and 2345), where only reading the span's
+        text again gives ``normalised`` of it."""
+        words: list[str] = []
+        first = []
+        matches = list(_WORDS.finditer(self.text))
+        m = 0
+        for token in self.tokens:
+            first.append(len(words))
+            while m < len(matches) and matches[m].start() < token.end:
+                if matches[m].end() > token.end:
+                    return None
+                words.append(matches[m].group().lower())
+                m += 1
+        first.append(len(words))
+        return tuple(words), tuple(first)
 
 
 def value_turn(
