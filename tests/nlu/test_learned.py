@@ -16,6 +16,7 @@ from tod_runtime.data.sgd import open_split
 from tod_runtime.dialogue.context import TurnContext
 from tod_runtime.dialogue.models import State
 from tod_runtime.errors import DataError
+from tod_runtime.nlu.learned import values as reading
 from tod_runtime.nlu.learned.examples import (
     Featurised,
     Featuriser,
@@ -26,8 +27,11 @@ from tod_runtime.nlu.learned.examples import (
 )
 from tod_runtime.nlu.learned.features import (
     Utterance,
+    crossed,
     describe_intent,
     describe_slots,
+    hashed,
+    hashed_crossed,
     head_and_rest,
     intent_features,
     intent_role,
@@ -35,7 +39,13 @@ from tod_runtime.nlu.learned.features import (
     slot_features,
     slot_strings,
 )
-from tod_runtime.nlu.learned.model import SCORERS, NLUModel, load_model, train_logreg
+from tod_runtime.nlu.learned.model import (
+    SCORERS,
+    NLUModel,
+    load_model,
+    probabilities,
+    train_logreg,
+)
 from tod_runtime.nlu.learned.nlu import LearnedNLU
 from tod_runtime.nlu.learned.scorer import Scorer, view
 from tod_runtime.nlu.learned.values import (
@@ -103,6 +113,85 @@ def test_scores_depend_on_words_not_on_identity() -> None:
     assert [s for s, _ in Scorer(model, {SERVICE: original}).rank(turn)] == [
         s for s, _ in Scorer(model, {"Zzyzx_42": other}).rank(turn)
     ]
+
+
+def test_features_hashed_without_strings_are_the_strings_hashed() -> None:
+    """The scorers hash crossed words by continuing a CRC instead of building each string:
+    the buckets, and their order, are those of the feature strings the model learned from."""
+    assert hashed_crossed("x", ["ab", "c"], ["d", "ef", "g"], 12) == hashed(
+        crossed("x", ["ab", "c"], ["d", "ef", "g"]), 12
+    )
+    schema = schemas()[SERVICE]
+    made: list[str] = []  # every feature string made, to check each kind was exercised
+    for text in (
+        "Is there a cafe with wifi in San Jose? What's the phone, for 2 people?",
+        "Any cafes with wifi in San Jose at 14:30 for 2 people, under $1,630.50?",
+    ):
+        made += _check_features_hashed_without_strings(schema, text)
+    kinds = {f.split(":")[0] for f in made}
+    assert {"wp", "tc", "pd", "nx", "pv", "adj", "cw", "yn", "sv"} <= kinds
+
+
+def _check_features_hashed_without_strings(schema: ServiceSchema, text: str) -> list[str]:
+    made: list[str] = []
+    u = Utterance.of(text)
+    acts = ("OFFER", "REQUEST")
+    for intent in schema.intents:
+        for role in ("current", "other", "none"):
+            c = describe_intent(intent)
+            made += intent_strings(u, acts, c, role)
+            assert intent_features(u, acts, c, role) == hashed(intent_strings(u, acts, c, role))
+    for c in describe_slots(schema).values():
+        for slot_acts in ((), ("REQUEST", "OFFER")):
+            expected = hashed(slot_strings(u, acts, slot_acts, c))
+            assert slot_features(u, acts, slot_acts, c) == expected
+    system_acts = [("REQUEST", "city", []), ("OFFER", "party_size", ["2"])]
+    turn = reading.value_turn(u.text, system_acts, {"san jose": frozenset({"city"})})
+    numbers, lowered = reading.value_numbers(turn), reading.normalised(turn.text)
+    for slot in slot_views(schema):
+        assert reading.slot_features(turn, slot, 18) == hashed(reading.slot_strings(turn, slot))
+        for value in [*slot.values, "dontcare"]:
+            strings = reading.value_strings(turn, slot, value, numbers, lowered)
+            found = reading.value_features(turn, slot, value, numbers, lowered, 18)
+            assert found == hashed(strings)
+            made += strings
+    for i, j in candidate_spans(turn.tokens):
+        assert turn.said_normalised(i, j) == reading.normalised(turn.said(i, j))
+        for slot in slot_views(schema):
+            found = reading.assign_features(turn, i, j, slot, 2, 18)
+            strings = reading.assign_strings(turn, i, j, slot, 2)
+            assert found == hashed(strings)
+            made += strings
+    return made
+
+
+def test_amounts_and_clock_times_are_one_token_and_stems_say_a_value() -> None:
+    turn = reading.value_turn("any museums under $1,630.50 at 14:30?", [], {})
+    assert [t.text for t in turn.tokens] == ["any", "museums", "under", "$1,630.50", "at"] + [
+        "14:30",
+        "?",
+    ]
+    assert all(t.word for t in turn.tokens[:-1]) and not turn.tokens[-1].word
+    assert turn.said_normalised(3, 4) == "1 630 50"
+    odd = reading.value_turn("1,2345 or 1,234", [], {})  # a word over two tokens: 1,234 + 5
+    for i, j in candidate_spans(odd.tokens):
+        assert odd.said_normalised(i, j) == reading.normalised(odd.said(i, j))
+    numbers, lowered = reading.value_numbers(turn), reading.normalised(turn.text)
+    assert reading.mention("Museum", turn, numbers, lowered) == ("exact", 1)
+    assert reading.mention("Museum Tours", turn, numbers, lowered)[0] != "exact"
+    assert reading.value_class("$1,630.50") == "money"
+
+
+def test_spans_are_scored_by_parts_as_whole_rows() -> None:
+    u = Utterance.of("Is there a cafe with wifi in San Jose? What's the phone, for 2 people?")
+    system_acts = [("REQUEST", "city", []), ("OFFER", "party_size", ["2"])]
+    turn = reading.value_turn(u.text, system_acts, {"san jose": frozenset({"city"})})
+    # Spans are scored by parts (start, end, both); the sum is the whole row's.
+    reader = ValueReader(load_model())
+    spans = candidate_spans(turn.tokens)
+    by_parts = reader.span_probabilities(turn, spans, ["city"])
+    rows = [hashed(reading.span_strings(turn, i, j, ["city"])) for i, j in spans]
+    assert by_parts == pytest.approx(probabilities(reader.spans, rows), abs=1e-12)
 
 
 def _fitted(split_dir: Path, file: str) -> tuple[Featurised, NLUModel]:

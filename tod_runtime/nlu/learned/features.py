@@ -14,6 +14,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from tod_runtime.nlu.learned.text import STOP, content, question_cues, tokens
 from tod_runtime.schema.models import IntentSchema, ServiceSchema, SlotSchema
@@ -26,6 +27,36 @@ ROLES = ("none", "none_current", "current", "offered", "active", "sibling", "oth
 def hashed(features: Iterable[str], bits: int = BITS) -> list[int]:
     mask = (1 << bits) - 1
     return [zlib.crc32(f.encode()) & mask for f in features]
+
+
+def crossed(kind: str, lefts: Iterable[str], rights: Iterable[str]) -> list[str]:
+    """``kind:left|right`` for every left and every right word, left-major."""
+    return [f"{kind}:{a}|{b}" for a in lefts for b in rights]
+
+
+def hashed_crossed(
+    kind: str, lefts: Iterable[str], rights: Iterable[str], bits: int = BITS
+) -> list[int]:
+    """``hashed(crossed(kind, lefts, rights), bits)`` without building the strings: the CRC
+    of ``kind:left|`` is continued over each right word (``crc32(b, crc32(a)) == crc32(a +
+    b)``). The CRCs of the left parts and the bytes of the right words are remembered, since
+    the same description words and the same turn's words meet again and again."""
+    lefts, rights = tuple(lefts), tuple(rights)
+    if not lefts or not rights:
+        return []
+    mask = (1 << bits) - 1
+    ends = _encoded(rights)
+    return [zlib.crc32(end, start) & mask for start in _starts(kind, lefts) for end in ends]
+
+
+@lru_cache(maxsize=4096)
+def _starts(kind: str, lefts: tuple[str, ...]) -> tuple[int, ...]:
+    return tuple(zlib.crc32(f"{kind}:{a}|".encode()) for a in lefts)
+
+
+@lru_cache(maxsize=4096)
+def _encoded(words: tuple[str, ...]) -> tuple[bytes, ...]:
+    return tuple(w.encode() for w in words)
 
 
 @dataclass(frozen=True)
@@ -128,19 +159,46 @@ def _system_step(sys_acts: Sequence[str]) -> str:
 def intent_pair_strings(u: Utterance, c: Described, role: str) -> list[str]:
     """The features of a pair that depend on the candidate's words."""
     oh, od = u.content & c.head, u.content & c.description
-    out = [f"oh:{_bucket(len(oh))}|{role}", f"od:{_bucket(len(od))}|{role}"]
-    out.append(f"ohod:{_bucket(len(oh), 2)}:{_bucket(len(od), 2)}")
-    if c.head:
-        out.append(f"ohf:{round(4 * len(oh) / len(c.head))}|{role}")
-    out += [f"ov:{w}" for w in oh | od]
-    out += [f"x:{w}|{n}" for w in u.content for n in c.head]
+    counts = intent_count_strings(role, len(oh), len(od), len(c.head))
+    return counts + overlap_strings(oh | od) + crossed("x", u.content, c.head)
+
+
+def intent_pair_features(u: Utterance, c: Described, role: str, bits: int = BITS) -> list[int]:
+    """``hashed(intent_pair_strings(...))``, with fewer strings built: the count features
+    are remembered, the crossed words hashed without strings."""
+    oh, od = u.content & c.head, u.content & c.description
+    counts = _hashed_intent_counts(role, len(oh), len(od), len(c.head), bits)
+    overlap = hashed(overlap_strings(oh | od), bits) if oh or od else []
+    return [*counts, *overlap, *hashed_crossed("x", u.content, c.head, bits)]
+
+
+def intent_count_strings(role: str, in_head: int, in_rest: int, head_size: int) -> list[str]:
+    """How many of the utterance's content words the head and the rest of a candidate's
+    description hold."""
+    out = [f"oh:{_bucket(in_head)}|{role}", f"od:{_bucket(in_rest)}|{role}"]
+    out.append(f"ohod:{_bucket(in_head, 2)}:{_bucket(in_rest, 2)}")
+    if head_size:
+        out.append(f"ohf:{round(4 * in_head / head_size)}|{role}")
     return out
+
+
+@lru_cache(maxsize=1024)
+def _hashed_intent_counts(
+    role: str, in_head: int, in_rest: int, head_size: int, bits: int
+) -> tuple[int, ...]:
+    return tuple(hashed(intent_count_strings(role, in_head, in_rest, head_size), bits))
+
+
+def overlap_strings(words: Iterable[str]) -> list[str]:
+    return [f"ov:{w}" for w in words]
 
 
 def intent_features(
     u: Utterance, sys_acts: Sequence[str], c: Described, role: str, bits: int = BITS
 ) -> list[int]:
-    return hashed(intent_strings(u, sys_acts, c, role), bits)
+    """``hashed(intent_strings(...))``."""
+    context = hashed(intent_context_strings(u, sys_acts, role, c.flag), bits)
+    return context + intent_pair_features(u, c, role, bits)
 
 
 def slot_strings(
@@ -148,19 +206,13 @@ def slot_strings(
 ) -> list[str]:
     q = int(bool(u.cues))
     oh, od = u.content & c.head, u.content & c.description
-    out = [f"q:{q}", f"oh:{_bucket(len(oh))}|{q}", f"od:{_bucket(len(od))}|{q}"]
-    out.append(f"ohod:{_bucket(len(oh), 2)}:{_bucket(len(od), 2)}|{q}")
-    if c.head:
-        out.append(f"ohf:{round(4 * len(oh) / len(c.head))}|{q}")
-    out += [f"cat:{int(c.flag)}:{int(c.extra)}|{q}", f"cat:{int(c.flag)}:{int(c.extra)}|{len(oh)}"]
-    out += [f"ov:{w}|{q}" for w in oh | od]
-    out += [f"x:{w}|{n}" for w in u.content for n in c.head]
-    out += [f"qn:{cue}|{n}" for cue in u.cues for n in c.head]
-    out += [f"sa:{a}|{q}" for a in slot_acts]
-    out += [f"sa:{a}|{_bucket(len(oh), 1)}" for a in slot_acts]
-    out += [f"s:{a}|{q}|{_bucket(len(oh), 1)}" for a in sys_acts]
-    out += [f"u:{w}|{q}|{_bucket(len(oh | od), 1)}" for w in u.words]
-    return out
+    return (
+        slot_count_strings(q, len(oh), len(od), len(c.head), c.flag, c.extra)
+        + crossed("ov", oh | od, [str(q)])
+        + crossed("x", u.content, c.head)
+        + slot_cue_strings(u, sys_acts, slot_acts, c, q, len(oh))
+        + crossed("u", u.words, [f"{q}|{_bucket(len(oh | od), 1)}"])
+    )
 
 
 def slot_features(
@@ -170,4 +222,58 @@ def slot_features(
     c: Described,
     bits: int = BITS,
 ) -> list[int]:
-    return hashed(slot_strings(u, sys_acts, slot_acts, c), bits)
+    """``hashed(slot_strings(...))``, with fewer strings built: the count features are
+    remembered, the crossed words hashed without strings."""
+    q = int(bool(u.cues))
+    oh, od = u.content & c.head, u.content & c.description
+    return [
+        *_hashed_slot_counts(q, len(oh), len(od), len(c.head), c.flag, c.extra, bits),
+        *hashed_crossed("ov", oh | od, [str(q)], bits),
+        *hashed_crossed("x", u.content, c.head, bits),
+        *hashed(slot_cue_strings(u, sys_acts, slot_acts, c, q, len(oh)), bits),
+        *_hashed_utterance_words(u.words, f"{q}|{_bucket(len(oh | od), 1)}", bits),
+    ]
+
+
+@lru_cache(maxsize=256)
+def _hashed_utterance_words(words: tuple[str, ...], context: str, bits: int) -> tuple[int, ...]:
+    """The utterance's words crossed with a slot's question and overlap context: two
+    possible contexts per turn, so remembered for every slot after the first."""
+    return tuple(hashed_crossed("u", words, [context], bits))
+
+
+def slot_count_strings(
+    q: int, in_head: int, in_rest: int, head_size: int, categorical: bool, is_input: bool
+) -> list[str]:
+    """How many of the utterance's content words the head and the rest of a slot's
+    description hold, and the slot's schema properties (``q``: a question cue is said)."""
+    out = [f"q:{q}", f"oh:{_bucket(in_head)}|{q}", f"od:{_bucket(in_rest)}|{q}"]
+    out.append(f"ohod:{_bucket(in_head, 2)}:{_bucket(in_rest, 2)}|{q}")
+    if head_size:
+        out.append(f"ohf:{round(4 * in_head / head_size)}|{q}")
+    kind = f"{int(categorical)}:{int(is_input)}"
+    return out + [f"cat:{kind}|{q}", f"cat:{kind}|{in_head}"]
+
+
+@lru_cache(maxsize=1024)
+def _hashed_slot_counts(
+    q: int, in_head: int, in_rest: int, head_size: int, categorical: bool, is_input: bool, bits: int
+) -> tuple[int, ...]:
+    strings = slot_count_strings(q, in_head, in_rest, head_size, categorical, is_input)
+    return tuple(hashed(strings, bits))
+
+
+def slot_cue_strings(
+    u: Utterance,
+    sys_acts: Sequence[str],
+    slot_acts: Sequence[str],
+    c: Described,
+    q: int,
+    in_head: int,
+) -> list[str]:
+    """Question cues crossed with the slot's head, and the system's acts."""
+    out = crossed("qn", u.cues, c.head)
+    out += [f"sa:{a}|{q}" for a in slot_acts]
+    out += [f"sa:{a}|{_bucket(in_head, 1)}" for a in slot_acts]
+    out += [f"s:{a}|{q}|{_bucket(in_head, 1)}" for a in sys_acts]
+    return out

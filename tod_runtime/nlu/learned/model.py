@@ -4,10 +4,12 @@ AdaGrad trainer with L2, and the model file (``nlu.npz``)."""
 from __future__ import annotations
 
 import json
+import math
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -111,12 +113,33 @@ def train_logreg(
     return w.astype(np.float32)
 
 
-def score(weights: Vector, features: Sequence[int]) -> float:
-    return float(weights[list(features)].sum())
+def scores(weights: Vector, rows: Sequence[Sequence[int]]) -> list[float]:
+    """The score of each row of features: the sum of its weights, in float64 (as in
+    training), for all the rows at once."""
+    lengths = [len(row) for row in rows]
+    features = np.fromiter(chain.from_iterable(rows), dtype=np.intp, count=sum(lengths))
+    row_of = np.repeat(np.arange(len(rows)), lengths)
+    sums: list[float] = np.bincount(row_of, weights=weights[features], minlength=len(rows)).tolist()
+    return sums
 
 
-def probability(weights: Vector, features: Sequence[int]) -> float:
-    return float(1.0 / (1.0 + np.exp(-score(weights, features))))
+def grouped_scores(weights: Vector, groups: Sequence[Sequence[Sequence[int]]]) -> list[list[float]]:
+    """``scores`` of each group of rows, all the rows gathered at once."""
+    flat = scores(weights, [row for group in groups for row in group])
+    out, start = [], 0
+    for group in groups:
+        out.append(flat[start : start + len(group)])
+        start += len(group)
+    return out
+
+
+def probabilities(weights: Vector, rows: Sequence[Sequence[int]]) -> list[float]:
+    """The probability of each row of features."""
+    return [sigmoid(z) for z in scores(weights, rows)]
+
+
+def sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
 SCORERS = ("intent", "slots", "spans", "assign", "pick")

@@ -14,11 +14,11 @@ from tod_runtime.nlu.learned.features import (
     describe_slots,
     hashed,
     intent_context_strings,
-    intent_pair_strings,
+    intent_pair_features,
     intent_role,
     slot_features,
 )
-from tod_runtime.nlu.learned.model import NLUModel, probability, score
+from tod_runtime.nlu.learned.model import NLUModel, grouped_scores, probabilities
 from tod_runtime.schema.models import ServiceSchema
 
 Intent = tuple[str, str]  # (service, intent name)
@@ -81,8 +81,8 @@ class Scorer:
     ) -> list[tuple[float, Intent | None]]:
         """Every candidate with its score, best first (None is NONE); with ``among``, only
         the intents of those services (and NONE)."""
-        scored = []
-        shared: dict[tuple[str, bool], float] = {}  # the turn's part of a pair's score
+        shared: dict[tuple[str, bool], list[int]] = {}  # the turn's part of a pair's features
+        keys, pairs, candidates = [], [], []
         u, bits, weights = turn.utterance, self.model.bits, self.model.intent
         for candidate, described in self.intents:
             if among is not None and candidate is not None and candidate[0] not in among:
@@ -91,9 +91,16 @@ class Scorer:
             key = (role, described.flag)
             if key not in shared:
                 context = intent_context_strings(u, turn.sys_acts, role, described.flag)
-                shared[key] = score(weights, hashed(context, bits))
-            pair = hashed(intent_pair_strings(u, described, role), bits)
-            scored.append((shared[key] + score(weights, pair), candidate))
+                shared[key] = hashed(context, bits)
+            keys.append(key)
+            candidates.append(candidate)
+            pairs.append(intent_pair_features(u, described, role, bits))
+        context_part, pair_part = grouped_scores(weights, [list(shared.values()), pairs])
+        context_scores = dict(zip(shared, context_part, strict=True))
+        scored = [
+            (context_scores[key] + pair, candidate)
+            for key, pair, candidate in zip(keys, pair_part, candidates, strict=True)
+        ]
         scored.sort(key=lambda pair: -pair[0])
         return scored
 
@@ -105,11 +112,16 @@ class Scorer:
     ) -> list[str]:
         """The slots of ``service`` the user asks about (``slot_acts``: the previous system
         frame's acts on each slot of this service)."""
-        out = []
-        for slot, described in self.slots.get(service, {}).items():
-            features = slot_features(
+        slots = self.slots.get(service, {})
+        rows = [
+            slot_features(
                 turn.utterance, turn.sys_acts, slot_acts.get(slot, ()), described, self.model.bits
             )
-            if probability(self.model.slots, features) >= self.model.threshold("slots"):
-                out.append(slot)
-        return out
+            for slot, described in slots.items()
+        ]
+        threshold = self.model.threshold("slots")
+        return [
+            slot
+            for slot, p in zip(slots, probabilities(self.model.slots, rows), strict=True)
+            if p >= threshold
+        ]

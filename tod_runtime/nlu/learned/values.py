@@ -23,19 +23,15 @@ is read from its schema alone.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from functools import cached_property, lru_cache
 
-import numpy as np
-import numpy.typing as npt
-
 from tod_runtime.dialogue.models import DONTCARE
-from tod_runtime.nlu.learned.features import hashed
-from tod_runtime.nlu.learned.model import NLUModel
+from tod_runtime.nlu.learned.features import crossed, hashed, hashed_crossed
+from tod_runtime.nlu.learned.model import NLUModel, grouped_scores, probabilities, sigmoid
 from tod_runtime.nlu.learned.text import STOP, stem
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.schema.roles import slot_roles
@@ -44,6 +40,7 @@ from tod_runtime.values.numbers import parse_count
 from tod_runtime.values.times import parse_time
 
 MAX_SPAN = 8
+YES_NO_TYPES = ("bool", "dc")  # value types read with yes/no cues (dc: dontcare)
 # an amount ("$1,630", "12.50") or a clock time ("14:30") is one token, as a word is
 _TOKEN = re.compile(
     r"\$?\d+(?:,\d{3})*(?:\.\d+)?(?::\d+)?|[A-Za-z0-9]+(?:['’][A-Za-z]+)?|[^\sA-Za-z0-9]"
@@ -67,6 +64,7 @@ class Token:
     word: bool  # a word or number, not punctuation
 
 
+@lru_cache(maxsize=8192)
 def shape(text: str) -> str:
     out = re.sub(r"[A-Z]+", "X", re.sub(r"[a-z]+", "x", re.sub(r"\d+", "d", text)))
     return out[:4]
@@ -101,6 +99,10 @@ class SlotView:
     categorical: bool
     values: tuple[str, ...]  # possible values (categorical)
     is_input: bool
+
+    @cached_property
+    def description_set(self) -> frozenset[str]:
+        return frozenset(self.description)
 
 
 def slot_views(schema: ServiceSchema) -> list[SlotView]:
@@ -141,9 +143,100 @@ class ValueTurn:
             dict.fromkeys(stem(t.lower) for t in self.tokens if t.word and t.lower not in STOP)
         )
 
+    @cached_property
+    def lowers(self) -> tuple[str, ...]:
+        """Every token in lower case, in order."""
+        return tuple(t.lower for t in self.tokens)
+
+    @cached_property
+    def shapes(self) -> tuple[str, ...]:
+        return tuple(t.shape for t in self.tokens)
+
+    @cached_property
+    def _padded(self) -> tuple[str, ...]:
+        return ("^", "^", *self.lowers, "$", "$")
+
+    def around(self, i: int, j: int) -> tuple[str, str, str, str]:
+        """The two tokens before tokens ``i`` to ``j`` and the two after, in lower case ("^"
+        and "$" beyond the utterance's ends)."""
+        padded = self._padded
+        return padded[i], padded[i + 1], padded[j + 2], padded[j + 3]
+
+    def span_shape(self, i: int, j: int) -> str:
+        """The shapes of tokens ``i`` to ``j``, joined and cut to 12 characters."""
+        return "_".join(self.shapes[i:j])[:12]
+
+    @cached_property
+    def content_set(self) -> frozenset[str]:
+        return frozenset(self.content)
+
+    @cached_property
+    def stems(self) -> tuple[str, ...]:
+        """The stem of every token, in order."""
+        return tuple(stem(t.lower) for t in self.tokens)
+
+    @cached_property
+    def stem_starts(self) -> dict[str, list[int]]:
+        """The stem of each token -> the indices of the tokens with it, in order."""
+        starts: dict[str, list[int]] = {}
+        for n, s in enumerate(self.stems):
+            starts.setdefault(s, []).append(n)
+        return starts
+
+    @cached_property
+    def word_stems(self) -> tuple[str, ...]:
+        """The stems of its words and numbers (no punctuation), in order."""
+        return tuple(s for t, s in zip(self.tokens, self.stems, strict=True) if t.word)
+
+    @cached_property
+    def prefixes(self) -> frozenset[str]:
+        """The first five letters of each of its words, the way ``mention`` compares them."""
+        return frozenset(t.lower[:5] for t in self.tokens if t.word)
+
+    @cached_property
+    def first_prefix(self) -> dict[str, int]:
+        """The first five letters of each token -> the index of the first token with them."""
+        first: dict[str, int] = {}
+        for n, t in enumerate(self.tokens):
+            first.setdefault(t.lower[:5], n)
+        return first
+
+    @cached_property
+    def yes_no(self) -> tuple[bool, bool]:
+        """Whether it holds a yes word, and a no word."""
+        return any(t.lower in _YES for t in self.tokens), any(t.lower in _NO for t in self.tokens)
+
     def said(self, i: int, j: int) -> str:
         """The text of tokens ``i`` to ``j`` (exclusive), as written."""
         return self.text[self.tokens[i].start : self.tokens[j - 1].end]
+
+    def said_normalised(self, i: int, j: int) -> str:
+        """``normalised(self.said(i, j))``, from the words of the whole text already read
+        (a token can hold several: "$1,630" holds 1 and 630)."""
+        if self._token_words is None:
+            return normalised(self.said(i, j))
+        words, first = self._token_words
+        return " ".join(words[first[i] : first[j]])
+
+    @cached_property
+    def _token_words(self) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
+        """The words of ``normalised(self.text)`` and the index of the first word of each
+        token (and one past the last); None when a word runs over two tokens ("1,2345" is
+        the tokens "1,234" and "5" but the words 1 and 2345), where only reading the span's
+        text again gives ``normalised`` of it."""
+        words: list[str] = []
+        first = []
+        matches = list(_WORDS.finditer(self.text))
+        m = 0
+        for token in self.tokens:
+            first.append(len(words))
+            while m < len(matches) and matches[m].start() < token.end:
+                if matches[m].end() > token.end:
+                    return None
+                words.append(matches[m].group().lower())
+                m += 1
+        first.append(len(words))
+        return tuple(words), tuple(first)
 
 
 def value_turn(
@@ -195,57 +288,109 @@ def candidate_spans(tokens: Sequence[Token]) -> list[tuple[int, int]]:
     return out
 
 
-def _words_around(tokens: Sequence[Token], i: int, j: int) -> tuple[str, str, str, str]:
-    def at(k: int) -> str:
-        return tokens[k].lower if 0 <= k < len(tokens) else ("^" if k < 0 else "$")
-
-    return at(i - 2), at(i - 1), at(j), at(j + 1)
-
-
 def span_strings(turn: ValueTurn, i: int, j: int, asked_types: Sequence[str]) -> list[str]:
-    toks = turn.tokens
-    words = [t.lower for t in toks[i:j]]
-    n = min(j - i, 6)
-    p2, p1, n1, n2 = _words_around(toks, i, j)
-    shape = "_".join(t.shape for t in toks[i:j])[:12]
-    first, last = words[0], words[-1]
-    out = [
-        f"n:{n}", f"f:{first}", f"l:{last}", f"fl:{first}|{last}", f"p:{p1}", f"pp:{p2}_{p1}",
-        f"x:{n1}", f"xx:{n1}_{n2}", f"px:{p1}|{n1}", f"sh:{shape}", f"fs:{toks[i].shape}",
-        f"ls:{toks[j - 1].shape}", f"pn:{p1}|{n}", f"pf:{p1}|{first}", f"lx:{last}|{n1}",
-        f"ps:{p1}|{toks[i].shape}",
-    ]  # fmt: skip
-    out += [f"in:{w}" for w in words[1:-1][:4]]
-    if i == 0 and j == len(toks) or (i == 0 and j == len(toks) - 1 and not toks[-1].word):
-        out.append(f"all:{n}")
-    if normalised(turn.said(i, j)) in turn.known:
-        out += ["kv", f"kv:{n}"]
+    """The features of the span of tokens ``i`` to ``j`` (exclusive) being a value."""
+    start, end = span_start_strings(turn, i, asked_types), span_end_strings(turn, j)
+    length = span_length_strings(min(j - i, 6), asked_types)
+    return start + end + length + span_pair_strings(turn, i, j, asked_types)
+
+
+def span_start_strings(turn: ValueTurn, i: int, asked_types: Sequence[str]) -> list[str]:
+    """The features of a span that depend on where it starts only (shared by the spans that
+    start there)."""
+    p2, p1 = turn.around(i, i)[:2]
+    first, shape = turn.lowers[i], turn.shapes[i]
+    out = [f"f:{first}", f"p:{p1}", f"pp:{p2}_{p1}", f"fs:{shape}", f"pf:{p1}|{first}"]
+    out.append(f"ps:{p1}|{shape}")
+    return out + [f"rp:{kind}|{p1}" for kind in asked_types or ("-",)]
+
+
+def span_end_strings(turn: ValueTurn, j: int) -> list[str]:
+    """The features of a span that depend on where it ends only."""
+    n1, n2 = turn.around(j, j)[2:]
+    last = turn.lowers[j - 1]
+    return [f"l:{last}", f"x:{n1}", f"xx:{n1}_{n2}", f"ls:{turn.shapes[j - 1]}", f"lx:{last}|{n1}"]
+
+
+def span_length_strings(n: int, asked_types: Sequence[str]) -> list[str]:
+    """The features of a span that depend on its length (``n``, up to 6) only, and the
+    value types of the slots the system asked for."""
+    out = [f"n:{n}"]
     for kind in asked_types or ("-",):
-        out += [f"r:{kind}", f"rs:{kind}|{shape}", f"rp:{kind}|{p1}", f"rn:{kind}|{n}"]
+        out += [f"r:{kind}", f"rn:{kind}|{n}"]
     return out
 
 
-def assign_strings(turn: ValueTurn, i: int, j: int, slot: SlotView, same_type: int) -> list[str]:
+def span_pair_strings(turn: ValueTurn, i: int, j: int, asked_types: Sequence[str]) -> list[str]:
+    """The features of a span that depend on both its ends."""
     toks = turn.tokens
-    p2, p1, n1, n2 = _words_around(toks, i, j)
+    words = turn.lowers[i:j]
+    n = min(j - i, 6)
+    p1, n1 = turn.around(i, j)[1:3]
+    shape = turn.span_shape(i, j)
+    out = [f"fl:{words[0]}|{words[-1]}", f"px:{p1}|{n1}", f"sh:{shape}", f"pn:{p1}|{n}"]
+    out += [f"in:{w}" for w in words[1:-1][:4]]
+    if i == 0 and j == len(toks) or (i == 0 and j == len(toks) - 1 and not toks[-1].word):
+        out.append(f"all:{n}")
+    if turn.said_normalised(i, j) in turn.known:
+        out += ["kv", f"kv:{n}"]
+    return out + [f"rs:{kind}|{shape}" for kind in asked_types or ("-",)]
+
+
+def assign_strings(turn: ValueTurn, i: int, j: int, slot: SlotView, same_type: int) -> list[str]:
+    """The features of the span of tokens ``i`` to ``j`` filling ``slot``: the words around
+    the span and its own words crossed with the slot's description, and the rest."""
+    context, span = assign_words(turn, i, j)
+    # the word before the span, function words included, against the description: "from"
+    # goes with "origin" and "departure", "to" with "destination" ("from" is no context word)
+    before = turn.around(i, j)[1:2]
+    return (
+        crossed("cd", context, slot.description)
+        + crossed("pd", before, slot.description)
+        + crossed("sd", span, slot.description)
+        + assign_slot_strings(turn, i, j, slot, same_type, context)
+    )
+
+
+def assign_features(
+    turn: ValueTurn, i: int, j: int, slot: SlotView, same_type: int, bits: int
+) -> list[int]:
+    """``hashed(assign_strings(...), bits)``, the crossed words hashed without strings."""
+    context, span = assign_words(turn, i, j)
+    return [
+        *hashed_crossed("cd", context, slot.description, bits),
+        *hashed_crossed("pd", turn.around(i, j)[1:2], slot.description, bits),
+        *hashed_crossed("sd", span, slot.description, bits),
+        *hashed(assign_slot_strings(turn, i, j, slot, same_type, context), bits),
+    ]
+
+
+def assign_words(turn: ValueTurn, i: int, j: int) -> tuple[list[str], list[str]]:
+    """The stems of the content words around a span (two either side, and the third before
+    it), and of its first three words."""
+    toks = turn.tokens
+    p2, p1, n1, n2 = turn.around(i, j)
     context = list(dict.fromkeys(stem(w) for w in (p2, p1, n1, n2) if w not in STOP))
     if i >= 3:
         context.append(stem(toks[i - 3].lower))
-    span = [stem(t.lower) for t in toks[i:j] if t.word][:3]
-    shape = "_".join(t.shape for t in toks[i:j])[:12]
-    desc = slot.description
+    return context, [stem(t.lower) for t in toks[i:j] if t.word][:3]
+
+
+def assign_slot_strings(
+    turn: ValueTurn, i: int, j: int, slot: SlotView, same_type: int, context: list[str]
+) -> list[str]:
+    """The words around the span that the slot's description holds, the slot's value type
+    against the span's shape, length and the word before it, the system's acts on the slot,
+    whether the backend knows the span as a value of this slot or of another."""
+    p1 = turn.around(i, j)[1]
+    shape = turn.span_shape(i, j)
     acts = [a for a, _ in turn.slot_acts.get(slot.name, ())] or ["-"]
     asked = slot.name in turn.asked
-    value = normalised(turn.said(i, j))
+    value = turn.said_normalised(i, j)
     known_here = slot.name in turn.known.get(value, ())
     known_other = bool(turn.known.get(value, frozenset()) - {slot.name})
-    out = [f"cd:{c}|{d}" for c in context for d in desc]
-    # the word before the span, function words included, against the description: "from"
-    # goes with "origin" and "departure", "to" with "destination" ("from" is no context word)
-    out += [f"pd:{p1}|{d}" for d in desc]
-    out += [f"sd:{s}|{d}" for s in span for d in desc]
-    overlap = set(context) & set(desc)
-    out += [f"o:{w}" for w in overlap] + [f"ov:{min(len(overlap), 2)}|{int(asked)}"]
+    overlap = set(context) & set(slot.description)
+    out = [f"o:{w}" for w in overlap] + [f"ov:{min(len(overlap), 2)}|{int(asked)}"]
     out += [f"t:{slot.value_type}|{shape}", f"tp:{slot.value_type}|{p1}"]
     kind = value_class(turn.said(i, j))
     out += [f"tc:{slot.value_type}|{kind}", f"tc:{slot.value_type}|{kind}|{int(asked)}"]
@@ -262,19 +407,37 @@ def value_numbers(turn: ValueTurn) -> set[str]:
     return {n for t in turn.tokens if (n := _number(t.lower)) is not None}
 
 
+@dataclass(frozen=True)
+class ValueForm:
+    """A value the way ``mention`` looks for it: normalised, its words, a pattern that finds
+    it as whole words in a normalised utterance, and the stems of its words."""
+
+    norm: str
+    words: tuple[str, ...]
+    exact: re.Pattern[str]
+    stems: tuple[str, ...]
+
+
+@lru_cache(maxsize=8192)
+def value_form(value: str) -> ValueForm:
+    norm = normalised(value)
+    exact = re.compile(rf"(?<![a-z0-9]){re.escape(norm)}(?![a-z0-9])")
+    words = tuple(norm.split())
+    return ValueForm(norm, words, exact, tuple(stem(w) for w in words))
+
+
 def mention(value: str, turn: ValueTurn, numbers: set[str], lowered: str) -> tuple[str, int]:
     """How ``value`` appears in the utterance (exact, as a number, by the stems of all or
     some of its words, or none) and the index of the token where it starts (-1: nowhere)."""
-    norm = normalised(value)
+    form = value_form(value)
+    norm, words = form.norm, form.words
     if not norm:
         return "none", -1
-    words = norm.split()
-    at = next((n for n, t in enumerate(turn.tokens) if t.lower[:5] == words[0][:5]), -1)
-    if re.search(rf"(?<![a-z0-9]){re.escape(norm)}(?![a-z0-9])", lowered):
+    at = turn.first_prefix.get(words[0][:5], -1)
+    if form.exact.search(lowered):
         return "exact", at
-    value_stems = [stem(w) for w in words]
-    said = [stem(t.lower) for t in turn.tokens]
-    for n in range(len(said) - len(value_stems) + 1):
+    value_stems, said = form.stems, turn.stems
+    for n in turn.stem_starts.get(value_stems[0], ()):
         if said[n : n + len(value_stems)] == value_stems:  # "museums" says "Museum"
             return "exact", n
     if norm.isdigit():
@@ -282,7 +445,7 @@ def mention(value: str, turn: ValueTurn, numbers: set[str], lowered: str) -> tup
             return "none", -1
         at = next(n for n, t in enumerate(turn.tokens) if _number(t.lower) == norm)
         return "number", at
-    stems = {t.lower[:5] for t in turn.tokens if t.word}
+    stems = turn.prefixes
     hits = sum(w[:5] in stems for w in words)
     if hits == len(words):
         return "stems", at
@@ -307,11 +470,21 @@ def _number(word: str) -> str | None:
 
 def slot_strings(turn: ValueTurn, slot: SlotView) -> list[str]:
     """The part of a (slot, value) pair's features that depends on the slot only."""
-    content = turn.content
+    return crossed("du", slot.description, turn.content) + slot_context_strings(turn, slot)
+
+
+def slot_features(turn: ValueTurn, slot: SlotView, bits: int) -> list[int]:
+    """``hashed(slot_strings(turn, slot), bits)``, the crossed words hashed without strings."""
+    crossed_words = hashed_crossed("du", slot.description, turn.content, bits)
+    return crossed_words + hashed(slot_context_strings(turn, slot), bits)
+
+
+def slot_context_strings(turn: ValueTurn, slot: SlotView) -> list[str]:
+    """The slot's part but its description's words crossed with the utterance's: their
+    overlap, the system's acts on the slot, whether it asked for it."""
     asked = int(slot.name in turn.asked)
-    overlap = set(content) & set(slot.description)
-    out = [f"du:{d}|{u}" for d in slot.description for u in content]
-    out += [f"o:{w}|{asked}" for w in overlap]
+    overlap = set(turn.content) & set(slot.description)
+    out = [f"o:{w}|{asked}" for w in overlap]
     out += [f"a:{a}" for a, _ in turn.slot_acts.get(slot.name, ())]
     out += [f"asked:{asked}|{int(bool(turn.asked))}", f"ov:{min(len(overlap), 2)}|{asked}"]
     return out
@@ -320,36 +493,154 @@ def slot_strings(turn: ValueTurn, slot: SlotView) -> list[str]:
 def value_strings(
     turn: ValueTurn, slot: SlotView, value: str, numbers: set[str], lowered: str
 ) -> list[str]:
-    """The part of a (slot, value) pair's features that depends on the value."""
+    """The part of a (slot, value) pair's features that depends on the value: how it is
+    mentioned, its words crossed with the utterance's, yes/no cues, the system's acts."""
+    facts, at = _mention_facts(turn, slot, value, numbers, lowered)
+    beside = _beside_facts(turn, slot, value, at)
+    return (
+        mention_strings(*facts)
+        + crossed("vu", value_words(value), turn.word_stems)
+        + (beside_strings(*beside) if beside else [])
+        + yes_no_strings(*_yes_no_facts(turn, slot, value))
+        + value_act_strings(turn, slot, value)
+    )
+
+
+def value_features(
+    turn: ValueTurn, slot: SlotView, value: str, numbers: set[str], lowered: str, bits: int
+) -> list[int]:
+    """``hashed(value_strings(...), bits)``, with fewer strings built: the mention and yes/no
+    features are remembered by what they depend on, the crossed words hashed without
+    strings."""
+    has_yes_no = _value_type(slot, value) in YES_NO_TYPES
+    has_acts = slot.name in turn.slot_acts
+    facts, at = _mention_facts(turn, slot, value, numbers, lowered)
+    beside = _beside_facts(turn, slot, value, at)
+    return [
+        *_hashed_mention(*facts, bits),
+        *_hashed_value_words(value_words(value), turn.word_stems, bits),
+        *(_hashed_beside(*beside, bits) if beside else ()),
+        *(_hashed_yes_no(*_yes_no_facts(turn, slot, value), bits) if has_yes_no else ()),
+        *(hashed(value_act_strings(turn, slot, value), bits) if has_acts else ()),
+    ]
+
+
+@lru_cache(maxsize=1024)
+def _hashed_value_words(
+    words: tuple[str, ...], stems: tuple[str, ...], bits: int
+) -> tuple[int, ...]:
+    """The value's words crossed with the utterance's, remembered: every slot of a turn
+    takes ``dontcare`` (and every yes/no slot "True" and "False")."""
+    return tuple(hashed_crossed("vu", words, stems, bits))
+
+
+def value_words(value: str) -> tuple[str, ...]:
+    """The words of a value that are crossed with the utterance's."""
+    return ("<dontcare>",) if value == DONTCARE else value_form(value).words[:3]
+
+
+def _value_type(slot: SlotView, value: str) -> str:
+    return "dc" if value == DONTCARE else slot.value_type
+
+
+def _mention_facts(
+    turn: ValueTurn, slot: SlotView, value: str, numbers: set[str], lowered: str
+) -> tuple[tuple[str, str, int, int, int], int]:
+    """How the value is mentioned, its value type, whether the system asked for the slot,
+    how many of the utterance's content words the slot's description holds (up to 2),
+    whether a description word stands near the value; and the token where it starts (-1:
+    nowhere)."""
     asked = int(slot.name in turn.asked)
-    if value == DONTCARE:
-        (kind, at), vwords = ("dontcare", -1), ["<dontcare>"]
-    else:
-        (kind, at), vwords = mention(value, turn, numbers, lowered), normalised(value).split()[:3]
-    vt = "dc" if value == DONTCARE else slot.value_type
-    desc = set(slot.description)
+    kind, at = ("dontcare", -1) if value == DONTCARE else mention(value, turn, numbers, lowered)
+    desc = slot.description_set
     # A description word next to the value ("2 nights", "rated 4") ties it to this slot.
-    near = [stem(t.lower) in desc for t in turn.tokens[max(at - 2, 0) : at + 3]] if at >= 0 else []
-    overlap = min(len(set(turn.content) & desc), 2)
+    near = [s in desc for s in turn.stems[max(at - 2, 0) : at + 3]] if at >= 0 else []
+    overlap = min(len(turn.content_set & desc), 2)
+    return (kind, _value_type(slot, value), asked, overlap, int(any(near))), at
+
+
+def mention_strings(kind: str, vt: str, asked: int, overlap: int, near: int) -> list[str]:
     out = [f"m:{kind}|{vt}", f"m:{kind}|{asked}", f"m:{kind}|{vt}|{asked}"]
-    out += [f"mo:{kind}|{overlap}|{asked}", f"near:{kind}|{int(any(near))}|{asked}"]
-    out += [f"vu:{v}|{stem(t.lower)}" for v in vwords for t in turn.tokens if t.word]
-    if at >= 0:
-        # the words right beside the value: "8 people" is a party's size, "7 pm" a time
-        before, after = _words_around(turn.tokens, at, at + len(vwords))[1:3]
-        out += [f"nx:{stem(after)}|{vt}", f"pv:{stem(before)}|{vt}"]
-        out.append(f"adj:{int(stem(before) in desc)}{int(stem(after) in desc)}|{vt}|{asked}")
-        # the nearest content words either side against the description: "a party of 5"
-        # for "Number of seats", "3 nights" for "Number of days"
-        out += [f"cw:{w}|{d}" for w in _content_beside(turn.tokens, at, len(vwords)) for d in desc]
-    if vt in ("bool", "dc"):
-        yes = any(t.lower in _YES for t in turn.tokens)
-        no = any(t.lower in _NO for t in turn.tokens)
-        out += [f"yn:{value}|{int(yes)}|{int(no)}|{asked}"]
-        out += [f"dv:{d}|{value}" for d in slot.description]
+    return out + [f"mo:{kind}|{overlap}|{asked}", f"near:{kind}|{near}|{asked}"]
+
+
+@lru_cache(maxsize=4096)
+def _hashed_mention(
+    kind: str, vt: str, asked: int, overlap: int, near: int, bits: int
+) -> tuple[int, ...]:
+    return tuple(hashed(mention_strings(kind, vt, asked, overlap, near), bits))
+
+
+def _beside_facts(
+    turn: ValueTurn, slot: SlotView, value: str, at: int
+) -> tuple[str, str, tuple[str, ...], str, int, tuple[str, ...]] | None:
+    """The stems of the tokens right before and after a value found at token ``at``, the
+    stems of the nearest content words either side, its value type, whether the system asked
+    for the slot, the slot's description words; None for a value not found."""
+    if at < 0:
+        return None
+    end = at + len(value_words(value))
+    before = turn.stems[at - 1] if at >= 1 else "^"
+    after = turn.stems[end] if end < len(turn.tokens) else "$"
+    beside = tuple(_content_beside(turn.tokens, at, end - at))
+    return before, after, beside, slot.value_type, int(slot.name in turn.asked), slot.description
+
+
+def beside_strings(
+    before: str, after: str, beside: tuple[str, ...], vt: str, asked: int, desc: tuple[str, ...]
+) -> list[str]:
+    """The words right beside a value ("8 people" is a party's size, "7 pm" a time), and the
+    nearest content words either side against the description ("a party of 5" for "Number
+    of seats", "3 nights" for "Number of days")."""
+    out = [f"nx:{after}|{vt}", f"pv:{before}|{vt}"]
+    out.append(f"adj:{int(before in desc)}{int(after in desc)}|{vt}|{asked}")
+    return out + crossed("cw", beside, desc)
+
+
+@lru_cache(maxsize=4096)
+def _hashed_beside(
+    before: str,
+    after: str,
+    beside: tuple[str, ...],
+    vt: str,
+    asked: int,
+    desc: tuple[str, ...],
+    bits: int,
+) -> tuple[int, ...]:
+    return tuple(hashed(beside_strings(before, after, beside, vt, asked, desc), bits))
+
+
+def _yes_no_facts(
+    turn: ValueTurn, slot: SlotView, value: str
+) -> tuple[str, str, bool, bool, int, tuple[str, ...]]:
+    yes, no = turn.yes_no
+    asked = int(slot.name in turn.asked)
+    return value, _value_type(slot, value), yes, no, asked, slot.description
+
+
+def yes_no_strings(
+    value: str, vt: str, yes: bool, no: bool, asked: int, description: tuple[str, ...]
+) -> list[str]:
+    """Yes/no cues for a boolean slot or dontcare, and the value with the slot's
+    description words."""
+    if vt not in YES_NO_TYPES:
+        return []
+    return [f"yn:{value}|{int(yes)}|{int(no)}|{asked}"] + [f"dv:{d}|{value}" for d in description]
+
+
+@lru_cache(maxsize=4096)
+def _hashed_yes_no(
+    value: str, vt: str, yes: bool, no: bool, asked: int, description: tuple[str, ...], bits: int
+) -> tuple[int, ...]:
+    return tuple(hashed(yes_no_strings(value, vt, yes, no, asked, description), bits))
+
+
+def value_act_strings(turn: ValueTurn, slot: SlotView, value: str) -> list[str]:
+    """The system's acts on the slot, and whether they carried the value."""
+    out = []
     for a, values in turn.slot_acts.get(slot.name, ()):
-        said = any(normalised(v) == normalised(value) for v in values)
-        out.append(f"sv:{a}|{int(said)}|{vt}")
+        said = any(value_form(v).norm == value_form(value).norm for v in values)
+        out.append(f"sv:{a}|{int(said)}|{_value_type(slot, value)}")
     return out
 
 
@@ -373,10 +664,6 @@ class ValueReader:
         self.bits = model.bits
         self.thresholds = {k: model.threshold(k) for k in ("spans", "assign", "pick")}
 
-    def _p(self, weights: npt.NDArray[np.float32], strings: list[str]) -> float:
-        z = float(weights[hashed(strings, self.bits)].sum())
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
-
     def read(self, turn: ValueTurn, slots: Sequence[SlotView]) -> list[Read]:
         """The values of the turn: spans first; then, best first, each categorical slot's
         value whose words no span or better-scoring slot took ("2 nights" fills one slot)."""
@@ -393,50 +680,89 @@ class ValueReader:
         if not open_slots:
             return []
         types = [s.value_type for s in open_slots if s.name in turn.asked]
-        scored = []
-        for i, j in candidate_spans(turn.tokens):
-            p = self._p(self.spans, span_strings(turn, i, j, types))
-            if p >= self.thresholds["spans"]:
-                scored.append((p, i, j))
+        spans = candidate_spans(turn.tokens)
+        scored = [
+            (p, i, j)
+            for (i, j), p in zip(spans, self.span_probabilities(turn, spans, types), strict=True)
+            if p >= self.thresholds["spans"]
+        ]
         counts: dict[str, int] = {}
         for s in open_slots:
             counts[s.value_type] = counts.get(s.value_type, 0) + 1
         # every (span, slot) pair above the assign threshold, best (span x assign) first: a
         # span goes to a slot unless a better pair took either ("from March 5th until March
         # 6th": the pickup date goes to the span that fits it best, not to the likeliest span)
-        pairs = []
-        for p, i, j in scored:
-            for slot in open_slots:
-                q = self._p(self.assign, assign_strings(turn, i, j, slot, counts[slot.value_type]))
-                if q > self.thresholds["assign"]:
-                    pairs.append((p * q, i, j, slot.name))
+        rows = [
+            assign_features(turn, i, j, slot, counts[slot.value_type], self.bits)
+            for _, i, j in scored
+            for slot in open_slots
+        ]
+        qs = iter(probabilities(self.assign, rows))
+        pairs = [
+            (p * q, i, j, slot.name)
+            for p, i, j in scored
+            for slot in open_slots
+            if (q := next(qs)) > self.thresholds["assign"]
+        ]
         pairs.sort(key=lambda pair: -pair[0])
         taken: list[tuple[int, int]] = []
+        filled: set[str] = set()
         out: list[Read] = []
         for score, i, j, name in pairs:
-            if name in {r.slot for r in out} or any(i < e and s < j for s, e in taken):
+            if name in filled or any(i < e and s < j for s, e in taken):
                 continue
             taken.append((i, j))
+            filled.add(name)
             text = turn.said(i, j)
             out.append(Read(name, text, text, score, range(i, j)))
         return out
 
+    def span_probabilities(
+        self, turn: ValueTurn, spans: Sequence[tuple[int, int]], types: Sequence[str]
+    ) -> list[float]:
+        """The probability that each span is a value: the parts of its score that depend on
+        its start, its end or its length only are scored once per start, end and length."""
+        starts = sorted({i for i, _ in spans})
+        ends = sorted({j for _, j in spans})
+        lengths = sorted({min(j - i, 6) for i, j in spans})
+        start_part, end_part, length_part, pair_part = grouped_scores(
+            self.spans,
+            [
+                [hashed(span_start_strings(turn, i, types), self.bits) for i in starts],
+                [hashed(span_end_strings(turn, j), self.bits) for j in ends],
+                [hashed(span_length_strings(n, types), self.bits) for n in lengths],
+                [hashed(span_pair_strings(turn, i, j, types), self.bits) for i, j in spans],
+            ],
+        )
+        start_scores = dict(zip(starts, start_part, strict=True))
+        end_scores = dict(zip(ends, end_part, strict=True))
+        length_scores = dict(zip(lengths, length_part, strict=True))
+        return [
+            sigmoid(start_scores[i] + end_scores[j] + length_scores[min(j - i, 6)] + z)
+            for (i, j), z in zip(spans, pair_part, strict=True)
+        ]
+
     def read_categorical(self, turn: ValueTurn, slots: Sequence[SlotView]) -> list[Read]:
         numbers = value_numbers(turn)
         lowered = normalised(turn.text)
+        # A pair's score: its slot's part (scored once per slot) plus its value's part.
+        pairs, rows = [], []
+        for k, slot in enumerate(slots):
+            for value in [*slot.values, DONTCARE] if slot.categorical else [DONTCARE]:
+                pairs.append((slot, k, value))
+                rows.append(value_features(turn, slot, value, numbers, lowered, self.bits))
+        slot_rows = [slot_features(turn, slot, self.bits) for slot in slots]
+        slot_scores, value_scores = grouped_scores(self.pick, [slot_rows, rows])
+        best: dict[str, tuple[str, float]] = {}  # slot -> its best value above the threshold
+        for (slot, k, value), z in zip(pairs, value_scores, strict=True):
+            q = sigmoid(slot_scores[k] + z)
+            if q > best.get(slot.name, ("", self.thresholds["pick"]))[1]:
+                best[slot.name] = (value, q)
         out = []
-        for slot in slots:
-            candidates = [*slot.values, DONTCARE] if slot.categorical else [DONTCARE]
-            shared = slot_strings(turn, slot)
-            best, best_p = None, self.thresholds["pick"]
-            for value in candidates:
-                q = self._p(self.pick, shared + value_strings(turn, slot, value, numbers, lowered))
-                if q > best_p:
-                    best, best_p = value, q
-            if best is not None:
-                kind, at = mention(best, turn, numbers, lowered) if best != DONTCARE else ("", -1)
-                said = range(at, at + 1) if kind in ("exact", "number") else range(0)
-                out.append(Read(slot.name, best, best, best_p, said))
+        for name, (value, q) in best.items():
+            kind, at = mention(value, turn, numbers, lowered) if value != DONTCARE else ("", -1)
+            said = range(at, at + 1) if kind in ("exact", "number") else range(0)
+            out.append(Read(name, value, value, q, said))
         return out
 
 
