@@ -239,6 +239,7 @@ class Runtime:
                     if attempt == 2:
                         raise
                     continue
+                log.apply(events)  # what was just stored, without reading it back
                 result = TurnResult.of(session_id, user, system)
                 break
             await pipeline.turn_finished(session_id, result)

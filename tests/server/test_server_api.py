@@ -174,3 +174,18 @@ async def test_the_chat_page_and_its_files_are_served(client: Client) -> None:
     assert "<script" in page and "/static/app.js" in page
     for path in ("/static/app.js", "/static/style.css"):
         assert (await client.get(path)).status == 200
+
+
+async def test_tod_serve_freezes_what_start_up_built() -> None:
+    """``tod serve`` moves the start-up objects out of the garbage collector's sight, so a
+    full collection (a pause for every request) walks only what the sessions added."""
+    import gc
+
+    from tod_runtime.server.command import freeze_startup_objects
+
+    try:
+        built = [{"start-up": [i]} for i in range(1000)]
+        await freeze_startup_objects(web.Application())
+        assert gc.get_freeze_count() >= len(built)
+    finally:
+        gc.unfreeze()
