@@ -193,6 +193,20 @@ async def test_a_turn_reads_only_the_events_it_has_not_folded() -> None:
         assert len((await other.dialogue("long")).turns) == 80  # folds the whole log once
 
 
+async def test_a_deleted_session_leaves_nothing_behind() -> None:
+    """A server creates and deletes sessions all day: none may leave its folded log or its
+    lock in the runtime."""
+    config = Config(services="echo", backend="echo", nlu="echo", tracker="echo",
+                    policy="echo", generator="echo")  # fmt: skip
+    pm = make_plugin_manager(entry_points=False, extra=(tod_echo,))
+    async with Runtime(config, plugin_manager=pm) as rt:
+        for n in range(3):
+            await rt.handle(f"s{n}", "city=Lima")
+        await rt.delete("s1")
+        assert sorted(rt._sessions) == sorted(rt._locks) == ["s0", "s2"]
+        assert await rt.store.sessions() == ["s0", "s2"]
+
+
 async def test_a_turn_over_its_time_limit_is_dropped_and_the_session_kept() -> None:
     class Slow:
         def __init__(self, ctx: object) -> None:

@@ -193,6 +193,7 @@ class Runtime:
         async with self._lock(session_id), self.store.session_lock(session_id):
             await self.store.delete(session_id)
             self._sessions.pop(session_id, None)
+        self._locks.pop(session_id, None)  # nothing of a deleted session stays behind
 
     # ---------------------------------------------------------------- turns
 
