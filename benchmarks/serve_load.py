@@ -19,10 +19,10 @@ the whole run).
 Prints one JSON line per store: turns/s, p50, p90, p99 and max latency (ms), errors, the
 server's CPU time per turn (ms: what one core could do, 1000 / it, whatever else the machine
 runs), this process's CPU time per turn (the clients', on the same machine: it counts against
-the server's two cores), the machine's 1-minute load average before and after, and the
-server's RSS (now and peak, MiB). Pipelines: ``default`` (the learned NLU, the embedded
-services and a restaurant conversation), ``rules`` (the same with the rules NLU) or ``echo``
-(the tiny echo plugin: the server and store alone).
+the machine's two cores), the 1-minute load average at the end (and before the server
+started), and the server's RSS (now and peak, MiB). Pipelines: ``default`` (the learned NLU,
+the embedded services and a restaurant conversation), ``rules`` (the same with the rules NLU)
+or ``echo`` (the tiny echo plugin: the server and store alone).
 
 ``kill``: a private redis-server, two servers sharing it; N sessions whose turns alternate
 between the two servers, 10,000 turns in all; server A is killed with -9 halfway and
@@ -216,8 +216,8 @@ async def load_one(store: str, args: argparse.Namespace) -> dict[str, Any]:
             "errors": errors,
             "server_cpu_ms_per_turn": round(1000 * (cpu[1] - cpu[0]) / n, 3) if n else None,
             "client_cpu_ms_per_turn": round(1000 * (own[1] - own[0]) / n, 3) if n else None,
+            "load_average_1m": load_average(),
             "load_average_1m_before": load_before,
-            "load_average_1m_after": load_average(),
             **rss_mib(proc.pid),
         }
     finally:
