@@ -28,7 +28,6 @@ from aiohttp import web
 import tod_echo
 from tod_runtime import Config, Runtime
 from tod_runtime.plugins import make_plugin_manager
-from tod_runtime.server.command import freeze_long_lived_objects
 
 ECHO = Config(
     services="echo", backend="echo", nlu="echo", tracker="echo", policy="echo", generator="echo"
@@ -40,6 +39,8 @@ async def gc_policy(name: str) -> AsyncIterator[None]:
     if name == "default":
         yield
         return
+    from tod_runtime.server.command import freeze_long_lived_objects
+
     frozen = freeze_long_lived_objects(web.Application())
     await anext(frozen)
     try:
