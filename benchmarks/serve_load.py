@@ -1,17 +1,28 @@
 """Benchmark `tod serve` on loopback.
 
     python benchmarks/serve_load.py load [--stores memory,sqlite,redis] [--clients 64]
-        [--seconds 20] [--pipeline default|rules|echo]
+        [--seconds 20] [--pipeline default|rules|echo] [--rate TURNS_PER_S]
+        [--session-turns N]
     python benchmarks/serve_load.py kill [--turns 10000] [--sessions 32]
 
-``load``: one server process per store; N concurrent clients, each with its own session,
-post turns back to back for a bounded time (after a short warm-up). Prints one JSON line per
-store: turns/s, p50 and p99 latency (ms), errors, the server's CPU time per turn (ms: what
-one core could do, 1000 / it, whatever else the machine runs), the machine's 1-minute load
-average, and the server's RSS (now and peak, MiB).
-The clients run in this process, on the same machine as the server. Pipelines: ``default``
-(the learned NLU, the embedded services and a restaurant conversation), ``rules`` (the
-same with the rules NLU) or ``echo`` (the tiny echo plugin: the server and store alone).
+``load``: one server process per store; N concurrent clients, each with its own session, for
+a bounded time (after a short warm-up). Closed loop (the default): each client sends its next
+turn as soon as the last one is answered, which measures saturation: the latency is then
+N / throughput (Little's law), whatever the server does. Open loop (``--rate R``): R turns/s
+offered in all, spread evenly over the N sessions (session n's k-th turn is due at
+(n + k N) / R seconds), each latency counted from the turn's due time, not from when it was
+actually sent (a slow answer delays the session's next send, and that wait counts: no
+coordinated omission, as in wrk2). ``--session-turns N``: a client deletes its session and
+starts a new one every N turns (conversations of that length instead of one that grows for
+the whole run).
+
+Prints one JSON line per store: turns/s, p50, p90, p99 and max latency (ms), errors, the
+server's CPU time per turn (ms: what one core could do, 1000 / it, whatever else the machine
+runs), this process's CPU time per turn (the clients', on the same machine: it counts against
+the machine's two cores), the 1-minute load average at the end (and before the server
+started), and the server's RSS (now and peak, MiB). Pipelines: ``default`` (the learned NLU,
+the embedded services and a restaurant conversation), ``rules`` (the same with the rules NLU)
+or ``echo`` (the tiny echo plugin: the server and store alone).
 
 ``kill``: a private redis-server, two servers sharing it; N sessions whose turns alternate
 between the two servers, 10,000 turns in all; server A is killed with -9 halfway and
@@ -122,58 +133,93 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 # ---------------------------------------------------------------- load
 
 
+def percentile(sorted_values: list[float], q: float) -> float | None:
+    """The ``q`` quantile (0..1) of sorted values, in ms, or None when there are none."""
+    if not sorted_values:
+        return None
+    return round(1000 * sorted_values[min(len(sorted_values) - 1, int(len(sorted_values) * q))], 2)
+
+
 async def load_one(store: str, args: argparse.Namespace) -> dict[str, Any]:
     port = free_port()
+    load_before = load_average()
     proc = serve(store, port, PIPELINES[args.pipeline])
     try:
         await wait_listening(port, proc)
         base = f"http://127.0.0.1:{port}"
         texts = ["city=Austin size=small", "call"] if args.pipeline == "echo" else CONVERSATION
         latencies: list[float] = []
-        errors = 0
+        errors, finished = 0, 0.0
         start = time.monotonic()
         warm, end = start + args.warmup, start + args.warmup + args.seconds
         connector = aiohttp.TCPConnector(limit=0)
         async with aiohttp.ClientSession(connector=connector) as http:
 
-            async def client() -> None:
-                nonlocal errors
+            async def new_session() -> str:
                 async with http.post(f"{base}/v1/sessions") as r:
-                    sid = (await r.json())["id"]
-                i = 0
-                while (now := time.monotonic()) < end:
+                    sid: str = (await r.json())["id"]
+                    return sid
+
+            async def client(n: int) -> None:
+                """Closed loop: the next turn as soon as the last one is answered. Open loop:
+                turn k of session n is due at start + (n + k * clients) / rate, and its
+                latency counts from then (a late answer delays the next send, and that wait
+                counts too: no coordinated omission)."""
+                nonlocal errors, finished
+                sid = await new_session()
+                due, i = start + n / args.rate if args.rate else 0.0, 0
+                while True:
+                    if args.rate:
+                        if due >= end:
+                            return
+                        await asyncio.sleep(max(0.0, due - time.monotonic()))
+                        sent, due = due, due + args.clients / args.rate
+                    elif (sent := time.monotonic()) >= end:
+                        return
+                    if args.session_turns and i and i % args.session_turns == 0:
+                        async with http.delete(f"{base}/v1/sessions/{sid}") as r:
+                            await r.read()
+                        sid = await new_session()
                     body = {"text": texts[i % len(texts)]}
                     async with http.post(f"{base}/v1/sessions/{sid}/turns", json=body) as r:
                         await r.read()
                         ok = r.status == 200
                     done = time.monotonic()
-                    if now >= warm:
-                        latencies.append(done - now)
+                    if sent >= warm:
+                        latencies.append(done - sent)
+                        finished = max(finished, done)
                         errors += not ok
                     i += 1
 
             async def measure_cpu() -> None:
                 await asyncio.sleep(max(0.0, warm - time.monotonic()))
-                cpu[0] = cpu_seconds(proc.pid)
-                await asyncio.sleep(max(0.0, end - time.monotonic()))
-                cpu[1] = cpu_seconds(proc.pid)
+                cpu[0], own[0] = cpu_seconds(proc.pid), time.process_time()
 
-            cpu = [0.0, 0.0]
-            await asyncio.gather(measure_cpu(), *[client() for _ in range(args.clients)])
+            cpu, own = [0.0, 0.0], [0.0, 0.0]  # from the warm-up's end to the last answer
+            await asyncio.gather(measure_cpu(), *[client(n) for n in range(args.clients)])
+            cpu[1], own[1] = cpu_seconds(proc.pid), time.process_time()
         latencies.sort()
         n = len(latencies)
         return {
             "store": store.split(":")[0],
             "pipeline": args.pipeline,
+            "loop": f"open at {args.rate:g} turns/s" if args.rate else "closed",
             "clients": args.clients,
+            "session_turns": args.session_turns or None,
             "seconds": args.seconds,
             "turns": n,
-            "turns_per_s": round(n / args.seconds, 1),
-            "p50_ms": round(1000 * latencies[n // 2], 2) if n else None,
-            "p99_ms": round(1000 * latencies[min(n - 1, int(n * 0.99))], 2) if n else None,
+            # answered turns per second, until the last one was answered (an open loop the
+            # server cannot keep up with ends late: this is then below the rate offered)
+            "turns_per_s": round(n / (max(finished, end) - warm), 1),
+            "p50_ms": percentile(latencies, 0.50),
+            "p90_ms": percentile(latencies, 0.90),
+            "p99_ms": percentile(latencies, 0.99),
+            "max_ms": percentile(latencies, 1.0),
             "errors": errors,
             "server_cpu_ms_per_turn": round(1000 * (cpu[1] - cpu[0]) / n, 3) if n else None,
+            "client_cpu_ms_per_turn": round(1000 * (own[1] - own[0]) / n, 3) if n else None,
             "load_average_1m": load_average(),
+            "load_average_1m_before": load_before,
             **rss_mib(proc.pid),
         }
     finally:
@@ -333,6 +379,22 @@ def main() -> None:
     load.add_argument("--seconds", type=float, default=20.0)
     load.add_argument("--warmup", type=float, default=3.0)
     load.add_argument("--pipeline", choices=sorted(PIPELINES), default="echo")
+    load.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        metavar="TURNS_PER_S",
+        help="open loop: offer this many turns/s in all, spread evenly over the sessions "
+        "(default 0: closed loop, each client sends its next turn when answered)",
+    )
+    load.add_argument(
+        "--session-turns",
+        type=int,
+        default=0,
+        metavar="N",
+        help="a client deletes its session and starts a new one every N turns "
+        "(default 0: one session per client for the whole run)",
+    )
     kill = sub.add_parser("kill")
     kill.add_argument("--turns", type=int, default=10_000)
     kill.add_argument("--sessions", type=int, default=32)

@@ -52,7 +52,15 @@ class Stages:
 
 
 T = TypeVar("T")
-_DEADLINE: ContextVar[float | None] = ContextVar("tod_turn_deadline", default=None)
+
+
+class _Running:
+    """The stage a turn is awaiting: the one named when the turn's time limit interrupts it."""
+
+    name = "the pipeline"
+
+
+_RUNNING: ContextVar[_Running | None] = ContextVar("tod_running_stage", default=None)
 
 
 class Pipeline:
@@ -63,30 +71,40 @@ class Pipeline:
 
     @asynccontextmanager
     async def time_limit(self) -> AsyncIterator[None]:
-        """Within this block, stages must finish before the turn's time limit."""
-        limit = self.turn_timeout
-        deadline = asyncio.get_running_loop().time() + limit if limit > 0 else None
-        token = _DEADLINE.set(deadline)
-        try:
+        """Within this block, the stages must finish before the turn's time limit: one timer
+        for the whole block (not one per stage), which names the stage it interrupted."""
+        if self.turn_timeout <= 0:
             yield
-        finally:
-            _DEADLINE.reset(token)
-
-    async def _run(self, stage: str, work: Awaitable[T]) -> T:
-        """Await a stage; an exception it raises (other than a TodError) or running over the
-        turn's time limit becomes a StageFailed naming the stage and its plugin."""
-        name = self.stages.names.get(stage, stage)
+            return
+        running = _Running()
+        token = _RUNNING.set(running)
+        timer = asyncio.timeout(self.turn_timeout)
         try:
-            async with asyncio.timeout_at(_DEADLINE.get()):
-                return await work
-        except (TodError, NotUnderstood):
-            raise
+            async with timer:
+                yield
         except TimeoutError:
+            if not timer.expired():
+                raise
             raise StageFailed(
-                f"{name} did not answer within the turn's {self.turn_timeout:g} s",
+                f"{running.name} did not answer within the turn's {self.turn_timeout:g} s",
                 hint="the turn was dropped and the session is as it was; raise turn_timeout "
                 "in the config or fix the component",
             ) from None
+        finally:
+            _RUNNING.reset(token)
+
+    async def _run(self, stage: str, work: Awaitable[T]) -> T:
+        """Await a stage; an exception it raises (other than a TodError) becomes a
+        StageFailed naming the stage and its plugin (so does running over the turn's time
+        limit, in ``time_limit``)."""
+        name = self.stages.names.get(stage, stage)
+        running = _RUNNING.get()
+        if running is not None:
+            running.name = name
+        try:
+            return await work
+        except (TodError, NotUnderstood):
+            raise
         except Exception as exc:
             raise StageFailed(
                 f"{name} failed: {exc!r}",

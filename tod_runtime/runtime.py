@@ -193,6 +193,7 @@ class Runtime:
         async with self._lock(session_id), self.store.session_lock(session_id):
             await self.store.delete(session_id)
             self._sessions.pop(session_id, None)
+        self._locks.pop(session_id, None)  # nothing of a deleted session stays behind
 
     # ---------------------------------------------------------------- turns
 
@@ -239,6 +240,7 @@ class Runtime:
                     if attempt == 2:
                         raise
                     continue
+                log.apply(events)  # what was just stored, without reading it back
                 result = TurnResult.of(session_id, user, system)
                 break
             await pipeline.turn_finished(session_id, result)

@@ -174,3 +174,27 @@ async def test_the_chat_page_and_its_files_are_served(client: Client) -> None:
     assert "<script" in page and "/static/app.js" in page
     for path in ("/static/app.js", "/static/style.css"):
         assert (await client.get(path)).status == 200
+
+
+async def test_tod_serve_freezes_long_lived_objects() -> None:
+    """``tod serve`` freezes what start-up built, then what survived each full collection,
+    so a full collection (a pause for every request) walks only what came since."""
+    import gc
+
+    from tod_runtime.server.command import freeze_long_lived_objects
+
+    thresholds = gc.get_threshold()
+    frozen = freeze_long_lived_objects(web.Application())
+    try:
+        await anext(frozen)
+        at_start = gc.get_freeze_count()
+        assert at_start > 0
+        survivors = [{"turn": [i]} for i in range(1000)]
+        gc.collect()  # a full collection: its survivors are frozen at the next loop turn
+        await asyncio.sleep(0)
+        assert gc.get_freeze_count() >= at_start + len(survivors)
+    finally:
+        await anext(frozen, None)
+        gc.unfreeze()
+    assert all(cb.__name__ != "after_collection" for cb in gc.callbacks)
+    assert gc.get_threshold() == thresholds

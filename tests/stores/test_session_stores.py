@@ -76,6 +76,19 @@ async def test_append_with_a_stale_length_writes_nothing(make_store: Factory) ->
     assert [e.text for e in await store.load("a")] == ["one"]  # type: ignore[union-attr]
 
 
+async def test_a_stored_event_is_a_copy(make_store: Factory) -> None:
+    """Changing an event after it was appended (or loaded) changes nothing stored: every
+    store keeps what it was given at the time (the memory store as JSON too)."""
+    store = make_store()
+    event = UserUttered(text="one")
+    await store.append("a", [event], expected=0)
+    event.text = "changed"
+    (loaded,) = await store.load("a")
+    assert loaded == UserUttered(text="one", at=event.at)
+    loaded.text = "changed too"  # type: ignore[union-attr]
+    assert [e.text for e in await store.load("a")] == ["one"]  # type: ignore[union-attr]
+
+
 async def test_idle_sessions_expire(make_store: Factory) -> None:
     store = make_store()
     await store.append("old", [SessionReset()])

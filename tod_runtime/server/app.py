@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pluggy
 from aiohttp import web
+from aiohttp.typedefs import Middleware
 
 from tod_runtime.config import Config
 from tod_runtime.errors import TodError
@@ -137,10 +138,15 @@ def create_app(
         config = config or Config()
         pm = plugin_manager or make_plugin_manager(config.plugins_dir)
         runtime = Runtime(config, plugin_manager=pm)
-    app = web.Application(
-        middlewares=[cors_middleware, errors_middleware, auth_middleware],
-        client_max_size=settings.max_body_bytes,
-    )
+    # CORS and the token check only when configured: each middleware is a layer of every
+    # request's call chain.
+    middlewares: list[Middleware] = []
+    if settings.cors_origins:
+        middlewares.append(cors_middleware)
+    middlewares.append(errors_middleware)
+    if settings.token:
+        middlewares.append(auth_middleware)
+    app = web.Application(middlewares=middlewares, client_max_size=settings.max_body_bytes)
     app[RUNTIME] = runtime
     app[SETTINGS] = settings
     app[SOCKETS] = Sockets()

@@ -1,4 +1,10 @@
-"""In-process session store (the default)."""
+"""In-process session store (the default).
+
+Each event is kept as its JSON, as the SQLite and Redis stores keep it: a stored event cannot
+be changed through a reference a stage still holds, and a log of bytes is nothing the garbage
+collector has to walk (a full collection costs time in proportion to the objects alive, so a
+process holding many long sessions as objects pauses longer and longer). The runtime folds
+the events it appends itself, so a turn reads nothing back."""
 
 from __future__ import annotations
 
@@ -6,17 +12,17 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
-from tod_runtime.session import Event
+from tod_runtime.session import EVENT_ADAPTER, Event
 from tod_runtime.stores.base import conflict
 
 
 class MemoryStore:
     def __init__(self) -> None:
-        self._logs: dict[str, list[Event]] = {}
+        self._logs: dict[str, list[bytes]] = {}
         self._touched: dict[str, float] = {}
 
     async def load(self, session_id: str, start: int = 0) -> list[Event]:
-        return self._logs.get(session_id, [])[start:]
+        return [EVENT_ADAPTER.validate_json(e) for e in self._logs.get(session_id, [])[start:]]
 
     async def append(
         self, session_id: str, events: Sequence[Event], expected: int | None = None
@@ -24,7 +30,7 @@ class MemoryStore:
         log = self._logs.setdefault(session_id, [])
         if expected is not None and len(log) != expected:
             raise conflict(session_id, expected, len(log))
-        log.extend(events)
+        log.extend(EVENT_ADAPTER.dump_json(e) for e in events)
         self._touched[session_id] = time.time()
 
     async def length(self, session_id: str) -> int:

@@ -38,7 +38,8 @@ SOURCE = "echo"  # the only source the echo backend accepts with ``backend = "au
 class EchoBackend:
     def __init__(self) -> None:
         self._schemas = Schemas(load_schema_file(SCHEMA))
-        self.calls: list[tuple[str, ServiceCall]] = []
+        # The latest calls (bounded: a long-running server must not grow it without end).
+        self.calls: deque[tuple[str, ServiceCall]] = deque(maxlen=1000)
 
     def schemas(self) -> Schemas:
         return self._schemas
@@ -77,7 +78,12 @@ class EchoTracker:
         pass
 
     async def update(self, turn: TrackerInput) -> DialogueState:
-        state = {k: v.model_copy(deep=True) for k, v in turn.context.state.items()}
+        # A new frame and slot dict per service: the state before this turn stays as it was
+        # (the value lists are never changed, only replaced).
+        state = {
+            k: v.model_copy(update={"slot_values": dict(v.slot_values)})
+            for k, v in turn.context.state.items()
+        }
         for service, acts in turn.user_acts.items():
             frame = state.setdefault(service, State(active_intent="FindThing"))
             for act in acts:
