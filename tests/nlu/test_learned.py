@@ -129,7 +129,7 @@ def test_features_hashed_without_strings_are_the_strings_hashed() -> None:
     ):
         made += _check_features_hashed_without_strings(schema, text)
     kinds = {f.split(":")[0] for f in made}
-    assert {"wp", "tc", "pd", "nx", "pv", "adj", "cw", "yn", "sv"} <= kinds
+    assert {"wp", "tc", "pd", "nx", "pv", "adj", "yn", "sv"} <= kinds
 
 
 def _check_features_hashed_without_strings(schema: ServiceSchema, text: str) -> list[str]:

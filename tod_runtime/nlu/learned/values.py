@@ -452,18 +452,6 @@ def mention(value: str, turn: ValueTurn, numbers: set[str], lowered: str) -> tup
     return ("part", at) if hits else ("none", -1)
 
 
-def _content_beside(tokens: Sequence[Token], at: int, width: int) -> list[str]:
-    """The stems of the nearest content word before ``tokens[at]`` and after the ``width``
-    tokens from there (two tokens away at most)."""
-    out = []
-    for side in (range(at - 1, max(at - 3, -1), -1), range(at + width, at + width + 2)):
-        for k in side:
-            if 0 <= k < len(tokens) and tokens[k].word and tokens[k].lower not in STOP:
-                out.append(stem(tokens[k].lower))
-                break
-    return out
-
-
 def _number(word: str) -> str | None:
     return str(int(word)) if word.isdigit() else _NUMBER_WORDS.get(word)
 
@@ -573,41 +561,37 @@ def _hashed_mention(
 
 def _beside_facts(
     turn: ValueTurn, slot: SlotView, value: str, at: int
-) -> tuple[str, str, tuple[str, ...], str, int, tuple[str, ...]] | None:
-    """The stems of the tokens right before and after a value found at token ``at``, the
-    stems of the nearest content words either side, its value type, whether the system asked
-    for the slot, the slot's description words; None for a value not found."""
+) -> tuple[str, str, str, int, tuple[str, ...]] | None:
+    """The stems of the tokens right before and after a value found at token ``at``, its
+    value type, whether the system asked for the slot, the slot's description words; None
+    for a value not found."""
     if at < 0:
         return None
     end = at + len(value_words(value))
     before = turn.stems[at - 1] if at >= 1 else "^"
     after = turn.stems[end] if end < len(turn.tokens) else "$"
-    beside = tuple(_content_beside(turn.tokens, at, end - at))
-    return before, after, beside, slot.value_type, int(slot.name in turn.asked), slot.description
+    return before, after, slot.value_type, int(slot.name in turn.asked), slot.description
 
 
 def beside_strings(
-    before: str, after: str, beside: tuple[str, ...], vt: str, asked: int, desc: tuple[str, ...]
+    before: str, after: str, vt: str, asked: int, desc: tuple[str, ...]
 ) -> list[str]:
-    """The words right beside a value ("8 people" is a party's size, "7 pm" a time), and the
-    nearest content words either side against the description ("a party of 5" for "Number
-    of seats", "3 nights" for "Number of days")."""
+    """The words right beside a value ("8 people" is a party's size, "7 pm" a time)."""
     out = [f"nx:{after}|{vt}", f"pv:{before}|{vt}"]
     out.append(f"adj:{int(before in desc)}{int(after in desc)}|{vt}|{asked}")
-    return out + crossed("cw", beside, desc)
+    return out
 
 
 @lru_cache(maxsize=4096)
 def _hashed_beside(
     before: str,
     after: str,
-    beside: tuple[str, ...],
     vt: str,
     asked: int,
     desc: tuple[str, ...],
     bits: int,
 ) -> tuple[int, ...]:
-    return tuple(hashed(beside_strings(before, after, beside, vt, asked, desc), bits))
+    return tuple(hashed(beside_strings(before, after, vt, asked, desc), bits))
 
 
 def _yes_no_facts(
