@@ -1,24 +1,33 @@
 """What the learned components share (stages do not import one another): the content words of
-a schema description, the folds over services of ``--cv K``, and the linear model of the
+a schema description, the folds over services of ``--cv K``, the linear model of the
 tracker's carry-over and the learned policy: its deterministic full-batch logistic-regression
-trainer and its file (float16 weights and a JSON config in a compressed ``.npz``)."""
+trainer and its file (float16 weights and a JSON config in a compressed ``.npz``), and the
+worker processes their trainers read a split with (``split_pool``, ``collect_rows``)."""
 
 from __future__ import annotations
 
 import json
 import random
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from importlib import resources
+from multiprocessing import get_context
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from tod_runtime.errors import DataError
+from tod_runtime.progress import progress
 from tod_runtime.schema.roles import FUNCTION_WORDS
+
+if TYPE_CHECKING:  # the runtime imports this module; only the trainers read splits
+    from tod_runtime.data.sgd import SGDSplit
+    from tod_runtime.dialogue.models import Dialogue
+    from tod_runtime.schema.models import ServiceSchema
 
 Vector = npt.NDArray[np.float32]
 
@@ -120,3 +129,53 @@ def service_folds(services: Iterable[str], k: int, seed: int) -> list[frozenset[
     names = sorted(services)
     random.Random(seed).shuffle(names)
     return [frozenset(names[i::k]) for i in range(k)]
+
+
+# ---------------------------------------------------------------- trainers' worker processes
+
+_split: SGDSplit | None = None
+Key = TypeVar("Key")
+RowCounts = dict[Key, list[int]]  # a row's key -> [times positive, times negative]
+
+
+def _init_split(split: SGDSplit) -> None:
+    global _split
+    _split = split
+
+
+def split_pool(split: SGDSplit, workers: int) -> Any:
+    """Worker processes that each hold ``split`` (``worker_split()`` in them)."""
+    return get_context("spawn").Pool(max(workers, 1), _init_split, (split,))
+
+
+def worker_split() -> SGDSplit:
+    """The split of this ``split_pool`` worker."""
+    assert _split is not None
+    return _split
+
+
+DialogueRows = Callable[["Dialogue", Mapping[str, "ServiceSchema"], RowCounts[Key]], None]
+
+
+def _file_rows(dialogue_rows: DialogueRows[Key], file: str) -> RowCounts[Key]:
+    split = worker_split()
+    schemas = split.schemas()
+    out: RowCounts[Key] = {}
+    for dialogue in split.read_file(file):
+        dialogue_rows(dialogue, schemas, out)
+    return out
+
+
+def collect_rows(
+    pool: Any, files: Sequence[str], dialogue_rows: DialogueRows[Key], label: str
+) -> RowCounts[Key]:
+    """The rows ``dialogue_rows`` counts over ``files``, read by ``pool``'s workers, merged."""
+    counts: RowCounts[Key] = {}
+    with progress(label, len(files)) as bar:
+        for part in pool.imap(partial(_file_rows, dialogue_rows), files):
+            for key, (pos, neg) in part.items():
+                total = counts.setdefault(key, [0, 0])
+                total[0] += pos
+                total[1] += neg
+            bar.advance()
+    return counts

@@ -18,7 +18,6 @@ import json
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +30,7 @@ from tod_runtime.dst.learned.features import BITS
 from tod_runtime.dst.learned.model import CarryModel
 from tod_runtime.dst.rules import track
 from tod_runtime.files import atomic_write
-from tod_runtime.learning import fit, service_folds
-from tod_runtime.progress import progress
+from tod_runtime.learning import collect_rows, fit, service_folds, split_pool, worker_split
 from tod_runtime.replay.errors import StateError, error_report, frame_errors
 from tod_runtime.replay.state_metrics import frame_state_metrics
 from tod_runtime.schema.models import ServiceSchema
@@ -143,22 +141,6 @@ def gold_acts_scores(
 
 # ---------------------------------------------------------------- workers
 
-_split: SGDSplit | None = None
-
-
-def _init(split: SGDSplit) -> None:
-    global _split
-    _split = split
-
-
-def _rows_of(file: str) -> Counts:
-    assert _split is not None
-    schemas = _split.schemas()
-    out: Counts = {}
-    for dialogue in _split.read_file(file):
-        dialogue_rows(dialogue, schemas, out)
-    return out
-
 
 @dataclass
 class HeldOutErrors:
@@ -180,12 +162,12 @@ Scored = tuple[float, int, HeldOutErrors | None]  # sum of joint goal, frames, e
 
 
 def _score_of(job: tuple[str, CarryModel, frozenset[str], bool]) -> Scored:
-    assert _split is not None
     file, model, services, keep_errors = job
-    schemas = _split.schemas()
+    split = worker_split()
+    schemas = split.schemas()
     total, count = 0.0, 0
     errors = HeldOutErrors() if keep_errors else None
-    for dialogue in _split.read_file(file):
+    for dialogue in split.read_file(file):
         if not services & set(dialogue.services):
             continue
         found = errors.errors if errors is not None else None
@@ -197,23 +179,6 @@ def _score_of(job: tuple[str, CarryModel, frozenset[str], bool]) -> Scored:
                     if turn.speaker == "USER" and frame.service in services:
                         errors.frames[frame.service] = errors.frames.get(frame.service, 0) + 1
     return total, count, errors
-
-
-def _pool(split: SGDSplit, workers: int) -> Any:
-    return get_context("spawn").Pool(max(workers, 1), _init, (split,))
-
-
-def collect_rows(split: SGDSplit, pool: Any) -> Counts:
-    files = split.dialogue_files()
-    counts: Counts = {}
-    with progress("carry rows", len(files)) as bar:
-        for part in pool.imap(_rows_of, files):
-            for key, (pos, neg) in part.items():
-                total = counts.setdefault(key, [0, 0])
-                total[0] += pos
-                total[1] += neg
-            bar.advance()
-    return counts
 
 
 def score(
@@ -240,8 +205,8 @@ def run_train_dst(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     report: dict[str, Any] = {"settings": SETTINGS, "threshold": THRESHOLD, "seed": args.seed}
-    with _pool(split, args.workers) as pool:
-        counts = collect_rows(split, pool)
+    with split_pool(split, args.workers) as pool:
+        counts = collect_rows(pool, split.dialogue_files(), dialogue_rows, "carry rows")
         report["rows"] = len(counts)
         report["rows_seen"] = sum(p + n for p, n in counts.values())
         if args.cv:

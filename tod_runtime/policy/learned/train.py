@@ -17,7 +17,6 @@ import json
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +26,7 @@ from tod_runtime.dialogue.context import DialogueState, PolicyInput, TurnContext
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import Dialogue, Turn
 from tod_runtime.files import atomic_open, atomic_write
-from tod_runtime.learning import fit, service_folds
+from tod_runtime.learning import collect_rows, fit, service_folds, split_pool, worker_split
 from tod_runtime.policy.history import addressed_service
 from tod_runtime.policy.learned.features import (
     BITS,
@@ -41,7 +40,6 @@ from tod_runtime.policy.learned.features import (
 )
 from tod_runtime.policy.learned.model import PolicyModel
 from tod_runtime.policy.learned.policy import decide
-from tod_runtime.progress import progress
 from tod_runtime.replay.act_metrics import act_f1, service_call_match
 from tod_runtime.schema.models import ServiceSchema
 
@@ -196,42 +194,21 @@ def dialogue_scores(
 
 # ---------------------------------------------------------------- workers
 
-_split: SGDSplit | None = None
-
-
-def _init(split: SGDSplit) -> None:
-    global _split
-    _split = split
-
-
-def _rows_of(file: str) -> Counts:
-    assert _split is not None
-    schemas = _split.schemas()
-    out: Counts = {}
-    for dialogue in _split.read_file(file):
-        dialogue_rows(dialogue, schemas, out)
-    return out
-
-
 Totals = tuple[float, int, float, int]
 
 
 def _score_of(job: tuple[str, PolicyModel, frozenset[str]]) -> Totals:
-    assert _split is not None
     file, model, services = job
-    schemas = _split.schemas()
+    split = worker_split()
+    schemas = split.schemas()
     f1 = calls = 0.0
     nf = nc = 0
-    for dialogue in _split.read_file(file):
+    for dialogue in split.read_file(file):
         if not services & set(dialogue.services):
             continue
         f, c = dialogue_scores(dialogue, schemas, model, services)
         f1, nf, calls, nc = f1 + sum(f), nf + len(f), calls + sum(c), nc + len(c)
     return f1, nf, calls, nc
-
-
-def _pool(split: SGDSplit, workers: int) -> Any:
-    return get_context("spawn").Pool(max(workers, 1), _init, (split,))
 
 
 def spread(files: list[str], limit: int) -> list[str]:
@@ -240,18 +217,6 @@ def spread(files: list[str], limit: int) -> list[str]:
     if not limit or limit >= len(files):
         return files
     return [files[i * len(files) // limit] for i in range(limit)]
-
-
-def collect_rows(split: SGDSplit, pool: Any, files: list[str]) -> Counts:
-    counts: Counts = {}
-    with progress("policy rows", len(files)) as bar:
-        for part in pool.imap(_rows_of, files):
-            for key, (pos, neg) in part.items():
-                total = counts.setdefault(key, [0, 0])
-                total[0] += pos
-                total[1] += neg
-            bar.advance()
-    return counts
 
 
 def score(files: list[str], pool: Any, model: PolicyModel, services: frozenset[str]) -> Totals:
@@ -294,10 +259,10 @@ def run_train_policy(args: argparse.Namespace) -> int:
     split = open_split(args.path, args.split)
     out = Path(args.out)
     report: dict[str, Any] = {"settings": SETTINGS, "thresholds": THRESHOLDS, "seed": args.seed}
-    with _pool(split, args.workers) as pool:
+    with split_pool(split, args.workers) as pool:
         files = spread(split.dialogue_files(), args.limit)
         report["files"] = len(files)
-        counts = collect_rows(split, pool, files)
+        counts = collect_rows(pool, files, dialogue_rows, "policy rows")
         report["rows"] = len(counts)
         report["rows_seen"] = sum(p + n for p, n in counts.values())
         if args.cv:
