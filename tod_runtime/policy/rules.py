@@ -78,9 +78,10 @@ def offer(entity: dict[str, str], schema: ServiceSchema, state: State) -> list[A
     that is not one of its inputs: the restaurant's or the car's name), then those a
     transaction needs that the user has not given, else the first result slots the user has
     not given."""
-    search = schema.intent_map.get(state.active_intent)
-    inputs = set(search.required_slots) | set(search.optional_slots) if search else set()
-    found = [s for s in search.result_slots if s not in inputs][:1] if search else []
+    found: list[str] = []
+    if (search := schema.intent_map.get(state.active_intent)) is not None:
+        inputs = {*search.required_slots, *search.optional_slots}
+        found = [s for s in search.result_slots if s not in inputs][:1]
     needed = [
         s
         for i in schema.intents

@@ -24,6 +24,7 @@ is read from its schema alone.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -670,9 +671,7 @@ class ValueReader:
             for (i, j), p in zip(spans, self.span_probabilities(turn, spans, types), strict=True)
             if p >= self.thresholds["spans"]
         ]
-        counts: dict[str, int] = {}
-        for s in open_slots:
-            counts[s.value_type] = counts.get(s.value_type, 0) + 1
+        counts = Counter(s.value_type for s in open_slots)
         # every (span, slot) pair above the assign threshold, best (span x assign) first: a
         # span goes to a slot unless a better pair took either ("from March 5th until March
         # 6th": the pickup date goes to the span that fits it best, not to the likeliest span)
