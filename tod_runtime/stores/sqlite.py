@@ -50,6 +50,24 @@ def _alive(pid: int) -> bool:
     return True
 
 
+OPEN_TIMEOUT = 30.0  # seconds a connection waits for another one's lock
+
+
+def _use_wal(db: sqlite3.Connection) -> None:
+    """Write-ahead logging, also when another process is switching the same new file to it at
+    the same moment: SQLite then answers "database is locked" at once instead of waiting (its
+    busy timeout is skipped where waiting could deadlock), so wait here, as long as a lock."""
+    deadline = time.monotonic() + OPEN_TIMEOUT
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
 class SQLiteStore:
     def __init__(
         self, path: str | Path, *, lock_timeout: float = 60.0, lock_wait: float = 60.0
@@ -57,9 +75,9 @@ class SQLiteStore:
         self.path = str(path)
         self.lock_timeout, self.lock_wait = lock_timeout, lock_wait
         self._db = sqlite3.connect(
-            self.path, check_same_thread=False, isolation_level=None, timeout=30.0
+            self.path, check_same_thread=False, isolation_level=None, timeout=OPEN_TIMEOUT
         )
-        self._db.execute("PRAGMA journal_mode=WAL")
+        _use_wal(self._db)
         self._db.executescript(_SCHEMA)
         self._lock = asyncio.Lock()
 
