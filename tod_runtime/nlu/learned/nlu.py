@@ -44,6 +44,11 @@ class LearnedNLU(RulesNLU):
         self.reader = ValueReader(model)
         self._views = {name: slot_views(schema) for name, schema in self.schemas.items()}
         self._known: dict[str, Mapping[str, frozenset[str]]] = {}
+        self._arguments = {
+            (name, i.name): frozenset((*i.required_slots, *i.optional_slots))
+            for name, schema in self.schemas.items()
+            for i in schema.intents
+        }
 
     async def _known_values(self, service: str) -> Mapping[str, frozenset[str]]:
         if service not in self._known:
@@ -60,13 +65,22 @@ class LearnedNLU(RulesNLU):
             self._speller = Speller(self._vocabulary, words)
         return self._speller
 
-    async def _read_values(self, text: str, service: str, system: Sequence[Action]) -> list[Action]:
+    async def _read_values(
+        self, text: str, service: str, intent: str, system: Sequence[Action]
+    ) -> list[Action]:
         """INFORM acts for the values the reader finds (one per slot: a value the user spelt
-        out wins over "dontcare")."""
+        out wins over "dontcare"), among the slots ``intent`` takes when it is known: a user
+        gives values only to the slots of the intent they are in (every one of the 36,689
+        INFORMs of 60 SGD train files; "7am" for an alarm being set is the new alarm's time,
+        not an existing one's)."""
         said = [(a.act, a.slot, a.values) for a in system]
         turn = value_turn(text, said, await self._known_values(service))
+        views = self._views[service]
+        takes = self._arguments.get((service, intent))
+        if takes:
+            views = [v for v in views if v.name in takes]
         acts, filled = [], set()
-        for read in self.reader.read(turn, self._views[service]):
+        for read in self.reader.read(turn, views):
             if read.slot not in filled:
                 filled.add(read.slot)
                 acts.append(act("INFORM", read.slot, [read.value], [read.canonical]))
@@ -94,7 +108,8 @@ class LearnedNLU(RulesNLU):
             if a.slot:
                 slot_acts.setdefault(a.slot, []).append(a.act)
         requested = self.scorer.requested(turn, service, slot_acts)
-        read = await self._read_values(text, service, said)
+        intent = predicted[1] if predicted else intents.get(service, "NONE")
+        read = await self._read_values(text, service, intent, said)
         # A user never gives a value to the slot they ask about in the same turn (0 of SGD
         # train's 15,113 user frames with a request), and asks only about what the system put
         # on the table (an offer, a confirmation, a booking, an answer): "is it expensive?"
