@@ -341,3 +341,23 @@ def test_the_intent_is_chosen_among_the_given_services_only() -> None:
     assert len(ranked) == 1 + len(every["Hotels"].intents)  # and NONE
     hotels = [("Hotels", i.name) for i in every["Hotels"].intents]
     assert scorer.intent(turn, {"Hotels"}) in (None, *hotels)
+
+
+def test_a_negated_yes_no_slot_reads_false() -> None:
+    assert reading.value_turn("a hotel that doesn't allow pets", [], {}).negated(
+        frozenset({"pet", "allow"})
+    )
+    assert (
+        reading.value_turn("no, a hotel that allows pets", [], {}).negated(frozenset({"pet"})) == 0
+    )
+    assert reading.value_turn("a hotel in Oslo", [], {}).negated(frozenset({"pet"})) == -1
+    hotels = load_schema_file(embedded_services_dir() / "Hotels" / "schema.json")[0]
+    views = slot_views(hotels)
+    reader = ValueReader(load_model())
+
+    def pets(text: str) -> str | None:
+        read = reader.read(reading.value_turn(text, [], {}), views)
+        return next((r.value for r in read if r.slot == "pets_welcome"), None)
+
+    assert pets("I need a hotel in Boston that doesn't allow pets.") == "False"
+    assert pets("I need a hotel in Boston that allows pets.") == "True"

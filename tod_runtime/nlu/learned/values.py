@@ -55,6 +55,11 @@ _YES = frozenset(["yes", "yeah", "yep", "sure", "ok", "okay", "correct", "right"
 _NO = frozenset(["no", "not", "nope", "don't", "dont", "without", "never"])
 
 
+def is_no(word: str) -> bool:
+    """A negating word: one of ``_NO`` or any "n't" contraction ("doesn't", "shouldn't")."""
+    return word in _NO or word.endswith(("n't", "n’t"))
+
+
 @dataclass(frozen=True)
 class Token:
     text: str
@@ -206,6 +211,14 @@ class ValueTurn:
     def yes_no(self) -> tuple[bool, bool]:
         """Whether it holds a yes word, and a no word."""
         return any(t.lower in _YES for t in self.tokens), any(t.lower in _NO for t in self.tokens)
+
+    def negated(self, words: frozenset[str]) -> int:
+        """Whether a negating word stands within three tokens before one of ``words`` (stems)
+        in the turn: 1, 0, or -1 when none of them is said ("doesn't allow pets")."""
+        hits = [k for k, s in enumerate(self.stems) if s in words]
+        if not hits:
+            return -1
+        return int(any(is_no(self.lowers[m]) for k in hits for m in range(max(k - 3, 0), k)))
 
     def said(self, i: int, j: int) -> str:
         """The text of tokens ``i`` to ``j`` (exclusive), as written."""
@@ -742,7 +755,18 @@ class ValueReader:
             if q > best.get(slot.name, ("", self.thresholds["pick"]))[1]:
                 best[slot.name] = (value, q)
         out = []
+        types = {slot.name: slot for slot in slots}
         for name, (value, q) in best.items():
+            # SGD's users seldom say a yes/no slot negated unasked, so the scorer never
+            # learned "doesn't allow pets" or "without wifi": a negating word right before
+            # the slot's description words turns the reading into False.
+            slot = types[name]
+            if (
+                value == "True"
+                and slot.value_type == "bool"
+                and turn.negated(slot.description_set) == 1
+            ):
+                value = "False"
             kind, at = mention(value, turn, numbers, lowered) if value != DONTCARE else ("", -1)
             said = range(at, at + 1) if kind in ("exact", "number") else range(0)
             out.append(Read(name, value, value, q, said))
