@@ -5,30 +5,166 @@ The user templates are mined from SGD train's user turns by the same miner as th
 generically; a service without its own borrows from the closest mined service, and what no
 template covers is composed from the schema's descriptions (``compose.compose_user``).
 ``rng`` chooses among equivalent templates, so a seeded simulator is reproducible.
+
+The system's realiser is reused with the user's side of things (``UserWording``):
+
+* a date is said as SGD's users say one, "March 8th" (after "the": "the 8th of March"), never
+  with the weekday the system's replies carry ("Friday, March 8th": users seldom say it);
+* a generic template is never used for a boolean: the generic label of every boolean slot is
+  ``bool``, so "That's fine." (said to some question in SGD) would stand for any of them;
+* a template that is a bare value ("{city}.", an answer to a question) is used only when the
+  turn has that one act: among other acts, "I want to go to Chicago. San Francisco." leaves
+  the reader guessing which slot the bare value fills;
+* "dontcare" is never put into a template's value slot ("I want to pick it up at any."): it
+  is said as SGD's users say it, "It doesn't matter." alone, "any {noun} is fine" beside other
+  acts, "I don't mind whether ..." for a boolean.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+import re
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import cache
 
-from tod_runtime.dialogue.models import Action
-from tod_runtime.nlg.compose import compose_user
-from tod_runtime.nlg.realise import Realiser
+from tod_runtime.dialogue.models import DONTCARE, Action
+from tod_runtime.nlg.compose import compose_user, lower_first, noun_phrase, upper_first, yes_no
+from tod_runtime.nlg.realise import Realiser, Source
+from tod_runtime.nlg.signature import PLACEHOLDER, Signature, is_bool, schema_info
 from tod_runtime.nlg.store import TemplateSet
 from tod_runtime.nlg.template import CHOICES, packaged
 from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.values.dates import MONTHS
+from tod_runtime.values.say import ordinal
+
+_ISO = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_MONTH = "|".join(m.capitalize() for m in MONTHS)
+_THE_DATE = re.compile(rf"\bthe ({_MONTH}) (\d{{1,2}}(?:st|nd|rd|th))\b")
+_LETTER = re.compile(r"[A-Za-z]")
+ALONE_DONTCARE = ("It doesn't matter.", "Anything is fine.", "I don't have a preference.")
+
+
+def say_user_date(value: str) -> str:
+    """An ISO date as a user says it: "March 8th" (any month); anything else unchanged."""
+    match = _ISO.match(value.strip())
+    if not match:
+        return value
+    month, day = int(match[2]), int(match[3])
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return value
+    return f"{MONTHS[month - 1].capitalize()} {ordinal(day)}"
+
+
+def the_date(text: str) -> str:
+    """ "on the March 8th" (a template said "on the {date}" of "8th") -> "on the 8th of
+    March"."""
+    return _THE_DATE.sub(lambda m: f"the {m[2]} of {m[1]}", text)
+
+
+def bare(template: str) -> bool:
+    """Whether a template is nothing but its values ("{city}.", "{date}, {time}")."""
+    return not _LETTER.search(PLACEHOLDER.sub("", template))
+
+
+def dontcare_phrase(schema: ServiceSchema | None, slot: str) -> str:
+    """ "any cuisine is fine", or for a boolean "I don't mind whether the hotel has wifi"."""
+    spec = schema.slot(slot) if schema else None
+    if spec is not None and {v.lower() for v in spec.possible_values} == {"true", "false"}:
+        said = yes_no(spec.description).yes.rstrip(".")
+        if not said.endswith("?") and ":" not in said:
+            return f"I don't mind whether {lower_first(said)}"
+        return f"I don't mind about {lower_first(spec.description.rstrip('. '))}"
+    return f"any {noun_phrase(schema, slot)} is fine"
+
+
+def _is_dontcare(action: Action) -> bool:
+    values = action.values or action.canonical_values
+    return action.act == "INFORM" and bool(values) and values[0] == DONTCARE
+
+
+class UserWording(Realiser):
+    """The mined-template realiser, with the user's ways of saying things (module doc)."""
+
+    def __init__(self, templates: TemplateSet, choices: int = CHOICES) -> None:
+        super().__init__(templates, compose_user, choices=choices, empty="Hello.")
+        self._turn_acts = 0
+
+    @staticmethod
+    def sayer(schema: ServiceSchema | None) -> Callable[[str, str], str]:
+        say = Realiser.sayer(schema)
+        slots = schema_info(schema)[0] if schema else {}
+
+        def user_say(slot: str, value: str) -> str:
+            info = slots.get(slot)
+            if info is not None and info.kind == "date":
+                return say_user_date(value)
+            return say(slot, value)
+
+        return user_say
+
+    def sources(
+        self, service: str, schema: ServiceSchema | None, say: Callable[[str, str], str]
+    ) -> list[Source]:
+        found = []
+        for source in super().sources(service, schema, say):
+            signature = source.signature
+            if source.table is self.generic:
+                signature = _no_bools(signature)
+            found.append(replace(source, signature=signature, fits=self._guard(source.fits)))
+        return found
+
+    def _guard(self, fits: Callable[[str], bool]) -> Callable[[str], bool]:
+        def guarded(template: str) -> bool:
+            if self._turn_acts > 1 and bare(template):
+                return False
+            return fits(template)
+
+        return guarded
+
+    def realise(
+        self,
+        service: str,
+        schema: ServiceSchema | None,
+        actions: Sequence[Action],
+        seed: int = 0,
+    ) -> str:
+        cares = [a for a in actions if not _is_dontcare(a)]
+        loose = [a for a in actions if _is_dontcare(a)]
+        self._turn_acts = len(cares)
+        text = super().realise(service, schema, cares, seed) if cares else ""
+        if loose:
+            if not cares and len(loose) == 1:
+                said = ALONE_DONTCARE[(zlib.crc32(loose[0].slot.encode()) ^ seed) % 3]
+            else:
+                phrases = [dontcare_phrase(schema, a.slot) for a in loose]
+                said = upper_first(" and ".join(phrases)) + "."
+            text = f"{text} {said}".strip()
+        return the_date(text) or self.empty
+
+
+def _no_bools(
+    signature: Callable[[Sequence[Action]], Signature | None],
+) -> Callable[[Sequence[Action]], Signature | None]:
+    def keyed(actions: Sequence[Action]) -> Signature | None:
+        if any(
+            a.act not in ("REQUEST",) and a.values[:1] and is_bool(a.values[0]) for a in actions
+        ):
+            return None
+        return signature(actions)
+
+    return keyed
 
 
 @cache
-def _default() -> Realiser:
+def _default() -> UserWording:
     return user_realiser(packaged("user"))
 
 
-def user_realiser(templates: TemplateSet, choices: int = CHOICES) -> Realiser:
+def user_realiser(templates: TemplateSet, choices: int = CHOICES) -> UserWording:
     """A realiser of user acts over ``templates`` (e.g. ``store.read_side(DIR, "user")``)."""
-    return Realiser(templates, compose_user, choices=choices, empty="Hello.")
+    return UserWording(templates, choices=choices)
 
 
 def realise_user(
