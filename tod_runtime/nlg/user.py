@@ -30,18 +30,28 @@ from dataclasses import replace
 from functools import cache
 
 from tod_runtime.dialogue.models import DONTCARE, Action
-from tod_runtime.nlg.compose import compose_user, lower_first, noun_phrase, upper_first, yes_no
+from tod_runtime.nlg.compose import (
+    ARTICLES,
+    compose_user,
+    join,
+    lower_first,
+    noun_phrase,
+    upper_first,
+    yes_no,
+)
 from tod_runtime.nlg.realise import Realiser, Source
 from tod_runtime.nlg.signature import PLACEHOLDER, Signature, is_bool, schema_info
 from tod_runtime.nlg.store import TemplateSet
 from tod_runtime.nlg.template import CHOICES, packaged
 from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.schema.roles import FUNCTION_WORDS
 from tod_runtime.values.dates import MONTHS
 from tod_runtime.values.say import ordinal
 
 _ISO = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _MONTH = "|".join(m.capitalize() for m in MONTHS)
 _THE_DATE = re.compile(rf"\bthe ({_MONTH}) (\d{{1,2}}(?:st|nd|rd|th))\b")
+Say = Callable[[Action], str]
 _LETTER = re.compile(r"[A-Za-z]")
 ALONE_DONTCARE = ("It doesn't matter.", "Anything is fine.", "I don't have a preference.")
 
@@ -79,6 +89,76 @@ def dontcare_phrase(schema: ServiceSchema | None, slot: str) -> str:
     return f"any {noun_phrase(schema, slot)} is fine"
 
 
+def _flag(schema: ServiceSchema | None, slot: str) -> bool:
+    spec = schema.slot(slot) if schema else None
+    return spec is not None and {v.lower() for v in spec.possible_values} == {"true", "false"}
+
+
+def asked_about(schema: ServiceSchema | None, slot: str) -> str:
+    """What a user asks for: the description's head ("Address of the restaurant" ->
+    "address"), or the description itself when the head is only "name" or "number" ("the
+    name of the theatre"), which says nothing alone."""
+    spec = schema.slot(slot) if schema else None
+    said = noun_phrase(schema, slot)
+    if spec is None or said.split()[-1:] not in (["name"], ["number"], ["type"]):
+        return said
+    words = spec.description.rstrip(". ").split()
+    if len(words) > 1 and words[0].lower() in ARTICLES:
+        words = words[1:]
+    return lower_first(" ".join(words))
+
+
+def counted(schema: ServiceSchema | None, slot: str) -> str | None:
+    """ "nights" for "Number of nights of the stay": what a count slot counts, else None."""
+    spec = schema.slot(slot) if schema else None
+    words = spec.description.rstrip(". ").split() if spec else []
+    if len(words) < 3 or [w.lower() for w in words[:2]] != ["number", "of"]:
+        return None
+    noun = []
+    for word in words[2:]:
+        if word.lower() in FUNCTION_WORDS:
+            break
+        noun.append(word.lower())
+    return " ".join(noun) or None
+
+
+def compose_said(kind: str, acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> str:
+    """Acts no mined template covers, composed as a user would say them (``compose_user``'s
+    wording but: a yes/no question for a boolean, "the name of the theatre" rather than "the
+    name", "for 2 nights" for a count)."""
+    if kind == "REQUEST":
+        flags = [
+            yes_no(schema.slot(a.slot).description).question
+            for a in acts
+            if schema and _flag(schema, a.slot)
+        ]  # type: ignore[union-attr]
+        plain = [asked_about(schema, a.slot) for a in acts if not _flag(schema, a.slot)]
+        asked = (
+            [
+                f"What is the {plain[0]}?"
+                if len(plain) == 1
+                else f"Can you tell me the {join(plain)}?"
+            ]
+            if plain
+            else []
+        )
+        return " ".join(asked + flags)
+    if kind == "INFORM":
+        counts = [a for a in acts if counted(schema, a.slot) and (a.values or [""])[0].isdigit()]
+        rest = [a for a in acts if a not in counts]
+        said = []
+        if counts:
+            said.append(
+                "I need it for "
+                + join([f"{say(a)} {counted(schema, a.slot)}" for a in counts])
+                + "."
+            )
+        if rest:
+            said.append(compose_user(kind, rest, schema, say))
+        return " ".join(said)
+    return compose_user(kind, acts, schema, say)
+
+
 def _is_dontcare(action: Action) -> bool:
     values = action.values or action.canonical_values
     return action.act == "INFORM" and bool(values) and values[0] == DONTCARE
@@ -88,7 +168,7 @@ class UserWording(Realiser):
     """The mined-template realiser, with the user's ways of saying things (module doc)."""
 
     def __init__(self, templates: TemplateSet, choices: int = CHOICES) -> None:
-        super().__init__(templates, compose_user, choices=choices, empty="Hello.")
+        super().__init__(templates, compose_said, choices=choices, empty="Hello.")
         self._turn_acts = 0
 
     @staticmethod
