@@ -68,3 +68,30 @@ def test_dontcare_is_said_and_never_put_in_a_value_slot() -> None:
     acts = [act("INFORM", "cuisine", ["dontcare"]), act("INFORM", "city", ["Oslo"])]
     text = realiser.realise("Restaurants", schema, acts)
     assert text == "I want to eat in Oslo. Any type of food served is fine."
+
+
+def test_a_slot_whose_neighbour_match_is_a_tie_is_not_borrowed() -> None:
+    # "Date of check in" matches a neighbour's check-in and check-out dates alike ("in" and
+    # "out" are function words): the system's realiser maps it to one of them, the user's
+    # to neither, so a user never says "check out" for a check-in date.
+    from tod_runtime.nlg.neighbours import Profile
+    from tod_runtime.nlg.realise import Realiser
+
+    theirs = Profile(
+        "A service to book hotels",
+        {
+            "check_in_date": ("date", "Start date for the hotel reservation"),
+            "check_out_date": ("date", "End date for the hotel reservation"),
+            "hotel_name": ("text", "Name of the hotel"),
+        },
+        {"ReserveHotel": "Reserve rooms at a hotel"},
+    )
+    table = {"INFORM(check_out_date)": [("I check out on {check_out_date}.", 9)]}
+    templates = TemplateSet(services={"Hotels_X": table}, profiles={"Hotels_X": theirs})
+    schema = _schemas()["Hotels"]
+    system_side = Realiser(templates, lambda *a: "")
+    assert system_side.neighbours("Hotels", schema)[0].slots.get("check_in_date")
+    user = user_realiser(templates)
+    assert "check_in_date" not in user.neighbours("Hotels", schema)[0].slots
+    text = user.realise("Hotels", schema, [act("INFORM", "check_in_date", ["2026-12-04"])])
+    assert "check out" not in text and "December 4th" in text

@@ -39,6 +39,7 @@ from tod_runtime.nlg.compose import (
     upper_first,
     yes_no,
 )
+from tod_runtime.nlg.neighbours import Alignment, Profile, profile_of, words
 from tod_runtime.nlg.realise import Realiser, Source
 from tod_runtime.nlg.signature import PLACEHOLDER, Signature, is_bool, schema_info
 from tod_runtime.nlg.store import TemplateSet
@@ -170,6 +171,7 @@ class UserWording(Realiser):
     def __init__(self, templates: TemplateSet, choices: int = CHOICES) -> None:
         super().__init__(templates, compose_said, choices=choices, empty="Hello.")
         self._turn_acts = 0
+        self._untied: dict[tuple[str, int], list[Alignment]] = {}
 
     @staticmethod
     def sayer(schema: ServiceSchema | None) -> Callable[[str, str], str]:
@@ -183,6 +185,22 @@ class UserWording(Realiser):
             return say(slot, value)
 
         return user_say
+
+    def neighbours(self, service: str, schema: ServiceSchema) -> list[Alignment]:
+        """The closest services, without a slot whose match is a tie: "Date of check in"
+        shares as many words with a neighbour's check-out date as with its check-in date
+        ("in" and "out" are function words), and a user who says "I check out on the 4th"
+        for a check-in date says something else than they mean."""
+        key = (service, id(schema))
+        found = self._untied.get(key)
+        if found is None:
+            mine = profile_of(schema)
+            found = [
+                _untied(a, mine, self.profiles[a.service])
+                for a in super().neighbours(service, schema)
+            ]
+            self._untied[key] = found
+        return found
 
     def sources(
         self, service: str, schema: ServiceSchema | None, say: Callable[[str, str], str]
@@ -222,6 +240,25 @@ class UserWording(Realiser):
                 said = upper_first(" and ".join(phrases)) + "."
             text = f"{text} {said}".strip()
         return the_date(text) or self.empty
+
+
+def _untied(alignment: Alignment, mine: Profile, theirs: Profile) -> Alignment:
+    """``alignment`` without the slots whose best match in ``theirs`` is shared by two."""
+    kept = {}
+    for slot, other in alignment.slots.items():
+        kind, description = mine.slots[slot]
+        said = words(slot, description)
+        scores = sorted(
+            (_jaccard(said, words(o, d)) for o, (k, d) in theirs.slots.items() if k == kind),
+            reverse=True,
+        )
+        if len(scores) < 2 or scores[0] > scores[1]:
+            kept[slot] = other
+    return replace(alignment, slots=kept)
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 0.0
 
 
 def _no_bools(
