@@ -11,7 +11,10 @@ The system's realiser is reused with the user's side of things (``UserWording``)
 * a date is said as SGD's users say one, "March 8th" (after "the": "the 8th of March"), never
   with the weekday the system's replies carry ("Friday, March 8th": users seldom say it);
 * a generic template is never used for a boolean: the generic label of every boolean slot is
-  ``bool``, so "That's fine." (said to some question in SGD) would stand for any of them;
+  ``bool``, so "That's fine." (said to some question in SGD) would stand for any of them; nor
+  for a slot whose label another slot of the service shares ("In {city}." for an origin city
+  when the flight also has a destination city);
+* a slot whose best match in a neighbour is a tie is not borrowed (``_untied``);
 * a template that is a bare value ("{city}.", an answer to a question) is used only when the
   turn has that one act: among other acts, "I want to go to Chicago. San Francisco." leaves
   the reader guessing which slot the bare value fills;
@@ -41,7 +44,7 @@ from tod_runtime.nlg.compose import (
 )
 from tod_runtime.nlg.neighbours import Alignment, Profile, profile_of, words
 from tod_runtime.nlg.realise import Realiser, Source
-from tod_runtime.nlg.signature import PLACEHOLDER, Signature, is_bool, schema_info
+from tod_runtime.nlg.signature import INTENT_ACTS, PLACEHOLDER, Signature, is_bool, schema_info
 from tod_runtime.nlg.store import TemplateSet
 from tod_runtime.nlg.template import CHOICES, packaged
 from tod_runtime.schema.models import ServiceSchema
@@ -53,6 +56,7 @@ _ISO = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _MONTH = "|".join(m.capitalize() for m in MONTHS)
 _THE_DATE = re.compile(rf"\bthe ({_MONTH}) (\d{{1,2}}(?:st|nd|rd|th))\b")
 Say = Callable[[Action], str]
+DANGLING = frozenset({"in", "at", "on", "for", "of", "to", "from", "by", "with", "which"})
 _LETTER = re.compile(r"[A-Za-z]")
 ALONE_DONTCARE = ("It doesn't matter.", "Anything is fine.", "I don't have a preference.")
 
@@ -109,6 +113,24 @@ def asked_about(schema: ServiceSchema | None, slot: str) -> str:
     return lower_first(" ".join(words))
 
 
+def informed(schema: ServiceSchema | None, slot: str, whole: bool) -> str:
+    """What a user names when giving a value: the description's head without a dangling
+    preposition ("City in which the journey originates" -> "city"), or with ``whole`` (the
+    head is another slot's too) the description itself."""
+    spec = schema.slot(slot) if schema else None
+    if spec is None:
+        return noun_phrase(schema, slot)
+    if whole:
+        words = spec.description.rstrip(". ").split()
+        if len(words) > 1 and words[0].lower() in ARTICLES:
+            words = words[1:]
+        return lower_first(" ".join(words))
+    words = noun_phrase(schema, slot).split()
+    while len(words) > 1 and words[-1].lower() in DANGLING:
+        words = words[:-1]
+    return " ".join(words)
+
+
 def counted(schema: ServiceSchema | None, slot: str) -> str | None:
     """ "nights" for "Number of nights of the stay": what a count slot counts, else None."""
     spec = schema.slot(slot) if schema else None
@@ -128,11 +150,12 @@ def compose_said(kind: str, acts: Sequence[Action], schema: ServiceSchema | None
     wording but: a yes/no question for a boolean, "the name of the theatre" rather than "the
     name", "for 2 nights" for a count)."""
     if kind == "REQUEST":
+        specs = [schema.slot(a.slot) if schema else None for a in acts]
         flags = [
-            yes_no(schema.slot(a.slot).description).question
-            for a in acts
-            if schema and _flag(schema, a.slot)
-        ]  # type: ignore[union-attr]
+            yes_no(spec.description).question
+            for a, spec in zip(acts, specs, strict=True)
+            if spec is not None and _flag(schema, a.slot)
+        ]
         plain = [asked_about(schema, a.slot) for a in acts if not _flag(schema, a.slot)]
         asked = (
             [
@@ -146,16 +169,23 @@ def compose_said(kind: str, acts: Sequence[Action], schema: ServiceSchema | None
         return " ".join(asked + flags)
     if kind == "INFORM":
         counts = [a for a in acts if counted(schema, a.slot) and (a.values or [""])[0].isdigit()]
-        rest = [a for a in acts if a not in counts]
         said = []
         if counts:
-            said.append(
-                "I need it for "
-                + join([f"{say(a)} {counted(schema, a.slot)}" for a in counts])
-                + "."
-            )
-        if rest:
-            said.append(compose_user(kind, rest, schema, say))
+            numbers = [f"{say(a)} {counted(schema, a.slot)}" for a in counts]
+            said.append(f"I need it for {join(numbers)}.")
+        shared = _shared_labels(schema)
+        clauses = []
+        for a in acts:
+            if a in counts:
+                continue
+            if _flag(schema, a.slot):
+                clauses.append(lower_first(compose_user(kind, [a], schema, say).rstrip(".")))
+            else:
+                clauses.append(
+                    f"the {informed(schema, a.slot, a.slot in shared)} should be {say(a)}"
+                )
+        if clauses:
+            said.append(upper_first(join(clauses)) + ".")
         return " ".join(said)
     return compose_user(kind, acts, schema, say)
 
@@ -207,10 +237,10 @@ class UserWording(Realiser):
     ) -> list[Source]:
         found = []
         for source in super().sources(service, schema, say):
-            signature = source.signature
+            signature, fits = source.signature, source.fits
             if source.table is self.generic:
-                signature = _no_bools(signature)
-            found.append(replace(source, signature=signature, fits=self._guard(source.fits)))
+                signature = _generic_only(signature, _shared_labels(schema))
+            found.append(replace(source, signature=signature, fits=self._guard(fits)))
         return found
 
     def _guard(self, fits: Callable[[str], bool]) -> Callable[[str], bool]:
@@ -261,14 +291,33 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 0.0
 
 
-def _no_bools(
-    signature: Callable[[Sequence[Action]], Signature | None],
+def _shared_labels(schema: ServiceSchema | None) -> frozenset[str]:
+    """The slots whose generic label another slot of one of their intents has too (a
+    flight's origin and destination cities are both ``city``): a generic template cannot say
+    which one it is."""
+    if schema is None:
+        return frozenset()
+    slots = schema_info(schema)[0]
+    shared: set[str] = set()
+    for intent in schema.intents:
+        names = [*intent.required_slots, *intent.optional_slots]
+        labels = [slots[n].label for n in names if n in slots]
+        shared |= {n for n in names if n in slots and labels.count(slots[n].label) > 1}
+    return frozenset(shared)
+
+
+def _generic_only(
+    signature: Callable[[Sequence[Action]], Signature | None], shared: frozenset[str]
 ) -> Callable[[Sequence[Action]], Signature | None]:
+    """A generic table's signature, refusing a boolean's value (every boolean is labelled
+    ``bool``) and a slot whose label another slot shares."""
+
     def keyed(actions: Sequence[Action]) -> Signature | None:
-        if any(
-            a.act not in ("REQUEST",) and a.values[:1] and is_bool(a.values[0]) for a in actions
-        ):
-            return None
+        for a in actions:
+            if a.slot in shared and a.act not in INTENT_ACTS:
+                return None
+            if a.act != "REQUEST" and a.values[:1] and is_bool(a.values[0]):
+                return None
         return signature(actions)
 
     return keyed
