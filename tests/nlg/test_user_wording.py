@@ -59,15 +59,33 @@ def test_a_bare_value_is_said_alone_only() -> None:
     assert text not in ("Oslo. Thai.", "Thai. Oslo.") and "Oslo" in text and "Thai" in text
 
 
-def test_dontcare_is_said_and_never_put_in_a_value_slot() -> None:
+def test_dontcare_is_said_naming_the_slot_and_never_put_in_a_value_slot() -> None:
     generic = {"INFORM(city)": [("I want to eat in {city}.", 9)]}
     realiser = user_realiser(TemplateSet(generic=generic))
     schema = _schemas()["Restaurants"]
-    alone = realiser.realise("Restaurants", schema, [act("INFORM", "city", ["dontcare"])])
-    assert alone in ("It doesn't matter.", "Anything is fine.", "I don't have a preference.")
+    said = set()
+    for seed in range(12):
+        acts = [act("INFORM", "city", ["dontcare"])]
+        said.add(realiser.realise("Restaurants", schema, acts, seed=seed))
+    assert said == {
+        "Any city is fine.",
+        "I don't care about the city.",
+        "I have no preference for the city.",
+    }
     acts = [act("INFORM", "cuisine", ["dontcare"]), act("INFORM", "city", ["Oslo"])]
-    text = realiser.realise("Restaurants", schema, acts)
-    assert text == "I want to eat in Oslo. Any type of food served is fine."
+    text = realiser.realise("Restaurants", schema, acts, seed=0)
+    assert text.startswith("I want to eat in Oslo. ") and "type of food served" in text
+    flag = [act("INFORM", "has_live_music", ["dontcare"])]
+    text = realiser.realise("Restaurants", schema, flag)
+    assert text == "I don't mind whether the restaurant has live music."
+
+
+def test_whether_or_not_reads_as_whether() -> None:
+    from tod_runtime.nlg.user import statements
+
+    said = statements("Whether or not smoking is allowed inside the place")
+    assert said.question == "Is smoking allowed inside the place?"
+    assert said.no == "Smoking is not allowed inside the place."
 
 
 def test_a_slot_whose_neighbour_match_is_a_tie_is_not_borrowed() -> None:

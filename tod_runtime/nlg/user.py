@@ -19,8 +19,8 @@ The system's realiser is reused with the user's side of things (``UserWording``)
   turn has that one act: among other acts, "I want to go to Chicago. San Francisco." leaves
   the reader guessing which slot the bare value fills;
 * "dontcare" is never put into a template's value slot ("I want to pick it up at any."): it
-  is said as SGD's users say it, "It doesn't matter." alone, "any {noun} is fine" beside other
-  acts, "I don't mind whether ..." for a boolean.
+  is said as SGD's users say it, naming the slot: "any {noun} is fine", "I don't care about
+  the {noun}", "I don't mind whether ..." for a boolean.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from functools import cache
 from tod_runtime.dialogue.models import DONTCARE, Action
 from tod_runtime.nlg.compose import (
     ARTICLES,
+    YesNo,
     compose_user,
     join,
     lower_first,
@@ -57,8 +58,12 @@ _MONTH = "|".join(m.capitalize() for m in MONTHS)
 _THE_DATE = re.compile(rf"\bthe ({_MONTH}) (\d{{1,2}}(?:st|nd|rd|th))\b")
 Say = Callable[[Action], str]
 DANGLING = frozenset({"in", "at", "on", "for", "of", "to", "from", "by", "with", "which"})
+_OR_NOT = re.compile(r"\bwhether or not\b", re.IGNORECASE)
 _LETTER = re.compile(r"[A-Za-z]")
-ALONE_DONTCARE = ("It doesn't matter.", "Anything is fine.", "I don't have a preference.")
+DONTCARE_SAID = ("any {} is fine", "I don't care about the {}", "I have no preference for the {}")
+"""How SGD train's users say that any value will do ("Any car is fine.", "I don't care about
+the type of car.", "I have no preference over the airlines"): always naming the slot, for
+they seldom say it alone."""
 
 
 def say_user_date(value: str) -> str:
@@ -83,15 +88,22 @@ def bare(template: str) -> bool:
     return not _LETTER.search(PLACEHOLDER.sub("", template))
 
 
-def dontcare_phrase(schema: ServiceSchema | None, slot: str) -> str:
-    """ "any cuisine is fine", or for a boolean "I don't mind whether the hotel has wifi"."""
+def dontcare_phrase(schema: ServiceSchema | None, slot: str, choice: int = 0) -> str:
+    """ "any cuisine is fine" (``choice`` among ``DONTCARE_SAID``), or for a boolean "I don't
+    mind whether the hotel has wifi"."""
     spec = schema.slot(slot) if schema else None
     if spec is not None and {v.lower() for v in spec.possible_values} == {"true", "false"}:
-        said = yes_no(spec.description).yes.rstrip(".")
+        said = statements(spec.description).yes.rstrip(".")
         if not said.endswith("?") and ":" not in said:
             return f"I don't mind whether {lower_first(said)}"
         return f"I don't mind about {lower_first(spec.description.rstrip('. '))}"
-    return f"any {noun_phrase(schema, slot)} is fine"
+    return DONTCARE_SAID[choice % len(DONTCARE_SAID)].format(informed(schema, slot, False))
+
+
+def statements(description: str) -> YesNo:
+    """A boolean's question and statements (``compose.yes_no``), "whether or not" read as
+    "whether" ("Whether or not smoking is allowed" -> "Is smoking allowed?")."""
+    return yes_no(_OR_NOT.sub("whether", description))
 
 
 def _flag(schema: ServiceSchema | None, slot: str) -> bool:
@@ -152,7 +164,7 @@ def compose_said(kind: str, acts: Sequence[Action], schema: ServiceSchema | None
     if kind == "REQUEST":
         specs = [schema.slot(a.slot) if schema else None for a in acts]
         flags = [
-            yes_no(spec.description).question
+            statements(spec.description).question
             for a, spec in zip(acts, specs, strict=True)
             if spec is not None and _flag(schema, a.slot)
         ]
@@ -178,8 +190,11 @@ def compose_said(kind: str, acts: Sequence[Action], schema: ServiceSchema | None
         for a in acts:
             if a in counts:
                 continue
-            if _flag(schema, a.slot):
-                clauses.append(lower_first(compose_user(kind, [a], schema, say).rstrip(".")))
+            spec = schema.slot(a.slot) if schema else None
+            if spec is not None and _flag(schema, a.slot):
+                truth = statements(spec.description)
+                true = (a.values or [""])[0].lower() == "true"
+                clauses.append(lower_first((truth.yes if true else truth.no).rstrip(".")))
             else:
                 clauses.append(
                     f"the {informed(schema, a.slot, a.slot in shared)} should be {say(a)}"
@@ -263,11 +278,9 @@ class UserWording(Realiser):
         self._turn_acts = len(cares)
         text = super().realise(service, schema, cares, seed) if cares else ""
         if loose:
-            if not cares and len(loose) == 1:
-                said = ALONE_DONTCARE[(zlib.crc32(loose[0].slot.encode()) ^ seed) % 3]
-            else:
-                phrases = [dontcare_phrase(schema, a.slot) for a in loose]
-                said = upper_first(" and ".join(phrases)) + "."
+            choice = zlib.crc32(loose[0].slot.encode()) ^ seed
+            phrases = [dontcare_phrase(schema, a.slot, choice) for a in loose]
+            said = upper_first(" and ".join(phrases)) + "."
             text = f"{text} {said}".strip()
         return the_date(text) or self.empty
 
