@@ -97,7 +97,7 @@ def dontcare_phrase(schema: ServiceSchema | None, slot: str, choice: int = 0) ->
         if not said.endswith("?") and ":" not in said:
             return f"I don't mind whether {lower_first(said)}"
         return f"I don't mind about {lower_first(spec.description.rstrip('. '))}"
-    return DONTCARE_SAID[choice % len(DONTCARE_SAID)].format(informed(schema, slot, False))
+    return DONTCARE_SAID[choice % len(DONTCARE_SAID)].format(asked_about(schema, slot))
 
 
 def statements(description: str) -> YesNo:
