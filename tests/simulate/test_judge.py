@@ -126,3 +126,7 @@ def test_misreadings_name_what_the_nlu_got_wrong() -> None:
     assert misreadings(meant, meant, same) == []
     assert misreadings(meant, {"Hotels": []}, same) == ["wrong service"]
     assert misreadings(meant, {}, same) == ["nothing read"]
+    extra = {S: [*meant[S], act("INFORM", "restaurant_name", ["the place"]), act("GOODBYE")]}
+    assert misreadings(meant, extra, same) == ["extra value restaurant_name", "extra GOODBYE"]
+    bye = {S: [act("THANK_YOU"), act("GOODBYE")]}
+    assert misreadings(bye, bye, same) == []

@@ -37,7 +37,23 @@ def test_acts_are_worded_from_the_schema() -> None:
         ("6:30 pm", "The time of the reservation is 6:30 pm")
     )
     asked = realiser.realise([act("REQUEST", "serves_alcohol")], schema, rng)
-    assert asked == "Can you tell me whether the restaurant serves alcohol?"
+    assert asked == "Does the restaurant serve alcohol?"
+
+
+def test_schema_wording_says_booleans_and_dontcare_as_people_do() -> None:
+    schema = MockBackend(embedded_services_dir()).schemas()["Restaurants"]
+    realiser = SchemaRealiser()
+    for seed in range(6):
+        rng = random.Random(seed)
+        no = realiser.realise([act("INFORM", "serves_alcohol", ["False"])], schema, rng)
+        yes = realiser.realise([act("INFORM", "has_live_music", ["True"])], schema, rng)
+        assert "should be true" not in no + yes and "_" not in no + yes
+        assert no.endswith("the restaurant does not serve alcohol.") or no.startswith(
+            "The restaurant does not serve alcohol."
+        )
+        assert "restaurant has live music." in yes
+        care = realiser.realise([act("INFORM", "has_live_music", ["dontcare"])], schema, rng)
+        assert care == "I don't mind whether the restaurant has live music."
 
 
 def test_mined_wording_says_every_value_of_the_acts() -> None:

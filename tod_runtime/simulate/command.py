@@ -136,9 +136,9 @@ def add_simulate_command(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     parser.add_argument(
         "--wording",
-        choices=["schema", "mined"],
-        default="schema",
-        help="text level: the schema's words (default) or user templates mined from SGD train",
+        choices=["mined", "schema"],
+        default="mined",
+        help="text level: user templates mined from SGD train (default) or the schema's words",
     )
     parser.add_argument("--simulator", default="schema", help="simulator (default: schema)")
     parser.add_argument("--nlu", metavar="NAME", help="NLU at the text level (default: learned)")

@@ -1,10 +1,12 @@
 """User acts as text, for the text level, behind the ``UserRealiser`` Protocol.
 
-``SchemaRealiser`` is the schema-generic fallback: it words an act from the schema alone (an
-intent's description, a slot's description, the value in a spoken form: ``2019-03-08`` ->
-"March 8th", ``18:30`` -> "6:30 pm", True/False -> yes/no), choosing among a few phrasings
-with the dialogue's random generator. Templates mined from SGD user turns can replace it
-behind the same Protocol.
+``MinedRealiser`` (the default, ``--wording mined``) says acts with the user templates mined
+from SGD train's user turns (``nlg.user``), borrowed from the closest mined service for a
+service never seen and composed from its schema where no template fits. ``SchemaRealiser``
+(``--wording schema``) words every act from the schema alone (an intent's description, a
+slot's description, the value in a spoken form: ``2019-03-08`` -> "March 8th", ``18:30`` ->
+"6:30 pm", a boolean as its description's statement: "The hotel offers free wifi."),
+choosing among a few phrasings with the dialogue's random generator.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from collections.abc import Sequence
 from datetime import date
 
 from tod_runtime.dialogue.models import DONTCARE, Action
-from tod_runtime.nlg.user import realise_user
+from tod_runtime.nlg.compose import lower_first as first_lower
+from tod_runtime.nlg.compose import noun_phrase, yes_no
+from tod_runtime.nlg.user import dontcare_phrase, realise_user
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.values.normalise import slot_kind
 
@@ -82,6 +86,10 @@ def lower_first(text: str) -> str:
     return text[:1].lower() + text[1:] if text else text
 
 
+def upper_first(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 class SchemaRealiser:
     """Words user acts from the schema's descriptions and the values (any service)."""
 
@@ -101,22 +109,20 @@ class SchemaRealiser:
                 what.rstrip(".")
             )
         spec = schema.slot(action.slot)
-        about = short_description(spec.description) if spec else action.slot.replace("_", " ")
+        about = short_description(spec.description) if spec else noun_phrase(schema, action.slot)
+        kind = slot_kind(schema, action.slot)
         if name == "REQUEST":
-            if spec is not None and slot_kind(schema, action.slot) == "bool":
-                return f"Can you tell me {lower_first(spec.description).rstrip('.')}?"
+            if spec is not None and kind == "bool":
+                return yes_no(spec.description).question
             return rng.choice(("What is the {}?", "Can you tell me the {}?")).format(about)
         if name == "INFORM" and action.values:
             value = action.values[0]
             if value == DONTCARE:
-                return f"Any {about} is fine."
-            kind = slot_kind(schema, action.slot)
+                return upper_first(dontcare_phrase(schema, action.slot)) + "."
             if kind == "bool" and spec is not None:
-                clause = lower_first(re.sub(r"^\s*whether\s+", "", spec.description, flags=re.I))
-                clause = clause.rstrip(".")
-                if value.lower() == "true":
-                    return f"It should be true that {clause}."
-                return f"It should not be true that {clause}."
+                said = yes_no(spec.description)
+                statement = said.yes if value.lower() == "true" else said.no
+                return rng.choice((statement, f"I'd like it if {first_lower(statement)}"))
             words = spoken(value, kind)
             if alone:
                 return rng.choice(("{}.", "{}, please.", "The {1} is {0}.")).format(words, about)

@@ -51,7 +51,9 @@ class SimulateOptions:
     workers: int = 1
     max_turns: int = 25  # user turns
     transcripts: bool = False
-    wording: str = "schema"  # text level: "schema" (descriptions) or "mined" (SGD train's turns)
+    wording: str = (
+        "mined"  # text level: "mined" (SGD train's user turns) or "schema" (descriptions)
+    )
 
     def runtime_config(self) -> Config:
         return load_config(
@@ -99,7 +101,7 @@ class Session:
         self.components = components
         self.simulator: Simulator | None = None
         self.realiser: UserRealiser = (
-            MinedRealiser() if options.wording == "mined" else SchemaRealiser()
+            SchemaRealiser() if options.wording == "schema" else MinedRealiser()
         )
         self.same: ValueMatcher | None = None
 

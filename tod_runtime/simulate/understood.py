@@ -22,7 +22,10 @@ CHECKED = (
 def misreadings(meant: UserActs, read: UserActs, same: Same) -> list[str]:
     """What the NLU got wrong in one turn: ``wrong service``, ``missed intent``, ``missed
     value SLOT``, ``wrong value SLOT``, ``missed request SLOT``, ``missed ACT`` (for the acts
-    in CHECKED). Empty when every meant act was read."""
+    in CHECKED); and what it read that was not meant: ``extra value SLOT`` (a value of a slot
+    the user did not speak of: "Pets are not allowed at the hotel." read with a hotel called
+    "the hotel"), ``extra GOODBYE`` (which ends the dialogue: "Yes, that's it." read as a
+    goodbye). Empty when every meant act was read and nothing else."""
     errors: list[str] = []
     for service, acts in meant.items():
         got = read.get(service)
@@ -50,4 +53,10 @@ def misreadings(meant: UserActs, read: UserActs, same: Same) -> list[str]:
                     errors.append(f"missed request {a.slot}")
             elif not any(g.act == a.act for g in got):
                 errors.append(f"missed {a.act}")
+        spoken = {a.slot for a in acts if a.act == "INFORM"}
+        for g in got:
+            if g.act == "INFORM" and g.slot and g.values and g.slot not in spoken:
+                errors.append(f"extra value {g.slot}")
+        if any(g.act == "GOODBYE" for g in got) and not any(a.act == "GOODBYE" for a in acts):
+            errors.append("extra GOODBYE")
     return errors
