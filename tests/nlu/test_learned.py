@@ -47,9 +47,9 @@ from tod_runtime.nlu.learned.model import (
     train_logreg,
 )
 from tod_runtime.nlu.learned.nlu import LearnedNLU
+from tod_runtime.nlu.learned.reader import ValueReader
 from tod_runtime.nlu.learned.scorer import Scorer, view
 from tod_runtime.nlu.learned.values import (
-    ValueReader,
     candidate_spans,
     normalised,
     slot_views,

@@ -18,9 +18,10 @@ from pathlib import Path
 from tod_runtime.dialogue.context import TurnContext, UserActs
 from tod_runtime.dialogue.models import CLOSING_ACTS, Action, act
 from tod_runtime.nlu.learned.model import NLUModel, load_model
+from tod_runtime.nlu.learned.reader import ValueReader
 from tod_runtime.nlu.learned.scorer import Scorer, view
 from tod_runtime.nlu.learned.spelling import VOCABULARY, Speller, read_vocabulary, service_words
-from tod_runtime.nlu.learned.values import ValueReader, known_values, slot_views, value_turn
+from tod_runtime.nlu.learned.values import known_values, slot_views, value_turn
 from tod_runtime.nlu.rules import RulesNLU, dedupe
 from tod_runtime.plugins import ComponentContext
 

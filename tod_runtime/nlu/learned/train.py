@@ -29,9 +29,10 @@ from tod_runtime.nlu.learned.examples import (
 )
 from tod_runtime.nlu.learned.features import BITS
 from tod_runtime.nlu.learned.model import SCORERS, NLUModel, train_logreg
+from tod_runtime.nlu.learned.reader import ValueReader
 from tod_runtime.nlu.learned.scorer import Scorer
 from tod_runtime.nlu.learned.spelling import VOCABULARY, count_words, vocabulary_text
-from tod_runtime.nlu.learned.values import ValueReader, known_values, normalised, slot_views
+from tod_runtime.nlu.learned.values import known_values, normalised, slot_views
 from tod_runtime.progress import progress
 from tod_runtime.replay.state_metrics import requested_slots_f1
 from tod_runtime.schema.models import ServiceSchema

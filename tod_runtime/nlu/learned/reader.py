@@ -1,0 +1,155 @@
+"""The value reader: the span, assign and pick scorers of ``values.py`` put to work on a turn,
+spans first, then each categorical slot's best value that no span took."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tod_runtime.dialogue.models import DONTCARE
+from tod_runtime.nlu.learned.features import hashed
+from tod_runtime.nlu.learned.model import NLUModel, grouped_scores, probabilities, sigmoid
+from tod_runtime.nlu.learned.values import (
+    SlotView,
+    ValueTurn,
+    assign_features,
+    candidate_spans,
+    mention,
+    normalised,
+    slot_features,
+    span_end_strings,
+    span_length_strings,
+    span_pair_strings,
+    span_start_strings,
+    value_features,
+    value_numbers,
+)
+
+
+@dataclass(frozen=True)
+class Read:
+    slot: str
+    value: str  # as the user wrote it (a categorical slot: the possible value)
+    canonical: str
+    score: float
+    tokens: range = range(0)  # where it was said (none: dontcare, or a yes/no slot)
+
+
+class ValueReader:
+    """Reads a turn's values with the model's span, assign and pick scorers."""
+
+    def __init__(self, model: NLUModel) -> None:
+        self.spans, self.assign, self.pick = (model.weights[k] for k in ("spans", "assign", "pick"))
+        self.bits = model.bits
+        self.thresholds = {k: model.threshold(k) for k in ("spans", "assign", "pick")}
+
+    def read(self, turn: ValueTurn, slots: Sequence[SlotView]) -> list[Read]:
+        """The values of the turn: spans first; then, best first, each categorical slot's
+        value whose words no span or better-scoring slot took ("2 nights" fills one slot)."""
+        out = self.read_spans(turn, slots)
+        taken = {n for read in out for n in read.tokens}
+        for read in sorted(self.read_categorical(turn, slots), key=lambda r: -r.score):
+            if not taken & set(read.tokens):
+                taken |= set(read.tokens)
+                out.append(read)
+        return out
+
+    def read_spans(self, turn: ValueTurn, slots: Sequence[SlotView]) -> list[Read]:
+        open_slots = [s for s in slots if not s.categorical]
+        if not open_slots:
+            return []
+        types = [s.value_type for s in open_slots if s.name in turn.asked]
+        spans = candidate_spans(turn.tokens)
+        scored = [
+            (p, i, j)
+            for (i, j), p in zip(spans, self.span_probabilities(turn, spans, types), strict=True)
+            if p >= self.thresholds["spans"]
+        ]
+        counts = Counter(s.value_type for s in open_slots)
+        # every (span, slot) pair above the assign threshold, best (span x assign) first: a
+        # span goes to a slot unless a better pair took either ("from March 5th until March
+        # 6th": the pickup date goes to the span that fits it best, not to the likeliest span)
+        rows = [
+            assign_features(turn, i, j, slot, counts[slot.value_type], self.bits)
+            for _, i, j in scored
+            for slot in open_slots
+        ]
+        qs = iter(probabilities(self.assign, rows))
+        pairs = [
+            (p * q, i, j, slot.name)
+            for p, i, j in scored
+            for slot in open_slots
+            if (q := next(qs)) > self.thresholds["assign"]
+        ]
+        pairs.sort(key=lambda pair: -pair[0])
+        taken: list[tuple[int, int]] = []
+        filled: set[str] = set()
+        out: list[Read] = []
+        for score, i, j, name in pairs:
+            if name in filled or any(i < e and s < j for s, e in taken):
+                continue
+            taken.append((i, j))
+            filled.add(name)
+            text = turn.said(i, j)
+            out.append(Read(name, text, text, score, range(i, j)))
+        return out
+
+    def span_probabilities(
+        self, turn: ValueTurn, spans: Sequence[tuple[int, int]], types: Sequence[str]
+    ) -> list[float]:
+        """The probability that each span is a value: the parts of its score that depend on
+        its start, its end or its length only are scored once per start, end and length."""
+        starts = sorted({i for i, _ in spans})
+        ends = sorted({j for _, j in spans})
+        lengths = sorted({min(j - i, 6) for i, j in spans})
+        start_part, end_part, length_part, pair_part = grouped_scores(
+            self.spans,
+            [
+                [hashed(span_start_strings(turn, i, types), self.bits) for i in starts],
+                [hashed(span_end_strings(turn, j), self.bits) for j in ends],
+                [hashed(span_length_strings(n, types), self.bits) for n in lengths],
+                [hashed(span_pair_strings(turn, i, j, types), self.bits) for i, j in spans],
+            ],
+        )
+        start_scores = dict(zip(starts, start_part, strict=True))
+        end_scores = dict(zip(ends, end_part, strict=True))
+        length_scores = dict(zip(lengths, length_part, strict=True))
+        return [
+            sigmoid(start_scores[i] + end_scores[j] + length_scores[min(j - i, 6)] + z)
+            for (i, j), z in zip(spans, pair_part, strict=True)
+        ]
+
+    def read_categorical(self, turn: ValueTurn, slots: Sequence[SlotView]) -> list[Read]:
+        numbers = value_numbers(turn)
+        lowered = normalised(turn.text)
+        # A pair's score: its slot's part (scored once per slot) plus its value's part.
+        pairs, rows = [], []
+        for k, slot in enumerate(slots):
+            for value in [*slot.values, DONTCARE] if slot.categorical else [DONTCARE]:
+                pairs.append((slot, k, value))
+                rows.append(value_features(turn, slot, value, numbers, lowered, self.bits))
+        slot_rows = [slot_features(turn, slot, self.bits) for slot in slots]
+        slot_scores, value_scores = grouped_scores(self.pick, [slot_rows, rows])
+        best: dict[str, tuple[str, float]] = {}  # slot -> its best value above the threshold
+        for (slot, k, value), z in zip(pairs, value_scores, strict=True):
+            q = sigmoid(slot_scores[k] + z)
+            if q > best.get(slot.name, ("", self.thresholds["pick"]))[1]:
+                best[slot.name] = (value, q)
+        out = []
+        types = {slot.name: slot for slot in slots}
+        for name, (value, q) in best.items():
+            # SGD's users seldom say a yes/no slot negated unasked, so the scorer never
+            # learned "doesn't allow pets" or "without wifi": a negating word right before
+            # the slot's description words turns the reading into False.
+            slot = types[name]
+            if (
+                value == "True"
+                and slot.value_type == "bool"
+                and turn.negated(slot.description_set) == 1
+            ):
+                value = "False"
+            kind, at = mention(value, turn, numbers, lowered) if value != DONTCARE else ("", -1)
+            said = range(at, at + 1) if kind in ("exact", "number") else range(0)
+            out.append(Read(name, value, value, q, said))
+        return out
