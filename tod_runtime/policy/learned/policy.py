@@ -74,6 +74,9 @@ def decide(
 ) -> SystemPlan:
     """The plan for one pass (sync: training scores it without an event loop)."""
     s = Situation.of(turn, service, schema)
+    change = None if s.second else talk.what_to_change(s.user, s.previous)
+    if change is not None:  # "no" to a confirmation: what should change? (not in SGD)
+        return SystemPlan(service, change)
     if s.second and not s.results and s.intent is not None:  # say why, and offer a way on
         called = schema.intent(turn.service_call.method) if turn.service_call else None
         if called is not None and called.is_transactional:
