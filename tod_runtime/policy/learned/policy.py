@@ -94,9 +94,27 @@ def decide(
     if not chosen:
         best = max((c for c in scored if c[0] != CALL), key=lambda c: scored[c], default=None)
         chosen = [best] if best is not None else []
+    chosen += _offer_floor(s, scored, chosen, model.offer_floor)
     chosen.sort(key=lambda c: (ORDER.get(c[0], 99), c[1]))
     actions = [a for c in chosen if (a := fill(s, c, turn, today)) is not None]
     return SystemPlan(service, actions or [act("REQ_MORE")])
+
+
+def _offer_floor(
+    s: Situation, scored: dict[Candidate, float], chosen: list[Candidate], ratio: float
+) -> list[Candidate]:
+    """A search that found something offers it: when no OFFER is over its threshold after a
+    search with results, the OFFERs scored within ``ratio`` of the best one (none when
+    ``ratio`` is 0)."""
+    if not ratio or not s.second or s.transactional_call or not s.results:
+        return []
+    if any(c[0] == "OFFER" for c in chosen):
+        return []
+    offers = {c: p for c, p in scored.items() if c[0] == "OFFER"}
+    if not offers:
+        return []
+    top = max(offers.values())
+    return [c for c, p in offers.items() if p >= ratio * top]
 
 
 def finder(s: Situation) -> IntentSchema | None:
