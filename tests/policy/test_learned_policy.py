@@ -4,17 +4,26 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from stage_helpers import SERVICE, a, schemas, system
 
+from tod_runtime.backends.sgd_tables import SGD_REFERENCE_DATE
 from tod_runtime.cli import main
 from tod_runtime.data.rename import Renaming
 from tod_runtime.data.sgd import open_split
 from tod_runtime.dialogue.context import PolicyInput, TurnContext
-from tod_runtime.dialogue.models import State
+from tod_runtime.dialogue.models import ServiceCall, State
 from tod_runtime.plugins import ComponentContext
-from tod_runtime.policy.learned.features import Situation, candidates, strings, views
-from tod_runtime.policy.learned.model import load_model
-from tod_runtime.policy.learned.policy import LearnedPolicy
+from tod_runtime.policy.learned.features import (
+    BITS,
+    Situation,
+    candidates,
+    hashed,
+    strings,
+    views,
+)
+from tod_runtime.policy.learned.model import PolicyModel, load_model
+from tod_runtime.policy.learned.policy import LearnedPolicy, decide
 from tod_runtime.policy.learned.train import dialogue_scores, points
 
 MINI = Path(__file__).parents[1] / "fixtures" / "sgd_mini"
@@ -78,3 +87,25 @@ async def test_the_shipped_model_runs_as_the_learned_policy() -> None:
     assert plan.service_call.parameters == {"city": "Oslo"}
     greeting = await policy.decide(PolicyInput(TurnContext(policy.schemas, [], {}), {}, None))
     assert [x.act for x in greeting.actions] == ["GREETING"]
+
+
+def test_a_search_with_results_offers_something_even_when_no_offer_is_over_threshold() -> None:
+    schema = schemas()[SERVICE]
+    state = State(active_intent="FindCafes", slot_values={"city": ["Oslo"]})
+    context = TurnContext(schemas(), [system(a("REQUEST", "city"))], {SERVICE: state})
+    call = ServiceCall(method="FindCafes", parameters={"city": "Oslo"})
+    rows = [{"cafe_name": "Grind", "city": "Oslo"}, {"cafe_name": "Bean", "city": "Oslo"}]
+    second = PolicyInput(context, {SERVICE: [a("INFORM", "city", "Oslo")]}, SERVICE, call, rows)
+    weights = np.zeros(1 << BITS, dtype=np.float32)
+    shy = list(hashed([f"OFFER|{c}" for c in views(Situation.of(second, SERVICE, schema)).common]))
+    weights[shy] = -5.0  # no OFFER anywhere near the threshold; other acts at 0.5
+    for floor, offers in ((0.0, 0), (0.5, 2)):
+        model = PolicyModel(weights, {"offer_floor": floor})
+        plan = decide(second, SERVICE, schema, model, SGD_REFERENCE_DATE)
+        assert len([x for x in plan.actions if x.act == "OFFER"]) == offers
+        assert {x.act for x in plan.actions} >= {"INFORM_COUNT"}
+    booked = PolicyInput(context, {SERVICE: [a("AFFIRM")]}, SERVICE, call.model_copy(
+        update={"method": "ReserveCafe"}), rows)  # fmt: skip
+    plan = decide(booked, SERVICE, schema, PolicyModel(weights, {"offer_floor": 0.5}),
+                  SGD_REFERENCE_DATE)  # fmt: skip
+    assert not [x for x in plan.actions if x.act == "OFFER"]  # a booking offers nothing

@@ -8,6 +8,7 @@ from tod_runtime.dialogue.context import PolicyInput, SystemPlan, TurnContext
 from tod_runtime.dialogue.models import ServiceCall, State, Turn
 from tod_runtime.nlg.template import TemplateGenerator
 from tod_runtime.plugins import ComponentContext
+from tod_runtime.policy.learned.policy import LearnedPolicy
 from tod_runtime.policy.rules import RulesPolicy
 
 CTX = ComponentContext(schemas=schemas(), backend=None)  # type: ignore[arg-type]
@@ -74,3 +75,27 @@ async def test_a_refused_booking_offers_to_change_a_detail() -> None:
         {SERVICE: state}, {SERVICE: [a("AFFIRM")]}, service_call=call, service_results=[]
     )
     assert kinds(plan) == ["NOTIFY_FAILURE()", "REQUEST(time)"]
+
+
+async def test_a_bare_no_to_a_confirmation_asks_what_to_change_in_both_policies() -> None:
+    state = State(
+        active_intent="ReserveCafe",
+        slot_values={"cafe_name": ["Grind"], "city": ["Oslo"], "time": ["17:00"]},
+    )
+    confirm = system(
+        a("CONFIRM", "cafe_name", "Grind"), a("CONFIRM", "time", "17:00"),
+        a("CONFIRM", "party_size", "2"),
+    )  # fmt: skip
+    context = TurnContext(POLICY.schemas, [confirm], {SERVICE: state})
+    for policy in (POLICY, LearnedPolicy(CTX)):
+        no = await policy.decide(PolicyInput(context, {SERVICE: [a("NEGATE")]}, SERVICE))
+        assert kinds(no) == ["REQUEST(cafe_name)", "REQUEST(time)", "REQUEST(party_size)"]
+        # a "no" that says what to change is not asked again; it is confirmed anew
+        changed = [a("NEGATE"), a("INFORM", "time", "18:00")]
+        later = State(
+            active_intent="ReserveCafe", slot_values={**state.slot_values, "time": ["18:00"]}
+        )
+        moved = TurnContext(POLICY.schemas, [confirm], {SERVICE: later})
+        plan = await policy.decide(PolicyInput(moved, {SERVICE: changed}, SERVICE))
+        assert "CONFIRM(time)" in kinds(plan) or plan.service_call is not None
+        assert not [k for k in kinds(plan) if k.startswith("REQUEST")]

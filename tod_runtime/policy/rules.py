@@ -122,6 +122,9 @@ class _Decision:
         return SystemPlan(self.service, list(actions))
 
     def plan(self) -> SystemPlan:
+        change = talk.what_to_change(self.acts, self.previous)
+        if change is not None:  # "no" to a confirmation: what should change?
+            return self.done(*change)
         if "GOODBYE" in self.user or self.user == {"NEGATE", "THANK_YOU"}:
             return self.done(act("GOODBYE"))  # "no thanks, that's all"
         if self.user <= {"THANK_YOU", "NEGATE", "NEGATE_INTENT"}:

@@ -33,6 +33,7 @@ GLOBAL_ACTS = (
     "OFFER_INTENT",
 )
 SLOT_ACTS = ("REQUEST", "CONFIRM", "OFFER", "INFORM")
+ENTITY_ACTS = frozenset({"OFFER", "INFORM"})
 CALL = "CALL"
 Candidate = tuple[str, str]  # (act or CALL, slot or "")
 
@@ -71,6 +72,7 @@ class Situation:
     shown: int  # entities of ``results`` offered so far (first pass)
     search: Frame | None
     transactional_call: bool = False
+    called: str = ""  # the intent called (second pass)
     turns: int = 0
     other_user: list[str] = field(default_factory=list)
     switched: bool = False
@@ -87,7 +89,9 @@ class Situation:
             results = list(turn.service_results or [])
             called = schema.intent(turn.service_call.method)
             transactional = called is not None and called.is_transactional
+            method = turn.service_call.method
         else:
+            method = ""
             results = list(search.service_results or []) if search is not None else []
             transactional = False
         last = history.last_system_turn
@@ -105,6 +109,7 @@ class Situation:
             shown=shown,
             search=search,
             transactional_call=transactional,
+            called=method,
             turns=len(history),
             other_user=sorted(
                 {a.act for s, acts in turn.user_acts.items() if s != service for a in acts}
@@ -156,6 +161,7 @@ class Views:
     keys: list[str]
     slots: dict[str, list[str]]
     words: dict[str, tuple[str, ...]]
+    entity: dict[str, list[str]]
 
 
 def _search_status(s: Situation) -> str:
@@ -216,7 +222,8 @@ def views(s: Situation) -> Views:
     ]
     slots = {slot: _slot_strings(s, slot, missing) for slot in _slots(s)}
     words = {slot: _words(s.schema, slot) for slot in slots}
-    return Views(s, common, keys, slots, words)
+    entity = {slot: _entity_strings(s, slot, _filled(s, slot)) for slot in slots}
+    return Views(s, common, keys, slots, words, entity)
 
 
 _WORDS: dict[tuple[int, str], tuple[ServiceSchema, tuple[str, ...]]] = {}
@@ -235,6 +242,11 @@ def _slots(s: Situation) -> list[str]:
     return [slot.name for slot in s.schema.slots]
 
 
+def _filled(s: Situation, slot: str) -> str:
+    values = s.state.slot_values.get(slot)
+    return "dc" if values and values[0] == DONTCARE else ("yes" if values else "no")
+
+
 def _slot_strings(s: Situation, slot: str, missing: Sequence[str]) -> list[str]:
     intent = s.intent
     if intent is None:
@@ -249,7 +261,7 @@ def _slot_strings(s: Situation, slot: str, missing: Sequence[str]) -> list[str]:
         takes = "no"
     spec = s.schema.slot_map[slot]
     values = s.state.slot_values.get(slot)
-    filled = "dc" if values and values[0] == DONTCARE else ("yes" if values else "no")
+    filled = _filled(s, slot)
     user_on = sorted({a.act for a in s.user if a.slot == slot})
     prev_on = sorted({a.act for a in s.previous if a.slot == slot})
     entity = s.entity() or {}
@@ -284,6 +296,41 @@ def _slot_strings(s: Situation, slot: str, missing: Sequence[str]) -> list[str]:
     return out
 
 
+def _searched(s: Situation) -> IntentSchema | None:
+    """The search intent whose results the turn is about (the call's, else the last one's)."""
+    if s.second:
+        called = s.schema.intent(s.called)
+        return called if called is not None and not called.is_transactional else None
+    if s.search is None or s.search.service_call is None:
+        return None
+    return s.schema.intent(s.search.service_call.method)
+
+
+def _entity_strings(s: Situation, slot: str, filled: str) -> list[str]:
+    """What the results say of the slot, as any service's results would: whether its values
+    tell the results apart (all different, some, all the same, a single result), and whether
+    it is one of the searched intent's outputs (a result slot that is not an input), with how
+    many outputs that intent has."""
+    values = [r[slot].lower() for r in s.results if slot in r]
+    if not values:
+        spread = "absent"
+    elif len(s.results) == 1:
+        spread = "one"
+    else:
+        distinct = len(set(values))
+        spread = "all" if distinct == len(values) else ("same" if distinct == 1 else "some")
+    searched = _searched(s)
+    inputs = set(searched.required_slots) | set(searched.optional_slots) if searched else set()
+    outputs = [x for x in searched.result_slots if x not in inputs] if searched else []
+    output = "none" if searched is None else str(slot in outputs)
+    return [
+        f"spread={spread}",
+        f"spread={spread}|f={filled}",
+        f"out={output}|f={filled}",
+        f"out={output}|spread={spread}|of={_bucket(len(outputs), 2, 4, 8)}",
+    ]
+
+
 def candidates(v: Views) -> list[Candidate]:
     """The decisions open in this situation: acts whose values can be filled."""
     s = v.situation
@@ -311,6 +358,9 @@ def strings(v: Views, candidate: Candidate) -> list[str]:
         local = v.slots[slot]
         out += [f"{name}|s|{f}" for f in local]
         out += [f"{name}|s|{f}|{k}" for f in local for k in v.keys]
+        if name in ENTITY_ACTS:  # what the results say of the slot, for acts that name them
+            out += [f"{name}|e|{f}" for f in v.entity[slot]]
+            out += [f"{name}|e|{f}|{v.keys[3]}" for f in v.entity[slot]]
         head = local[0]  # how the intent takes the slot
         for word in v.words[slot]:
             out += [f"{name}|w|{word}", f"{name}|w|{word}|{head}", f"{name}|w|{word}|{v.keys[3]}"]

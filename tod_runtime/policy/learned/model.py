@@ -17,6 +17,12 @@ class PolicyModel(LinearModel):
     def bits(self) -> int:
         return int(self.config.get("bits", BITS))
 
+    @property
+    def offer_floor(self) -> float:
+        """After a search with results and no OFFER over its threshold, the OFFERs scored
+        within this ratio of the best are said (0: none)."""
+        return float(self.config.get("offer_floor", 0.0))
+
     def threshold(self, kind: str) -> float:
         """The decision threshold of a candidate kind ("CALL" or "acts")."""
         return float(self.config.get("thresholds", {}).get(kind, 0.5))

@@ -74,6 +74,9 @@ def decide(
 ) -> SystemPlan:
     """The plan for one pass (sync: training scores it without an event loop)."""
     s = Situation.of(turn, service, schema)
+    change = None if s.second else talk.what_to_change(s.user, s.previous)
+    if change is not None:  # "no" to a confirmation: what should change? (not in SGD)
+        return SystemPlan(service, change)
     if s.second and not s.results and s.intent is not None:  # say why, and offer a way on
         called = schema.intent(turn.service_call.method) if turn.service_call else None
         if called is not None and called.is_transactional:
@@ -91,9 +94,27 @@ def decide(
     if not chosen:
         best = max((c for c in scored if c[0] != CALL), key=lambda c: scored[c], default=None)
         chosen = [best] if best is not None else []
+    chosen += _offer_floor(s, scored, chosen, model.offer_floor)
     chosen.sort(key=lambda c: (ORDER.get(c[0], 99), c[1]))
     actions = [a for c in chosen if (a := fill(s, c, turn, today)) is not None]
     return SystemPlan(service, actions or [act("REQ_MORE")])
+
+
+def _offer_floor(
+    s: Situation, scored: dict[Candidate, float], chosen: list[Candidate], ratio: float
+) -> list[Candidate]:
+    """A search that found something offers it: when no OFFER is over its threshold after a
+    search with results, the OFFERs scored within ``ratio`` of the best one (none when
+    ``ratio`` is 0)."""
+    if not ratio or not s.second or s.transactional_call or not s.results:
+        return []
+    if any(c[0] == "OFFER" for c in chosen):
+        return []
+    offers = {c: p for c, p in scored.items() if c[0] == "OFFER"}
+    if not offers:
+        return []
+    top = max(offers.values())
+    return [c for c, p in offers.items() if p >= ratio * top]
 
 
 def finder(s: Situation) -> IntentSchema | None:

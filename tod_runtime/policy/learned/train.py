@@ -45,6 +45,7 @@ from tod_runtime.schema.models import ServiceSchema
 
 SETTINGS: dict[str, Any] = {"bits": BITS, "l2": 1.0, "iterations": 150, "rate": 0.5}
 THRESHOLDS = {CALL: 0.5, "acts": 0.5}
+OFFER_FLOOR = 0.5  # chosen on train's held-out-services folds (scripts/policy_gap.py)
 
 Counts = dict[tuple[str, tuple[int, ...]], list[int]]  # (service, features) -> [pos, neg]
 
@@ -149,7 +150,7 @@ def fit_rows(counts: Counts, held_out: frozenset[str] = frozenset()) -> PolicyMo
     ]
     settings = {k: SETTINGS[k] for k in ("bits", "l2", "iterations", "rate")}
     weights = fit(rows, **settings)
-    return PolicyModel(weights, {**SETTINGS, "thresholds": THRESHOLDS})
+    return PolicyModel(weights, {**SETTINGS, "thresholds": THRESHOLDS, "offer_floor": OFFER_FLOOR})
 
 
 # ---------------------------------------------------------------- scoring
@@ -258,7 +259,12 @@ def run_train_policy(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     split = open_split(args.path, args.split)
     out = Path(args.out)
-    report: dict[str, Any] = {"settings": SETTINGS, "thresholds": THRESHOLDS, "seed": args.seed}
+    report: dict[str, Any] = {
+        "settings": SETTINGS,
+        "thresholds": THRESHOLDS,
+        "offer_floor": OFFER_FLOOR,
+        "seed": args.seed,
+    }
     with split_pool(split, args.workers) as pool:
         files = spread(split.dialogue_files(), args.limit)
         report["files"] = len(files)

@@ -1,0 +1,179 @@
+"""Where the learned policy loses on services it never saw: train-only cross-validation.
+
+Rows come from one set of train's files; each fold over train's services is left out of the
+fit, and the system turns of *other* files (disjoint from the rows' files) are scored, for the
+held-out services and the in-training ones alike, so the two groups are compared on the same
+unseen dialogues. Writes one record per scored turn (a pickle) and prints act F1 per group and
+the micro F1 per act type and per slot role (how the active intent takes the slot).
+
+    python scripts/policy_gap.py SGD_ZIP --rows 24 --score 12 --folds 5 --out /tmp/gap.pkl
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import sys
+from collections import Counter, defaultdict
+from typing import Any
+
+from tod_runtime.backends.sgd_tables import SGD_REFERENCE_DATE
+from tod_runtime.data.sgd import open_split
+from tod_runtime.dialogue.context import PolicyInput
+from tod_runtime.learning import collect_rows, service_folds, split_pool, worker_split
+from tod_runtime.policy.learned.model import PolicyModel
+from tod_runtime.policy.learned.policy import decide
+from tod_runtime.policy.learned.train import dialogue_rows, fit_rows, points, spread
+from tod_runtime.replay.act_metrics import act_f1, act_items, service_call_match
+from tod_runtime.schema.models import ServiceSchema
+
+
+def _role(schema: ServiceSchema, intent: str, slot: str) -> str:
+    spec = schema.intent(intent)
+    if not slot or slot in ("count", "intent"):
+        return "-"
+    if spec is None:
+        return "none"
+    if slot in spec.required_slots:
+        return "req"
+    if slot in spec.optional_slots:
+        return "opt"
+    if slot in spec.result_slots:
+        return "res"
+    return "other"
+
+
+def _score_file(job: tuple[str, PolicyModel, frozenset[str]]) -> list[dict[str, Any]]:
+    file, model, held = job
+    split = worker_split()
+    schemas = split.schemas()
+    out = []
+    for dialogue in split.read_file(file):
+        for point in points(dialogue, schemas):
+            frame = point.gold.frames[0]
+            schema = schemas[point.service]
+            plan = decide(point.first, point.service, schema, model, SGD_REFERENCE_DATE)
+            actions = plan.actions
+            if plan.service_call is not None:
+                second = PolicyInput(
+                    point.first.context,
+                    point.first.user_acts,
+                    plan.service,
+                    plan.service_call,
+                    list(frame.service_results or []),
+                )
+                actions = decide(second, point.service, schema, model, SGD_REFERENCE_DATE).actions
+            gold = [a for f in point.gold.frames for a in f.actions]
+            before = point.first.context.history.last_system_acts(point.service)
+            state = point.first.context.state.get(point.service)
+            intent = state.active_intent if state is not None else "NONE"
+            user = sorted({a.act for a in point.first.user_acts.get(point.service, [])})
+            out.append(
+                {
+                    "service": frame.service,
+                    "held": frame.service in held,
+                    "f1": act_f1(gold, actions),
+                    "call": service_call_match(frame.service_call, plan.service_call),
+                    "gold": [(a.act, a.slot, _role(schema, intent, a.slot)) for a in gold],
+                    "gold_items": act_items(gold),
+                    "pred_items": act_items(actions),
+                    "pred": [(a.act, a.slot, _role(schema, intent, a.slot)) for a in actions],
+                    "user": "+".join(user),
+                    "prev": "+".join(sorted({a.act for a in before})),
+                    "called": frame.service_call is not None,
+                }
+            )
+    return out
+
+
+def summarise(records: list[dict[str, Any]]) -> None:
+    groups: dict[str, list[float]] = defaultdict(list)
+    calls: dict[str, list[float]] = defaultdict(list)
+    for r in records:
+        g = "held" if r["held"] else "in"
+        groups[g].append(r["f1"])
+        if r["call"] is not None:
+            calls[g].append(r["call"])
+    for g in ("in", "held"):
+        f, c = groups[g], calls[g]
+        print(
+            f"{g:5} turns {len(f):6}  act F1 {sum(f) / max(len(f), 1):.4f}  "
+            f"call {sum(c) / max(len(c), 1):.4f}"
+        )
+    # micro F1 per act type and per (act, role): items matched by (act, slot, value)
+    stats: dict[tuple[str, str, str], Counter[str]] = defaultdict(Counter)
+    for r in records:
+        g = "held" if r["held"] else "in"
+        roles = {(a, s): role for a, s, role in r["gold"] + r["pred"]}
+        gi, pi = r["gold_items"], r["pred_items"]
+        for item in set(gi) | set(pi):
+            key = (g, item[0], roles.get((item[0], item[1]), "-"))
+            hit = min(gi[item], pi[item])
+            stats[key]["tp"] += hit
+            stats[key]["fn"] += gi[item] - hit
+            stats[key]["fp"] += pi[item] - hit
+    keys = sorted({(k[1], k[2]) for k in stats})
+    head = "".join(f"{g + ' F1':>10}{g + ' n':>8}" for g in ("in", "held"))
+    print(f"{'act':16}{'role':6}{head}")
+    for act, role in keys:
+        cells = ""
+        for g in ("in", "held"):
+            s = stats[(g, act, role)]
+            tp, fp, fn = s["tp"], s["fp"], s["fn"]
+            f1 = 2 * tp / max(2 * tp + fp + fn, 1)
+            cells += f"{f1:10.3f}{tp + fn:8}"
+        print(f"{act:16}{role:6}{cells}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("path")
+    parser.add_argument("--rows", type=int, default=24)
+    parser.add_argument("--score", type=int, default=12)
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--only", type=int, default=-1, help="run one fold only")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--floors", default="0", help="offer_floor values to score")
+    parser.add_argument("--out", default="/tmp/gap.pkl")
+    parser.add_argument("--summary", action="store_true", help="summarise --out only")
+    args = parser.parse_args()
+    if args.summary:
+        with open(args.out, "rb") as f:
+            report(pickle.load(f))
+        return 0
+    split = open_split(args.path, "train")
+    files = split.dialogue_files()
+    rows_files = spread(files, args.rows)
+    rest = [f for f in files if f not in rows_files]
+    score_files = spread(rest, args.score)
+    records: list[dict[str, Any]] = []
+    with split_pool(split, args.workers) as pool:
+        counts = collect_rows(pool, rows_files, dialogue_rows, "rows")
+        print(f"{len(counts)} rows", file=sys.stderr)
+        for i, held in enumerate(service_folds(split.schemas(), args.folds, args.seed)):
+            if args.only >= 0 and i != args.only:
+                continue
+            fitted = fit_rows(counts, held)
+            for floor in [float(x) for x in args.floors.split(",")]:
+                model = PolicyModel(fitted.weights, {**fitted.config, "offer_floor": floor})
+                jobs = [(f, model, held) for f in score_files]
+                for part in pool.imap(_score_file, jobs):
+                    for r in part:
+                        r["fold"], r["floor"] = i, floor
+                    records.extend(part)
+            print(f"fold {i} done: {sorted(held)}", file=sys.stderr)
+    with open(args.out, "wb") as f:
+        pickle.dump(records, f)
+    report(records)
+    return 0
+
+
+def report(records: list[dict[str, Any]]) -> None:
+    for floor in sorted({r.get("floor", 0.0) for r in records}):
+        print(f"== offer_floor {floor}")
+        summarise([r for r in records if r.get("floor", 0.0) == floor])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
