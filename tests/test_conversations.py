@@ -32,7 +32,7 @@ EMBEDDED_PASSING = 23  # 18 with the rules' value finder, 16 with the first lear
 # hotel in new york with wifi" and "a comedy in San Francisco tonight", now open the wrong
 # intent; dev JGA 0.7110 -> 0.7211 and two more SGD conversations pass: a trade kept on purpose),
 # 23 when a question and a value on the same slot are told apart by what is on the table
-SGD_DEV_PASSING = 13
+SGD_DEV_PASSING = 14
 
 ALL = load_all()
 

@@ -361,3 +361,21 @@ def test_a_negated_yes_no_slot_reads_false() -> None:
 
     assert pets("I need a hotel in Boston that doesn't allow pets.") == "False"
     assert pets("I need a hotel in Boston that allows pets.") == "True"
+
+
+def test_a_span_the_reader_is_sure_of_takes_its_slot_at_the_lower_threshold() -> None:
+    shipped = load_model()
+    hotels = load_schema_file(embedded_services_dir() / "Hotels" / "schema.json")[0]
+    turn = reading.value_turn(
+        "a room at the Grand Budapest in Zyrtania for Quentin on Friday", [], {}
+    )
+
+    def read(**thresholds: float) -> set[str]:
+        config = shipped.config | {"thresholds": shipped.config["thresholds"] | thresholds}
+        reader = ValueReader(NLUModel(shipped.weights, config))
+        return {f"{r.slot}={r.value}" for r in reader.read_spans(turn, slot_views(hotels))}
+
+    strict = read(sure_span=2.0)  # no span is sure: the one assign threshold
+    assert strict == read(assign=shipped.threshold("assign"), sure_span=2.0)
+    loose = read(sure_span=0.0, sure_assign=0.0)  # every span sure: as if assign were 0
+    assert loose == read(assign=0.0, sure_span=2.0) and strict < loose

@@ -164,8 +164,8 @@ class NLUModel:
     def bits(self) -> int:
         return int(self.config.get("bits", BITS))
 
-    def threshold(self, scorer: str) -> float:
-        return float(self.config.get("thresholds", {}).get(scorer, 0.5))
+    def threshold(self, scorer: str, default: float = 0.5) -> float:
+        return float(self.config.get("thresholds", {}).get(scorer, default))
 
     def save(self, path: str | Path) -> None:
         arrays: dict[str, Any] = {name: w.astype(np.float16) for name, w in self.weights.items()}

@@ -43,6 +43,12 @@ class ValueReader:
         self.spans, self.assign, self.pick = (model.weights[k] for k in ("spans", "assign", "pick"))
         self.bits = model.bits
         self.thresholds = {k: model.threshold(k) for k in ("spans", "assign", "pick")}
+        # a span the span scorer is sure of (>= sure_span) may take its slot at the lower
+        # sure_assign; a model without them (the default) keeps the one assign threshold
+        self.thresholds |= {
+            "sure_span": model.threshold("sure_span", 2.0),
+            "sure_assign": model.threshold("sure_assign", self.thresholds["assign"]),
+        }
 
     def read(self, turn: ValueTurn, slots: Sequence[SlotView]) -> list[Read]:
         """The values of the turn: spans first; then, best first, each categorical slot's
@@ -76,11 +82,12 @@ class ValueReader:
             for slot in open_slots
         ]
         qs = iter(probabilities(self.assign, rows))
+        assign, sure = self.thresholds["assign"], self.thresholds["sure_span"]
         pairs = [
             (p * q, i, j, slot.name)
             for p, i, j in scored
             for slot in open_slots
-            if (q := next(qs)) > self.thresholds["assign"]
+            if (q := next(qs)) > (self.thresholds["sure_assign"] if p >= sure else assign)
         ]
         pairs.sort(key=lambda pair: -pair[0])
         taken: list[tuple[int, int]] = []

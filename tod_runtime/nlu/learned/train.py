@@ -43,7 +43,15 @@ SETTINGS: dict[str, Any] = {
     "rate": 0.1,
     "l2": 1e-6,
     # spans, assign, pick: chosen with a replay on train (benchmarks/nlu_holdout.py)
-    "thresholds": {"slots": 0.5, "spans": 0.05, "assign": 0.3, "pick": 0.25},
+    # sure_span/sure_assign: a span scored >= 0.5 takes its slot from 0.1 (same replay)
+    "thresholds": {
+        "slots": 0.5,
+        "spans": 0.05,
+        "assign": 0.3,
+        "pick": 0.25,
+        "sure_span": 0.5,
+        "sure_assign": 0.1,
+    },
     "context_noise": 0.15,  # see Featuriser
 }
 
