@@ -105,6 +105,49 @@ def test_an_offer_withdrawn_by_a_failure_is_not_taken_later() -> None:
     assert state[SERVICE].slot_values == {"city": ["Bergen"]}
 
 
+def test_the_required_values_the_system_confirmed_stay_when_the_user_changes_another() -> None:
+    state: dict[str, State] = {
+        SERVICE: State(
+            active_intent="ReserveCafe",
+            slot_values={"cafe_name": ["Grind"], "city": ["Norway"], "time": ["noon"]},
+        )
+    }
+    confirm = system(
+        a("CONFIRM", "cafe_name", "Grind"),
+        a("CONFIRM", "city", "Oslo"),
+        a("CONFIRM", "time", "12 pm"),
+        a("CONFIRM", "party_size", "2"),
+    )
+    acts = {SERVICE: [a("NEGATE"), a("INFORM", "time", "1 pm")]}
+    after = track(state, acts, [confirm], S, carry=False)[SERVICE].slot_values
+    # The city the system confirmed was the state, and comes first (a carried "Norway" was
+    # wrong); the time is the user's new one; the optional party size enters only on AFFIRM.
+    assert after == {"cafe_name": ["Grind"], "city": ["Oslo", "Norway"], "time": ["1 pm"]}
+
+
+def test_a_slot_the_system_asks_for_leaves_the_state() -> None:
+    # Asked for without a value, the slot was not in the state (every 4th file of SGD train:
+    # 6,134 of 6,140 such requests; the other 6 the user said it again): a carried value goes.
+    state = run(
+        [a("INFORM_INTENT", "intent", "ReserveCafe"), a("INFORM", "city", "Oslo")],
+        system(a("REQUEST", "city"), a("REQUEST", "time")),
+        [a("INFORM", "time", "noon")],
+    )
+    assert state[SERVICE].slot_values == {"time": ["noon"]}
+    answered = run(
+        [a("INFORM_INTENT", "intent", "ReserveCafe"), a("INFORM", "city", "Oslo")],
+        system(a("REQUEST", "city")),
+        [a("INFORM", "city", "Bergen")],
+    )
+    assert answered[SERVICE].slot_values == {"city": ["Bergen"]}
+    kept = run(  # "is the city Oslo?" proposes a value: the state keeps what it holds
+        [a("INFORM_INTENT", "intent", "ReserveCafe"), a("INFORM", "city", "Oslo")],
+        system(a("REQUEST", "city", "Oslo")),
+        [a("INFORM", "time", "noon")],
+    )
+    assert kept[SERVICE].slot_values["city"] == ["Oslo"]
+
+
 def test_affirm_intent_and_closing_the_task() -> None:
     state = run(
         [a("INFORM_INTENT", "intent", "FindCafes"), a("INFORM", "city", "Oslo")],

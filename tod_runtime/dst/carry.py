@@ -17,7 +17,10 @@ every required slot of the active intent was known; when it asked for some requi
 the others most likely were. A required slot the frame still lacks then takes its best source
 over a low threshold (``held_slots``).
 
-A categorical target only takes one of its possible values, spelled as its schema spells it.
+A categorical target only takes one of its possible values, spelled as its schema spells it,
+and a target only takes a value of a slot of its own value type (``schema.roles``: on SGD
+train no value ever moved between a date, a time, a number, a bool and text); the model
+still scores every pair, so it is trained on the rows it was trained on before.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ class Candidate:
     target: str
     values: list[str]
     features: tuple[int, ...]
+    same_type: bool = True  # both slots hold the same type of value (bool, number, date...)
 
 
 def candidates(
@@ -93,7 +97,8 @@ def candidates(
                         continue
                     taken = [spelled]
                 found = hashed(features(source, view, kind, rank, context), bits)
-                out.append(Candidate(other, target, taken, found))
+                same = source.value_type == view.value_type
+                out.append(Candidate(other, target, taken, found, same))
     return out
 
 
@@ -130,6 +135,8 @@ def carry_over(
     best: dict[str, tuple[float, list[str]]] = {}
     found = candidates(frame, service, state, schemas, history, opening=opening, bits=model.bits)
     for candidate in found:
+        if not candidate.same_type:
+            continue  # on train no value ever moved to a slot of another value type
         if held is None:
             threshold = model.threshold
         elif candidate.target in held[0]:
