@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from stage_helpers import SERVICE, a, schemas, system
 
-from tod_runtime.dialogue.models import State, Turn
+from tod_runtime.dialogue.models import ServiceCall, State, Turn
 from tod_runtime.dst.rules import track
 from tod_runtime.schema import Schemas, ServiceSchema
 
@@ -318,6 +318,32 @@ def test_a_required_slot_the_system_went_ahead_without_is_carried_late() -> None
     assert other == {"to_city": ["Austin"]}
     no_model = track(before, acts, went_ahead, schemas_, carry=False)["Coaches_1"].slot_values
     assert "to_city" not in no_model
+
+
+def test_a_late_carry_takes_the_value_the_systems_call_took() -> None:
+    # The system searched: its call's parameters are what the state held, so a missing
+    # required slot takes the source the call used (the user's city or the one told there).
+    schemas_ = _shows_and_coaches()
+    before = {
+        "Shows_1": State(active_intent="BuyTickets", slot_values={"city": ["Austin"]}),
+        "Coaches_1": State(active_intent="FindCoach", slot_values={"from_city": ["Dallas"]}),
+    }
+    acts = {"Coaches_1": [a("REQUEST", "riders")]}
+    told = system(a("INFORM", "city", "Round Rock"), service="Shows_1")
+
+    def to_city(parameters: dict[str, str]) -> list[str]:
+        turn = system(a("OFFER", "from_city", "Dallas"), service="Coaches_1")
+        frame = turn.frames[0].model_copy(
+            update={
+                "service_call": ServiceCall(method="FindCoach", parameters=parameters),
+                "service_results": [],
+            }
+        )
+        history = [told, turn.model_copy(update={"frames": [frame]})]
+        return track(before, acts, history, schemas_)["Coaches_1"].slot_values["to_city"]
+
+    assert to_city({"from_city": "Dallas", "to_city": "round rock"}) == ["Round Rock"]
+    assert to_city({"from_city": "Dallas", "to_city": "Austin"}) == ["Austin"]
 
 
 def test_a_categorical_slot_holds_its_possible_value_others_the_users_words() -> None:
