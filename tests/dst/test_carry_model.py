@@ -67,6 +67,23 @@ def test_candidates_and_decisions_do_not_depend_on_names() -> None:
     assert plain[0]
 
 
+def test_a_value_never_moves_to_a_slot_of_another_type() -> None:
+    # Even when the system's acts say the slot is held (any best source will do), a date slot
+    # does not take a place: on SGD train no value ever moved between value types.
+    shows = _service("Shows_1", [("city", "City of the show"), ("date", "Date of the show")], True)
+    trips = _service("Trips_1", [("day", "Date of travel"), ("when", "Time of travel")], True)
+    both = {"Shows_1": shows, "Trips_1": trips}
+    state = {"Shows_1": State(slot_values={"city": ["Oslo"]})}
+    frame = state["Trips_1"] = State(active_intent="DoTrips_1")
+    model = load_model()
+    held = (["day", "when"], 0.0)
+    carry_over(frame, "Trips_1", state, both, History(), opening=False, model=model, held=held)
+    assert frame.slot_values == {}
+    state["Shows_1"].slot_values["date"] = ["Friday"]
+    carry_over(frame, "Trips_1", state, both, History(), opening=False, model=model, held=held)
+    assert frame.slot_values == {"day": ["Friday"]}
+
+
 def test_tod_train_dst_writes_a_model_the_tracker_reads(tmp_path: Path) -> None:
     code = main(
         ["train", "dst", str(MINI), "--split", "dev", "--out", str(tmp_path), "--workers", "1"]

@@ -5,9 +5,14 @@ turn's requested slots, and slot values as the user said them. Values the system
 of the user enter the state when the user accepts them: CONFIRM then AFFIRM (with the active
 intent's optional slots, as the system confirmed them or by their schema default), a REQUEST
 with one value ("is the location X?") then AFFIRM, OFFER then SELECT (or taking up the offered
-intent). The first value of a slot's list is the best
-guess; other equivalent surface forms follow it. A new intent after a transactional one keeps
-only the slots it takes. Values from other frames are carried by ``dst.carry``.
+intent). The required slots the system asked to confirm hold the confirmed values even when
+the user does not affirm ("no, make it two people": every 4th file of SGD train, 1,314 of
+1,314 such values of slots the user did not change were in the gold state). A slot the
+system asks for without proposing a value leaves the state: it was not
+there (every 4th file of SGD train: 6,134 of 6,140 such requests; the other 6 the user said
+it again), and a value carried there was a mistake. The first value of a slot's list is the
+best guess; other equivalent surface forms follow it. A new intent after a transactional one
+keeps only the slots it takes. Values from other frames are carried by ``dst.carry``.
 """
 
 from __future__ import annotations
@@ -129,6 +134,9 @@ def _apply(
         for sys in sys_acts:
             if sys.act == "OFFER_INTENT" and sys.values:
                 frame.active_intent = sys.values[0]
+    for sys in sys_acts:  # asked for without a value: the state did not hold it
+        if sys.act == "REQUEST" and sys.slot and not sys.values:
+            frame.slot_values.pop(sys.slot, None)
     for act in acts:
         if act.act == "INFORM_INTENT" and act.values:
             frame.active_intent = act.values[0]
@@ -140,6 +148,13 @@ def _apply(
             if sys.act == "CONFIRM" and sys.slot and said != DONTCARE:  # "any" stays "any"
                 put(frame, sys.slot, sys.values, keep_known=True)
         _fill_optional_defaults(frame, history, service, schema)
+    intent = schema.intent(frame.active_intent) if schema else None
+    if "CONFIRM" in sys_kinds and "AFFIRM" not in kinds and intent is not None:
+        # "No, make it two people": the required values the system confirmed were the state.
+        for sys in sys_acts:
+            said = frame.slot_values.get(sys.slot, [""])[0]
+            if sys.act == "CONFIRM" and sys.slot in intent.required_slots and said != DONTCARE:
+                put(frame, sys.slot, sys.values, keep_known=True)
     if "AFFIRM" in kinds and "REQUEST" in sys_kinds:  # "is the location X?" "yes"
         for sys in sys_acts:
             if sys.act == "REQUEST" and sys.slot and len(sys.values) == 1:
