@@ -90,6 +90,8 @@ async def test_a_bare_no_to_a_confirmation_asks_what_to_change_in_both_policies(
     for policy in (POLICY, LearnedPolicy(CTX)):
         no = await policy.decide(PolicyInput(context, {SERVICE: [a("NEGATE")]}, SERVICE))
         assert kinds(no) == ["REQUEST(cafe_name)", "REQUEST(time)", "REQUEST(party_size)"]
+        # each proposes its confirmed value, so the tracker keeps what the user does not change
+        assert [x.values for x in no.actions] == [["Grind"], ["17:00"], ["2"]]
         # a "no" that says what to change is not asked again; it is confirmed anew
         changed = [a("NEGATE"), a("INFORM", "time", "18:00")]
         later = State(

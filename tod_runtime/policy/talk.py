@@ -9,8 +9,9 @@
   relax (an optional one the user set, else the last required one) — told apart from a failed
   transaction: ``NOTIFY_FAILURE`` and a REQUEST of a detail the user can change (a booking
   detail that is not the entity's identity), so an alternative is on offer.
-* A bare "no" to a confirmation: a REQUEST of every slot that was confirmed, so the user says
-  what to change (SGD's users always say it with the "no", so imitation has nothing to learn).
+* A bare "no" to a confirmation: a REQUEST of every slot that was confirmed, with its
+  confirmed value, so the user says what to change and the rest stays (SGD's users always say
+  it with the "no", so imitation has nothing to learn).
 """
 
 from __future__ import annotations
@@ -89,11 +90,12 @@ def failed_transaction(intent: IntentSchema, schema: ServiceSchema, state: State
 
 
 def what_to_change(user: Sequence[Action], previous: Sequence[Action]) -> list[Action] | None:
-    """A bare NEGATE to a CONFIRM: ask which of the confirmed details to change (REQUEST of
-    each confirmed slot); None in every other case."""
+    """A bare NEGATE to a CONFIRM: ask which of the confirmed details to change (a REQUEST of
+    each confirmed slot proposing its confirmed value, so the state keeps what the user does
+    not change); None in every other case."""
     if not user or any(a.act != "NEGATE" for a in user):
         return None
-    confirmed = [a.slot for a in previous if a.act == "CONFIRM" and a.slot]
+    confirmed = {a.slot: a for a in previous if a.act == "CONFIRM" and a.slot}
     if not confirmed:
         return None
-    return [act("REQUEST", s) for s in dict.fromkeys(confirmed)]
+    return [act("REQUEST", s, a.values, a.canonical_values) for s, a in confirmed.items()]
