@@ -122,6 +122,33 @@ async def test_mined_templates_are_used_when_the_signature_is_covered(tmp_path: 
     assert "When should I book it for?" in mixed and "city" in mixed
 
 
+async def test_a_template_of_acts_of_several_kinds_covers_part_of_a_frame(
+    tmp_path: Path,
+) -> None:
+    """A frame no template covers whole: a template of acts of two kinds says those acts,
+    in the order a reply says them, and the others come from their own templates."""
+    folder = write_templates(
+        tmp_path,
+        {
+            SERVICE: {
+                "templates": {
+                    "INFORM(city) NOTIFY_SUCCESS": [["Booked! It is in {city}.", 3]],
+                    "NOTIFY_SUCCESS": [["Done.", 9]],
+                    "INFORM(city)": [["The city is {city}.", 9]],
+                    "CONFIRM(time)": [["Is {time} right?", 2]],
+                    "REQ_MORE": [["Anything else?", 9]],
+                }
+            }
+        },
+    )
+    nlg = generator(templates=folder)
+    acts = [a("REQ_MORE"), a("INFORM", "city", "Oslo"), a("NOTIFY_SUCCESS")]
+    assert await nlg.generate(SERVICE, acts) == "Booked! It is in Oslo. Anything else?"
+    # the largest such set wins; acts of one kind alone are left to the runs
+    acts = [a("CONFIRM", "time", "18:00"), a("INFORM", "city", "Oslo")]
+    assert await nlg.generate(SERVICE, acts) == "Is 6 pm right? The city is Oslo."
+
+
 async def test_generic_templates_by_slot_labels_and_borrowing(tmp_path: Path) -> None:
     """A service without templates uses generic ones keyed by what its slots are ("name",
     "city"), and those of the closest profiled service, its slots renamed."""
