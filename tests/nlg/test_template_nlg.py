@@ -11,9 +11,11 @@ from stage_helpers import SERVICE, a, schemas
 
 from tod_runtime.dialogue.models import SYSTEM_ACTS
 from tod_runtime.errors import ConfigError
+from tod_runtime.nlg.compose import compose_system, short_noun_phrase
 from tod_runtime.nlg.neighbours import service_words, words
 from tod_runtime.nlg.template import TemplateGenerator
 from tod_runtime.plugins import ComponentContext
+from tod_runtime.schema.models import ServiceSchema
 
 
 def write_templates(folder: Path, files: dict[str, dict[str, object]]) -> Path:
@@ -147,6 +149,24 @@ async def test_a_template_of_acts_of_several_kinds_covers_part_of_a_frame(
     # the largest such set wins; acts of one kind alone are left to the runs
     acts = [a("CONFIRM", "time", "18:00"), a("INFORM", "city", "Oslo")]
     assert await nlg.generate(SERVICE, acts) == "Is 6 pm right? The city is Oslo."
+
+
+async def test_what_an_offers_template_leaves_is_said_with_fact_templates(
+    tmp_path: Path,
+) -> None:
+    templates = {
+        "OFFER(cafe_name)": [["Try {cafe_name}.", 4]],
+        "INFORM(city)": [["It is in {city}.", 4]],
+    }
+    folder = write_templates(tmp_path, {SERVICE: {"templates": templates}})
+    nlg = generator(templates=folder)
+    acts = [a("OFFER", "cafe_name", "Grind"), a("OFFER", "city", "Oslo")]
+    assert await nlg.generate(SERVICE, acts) == "Try Grind. It is in Oslo."
+    acts.append(a("OFFER", "phone", "555"))  # no template: composed as a fact
+    assert (
+        await nlg.generate(SERVICE, acts)
+        == "Try Grind. It is in Oslo. The phone number of the cafe is 555."
+    )
 
 
 async def test_generic_templates_by_slot_labels_and_borrowing(tmp_path: Path) -> None:
@@ -321,3 +341,39 @@ def test_sgd_dev_offers_say_no_other_services_words(sgd_zip: Path, service: str)
     text = nlg.realise(service, acts)
     assert "117" in text and "45 Park Lane" in text
     assert "movie" not in text.lower()
+
+
+SLOT = {"is_categorical": False, "possible_values": []}
+
+
+def test_composed_clauses_name_a_slot_briefly() -> None:
+    """A vague head ("Number of ...", "Type of ...") keeps the words it is "of", not the
+    rest of the description; other descriptions read as before."""
+    schema = ServiceSchema.model_validate(
+        {
+            "service_name": "Rides_9",
+            "description": "Call a cab",
+            "slots": [
+                {**SLOT, "name": "riders", "description": "Number of riders to call taxi for"},
+                {
+                    **SLOT,
+                    "name": "tickets",
+                    "description": "Number of the movie tickets to be bought",
+                },
+                {**SLOT, "name": "fare", "description": "Type of fare for the booking"},
+                {**SLOT, "name": "city", "description": "City where the ride starts"},
+                {**SLOT, "name": "speed", "description": "Wind speed in miles per hour"},
+            ],
+            "intents": [],
+        }
+    )
+    said = {s.name: short_noun_phrase(schema, s.name) for s in schema.slots}
+    assert said == {
+        "riders": "number of riders",
+        "tickets": "number of movie tickets",
+        "fare": "type of fare",
+        "city": "city",
+        "speed": "wind speed in miles per hour",
+    }
+    text = compose_system("INFORM", [a("INFORM", "riders", "2")], schema, lambda x: x.values[0])
+    assert text == "The number of riders is 2."

@@ -363,23 +363,36 @@ class Realiser:
             actions = [a for a in actions if not any(a is u for u in used)]
         ordered = sorted(actions, key=_rank)
         for kind, group in groupby(ordered, key=lambda a: a.act):
-            left = list(group)
-            sentences: list[str] = []
-            while left:
-                found = self.cover(left, sources, seed)
-                if found is None:
-                    break
-                text, used = found
-                sentences.append(text)
-                left = [a for a in left if not any(a is u for u in used)]
-                if kind in ONCE and left:  # one offer (or confirmation); other values as facts
-                    sentences.append(self.compose("INFORM", left, schema, said))
-                    left = []
-            if left:
-                sentences.append(self.compose(kind, left, schema, said))
+            sentences = self._run(kind, list(group), sources, seed, schema, said)
             placed += [(ORDER.get(kind, len(ORDER)), s) for s in sentences]
         placed.sort(key=lambda p: p[0])
         return " ".join(_stop(s) for _, s in placed if s.strip()) or self.empty
+
+    def _run(
+        self,
+        kind: str,
+        left: list[Action],
+        sources: Sequence[Source],
+        seed: int,
+        schema: ServiceSchema | None,
+        said: Callable[[Action], str],
+    ) -> list[str]:
+        """A run of acts of one kind: the templates covering most of it, the rest composed.
+        An offer or a confirmation is said once: the acts its template leaves are facts
+        (INFORM acts, with their own templates)."""
+        sentences: list[str] = []
+        while left:
+            found = self.cover(left, sources, seed)
+            if found is None:
+                break
+            sentences.append(found[0])
+            left = [a for a in left if not any(a is u for u in found[1])]
+            if kind in ONCE and left:
+                facts = [a.model_copy(update={"act": "INFORM"}) for a in left]
+                return sentences + self._run("INFORM", facts, sources, seed, schema, said)
+        if left:
+            sentences.append(self.compose(kind, left, schema, said))
+        return sentences
 
 
 def _rank(action: Action) -> int:
