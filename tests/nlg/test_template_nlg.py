@@ -11,9 +11,11 @@ from stage_helpers import SERVICE, a, schemas
 
 from tod_runtime.dialogue.models import SYSTEM_ACTS
 from tod_runtime.errors import ConfigError
+from tod_runtime.nlg.compose import compose_system, short_noun_phrase
 from tod_runtime.nlg.neighbours import service_words, words
 from tod_runtime.nlg.template import TemplateGenerator
 from tod_runtime.plugins import ComponentContext
+from tod_runtime.schema.models import ServiceSchema
 
 
 def write_templates(folder: Path, files: dict[str, dict[str, object]]) -> Path:
@@ -120,6 +122,51 @@ async def test_mined_templates_are_used_when_the_signature_is_covered(tmp_path: 
     # not covered as a whole: the covered act from its template, the rest composed
     mixed = await nlg.generate(SERVICE, [a("REQUEST", "time"), a("REQUEST", "city")])
     assert "When should I book it for?" in mixed and "city" in mixed
+
+
+async def test_a_template_of_acts_of_several_kinds_covers_part_of_a_frame(
+    tmp_path: Path,
+) -> None:
+    """A frame no template covers whole: a template of acts of two kinds says those acts,
+    in the order a reply says them, and the others come from their own templates."""
+    folder = write_templates(
+        tmp_path,
+        {
+            SERVICE: {
+                "templates": {
+                    "INFORM(city) NOTIFY_SUCCESS": [["Booked! It is in {city}.", 3]],
+                    "NOTIFY_SUCCESS": [["Done.", 9]],
+                    "INFORM(city)": [["The city is {city}.", 9]],
+                    "CONFIRM(time)": [["Is {time} right?", 2]],
+                    "REQ_MORE": [["Anything else?", 9]],
+                }
+            }
+        },
+    )
+    nlg = generator(templates=folder)
+    acts = [a("REQ_MORE"), a("INFORM", "city", "Oslo"), a("NOTIFY_SUCCESS")]
+    assert await nlg.generate(SERVICE, acts) == "Booked! It is in Oslo. Anything else?"
+    # the largest such set wins; acts of one kind alone are left to the runs
+    acts = [a("CONFIRM", "time", "18:00"), a("INFORM", "city", "Oslo")]
+    assert await nlg.generate(SERVICE, acts) == "Is 6 pm right? The city is Oslo."
+
+
+async def test_what_an_offers_template_leaves_is_said_with_fact_templates(
+    tmp_path: Path,
+) -> None:
+    templates = {
+        "OFFER(cafe_name)": [["Try {cafe_name}.", 4]],
+        "INFORM(city)": [["It is in {city}.", 4]],
+    }
+    folder = write_templates(tmp_path, {SERVICE: {"templates": templates}})
+    nlg = generator(templates=folder)
+    acts = [a("OFFER", "cafe_name", "Grind"), a("OFFER", "city", "Oslo")]
+    assert await nlg.generate(SERVICE, acts) == "Try Grind. It is in Oslo."
+    acts.append(a("OFFER", "phone", "555"))  # no template: composed as a fact
+    assert (
+        await nlg.generate(SERVICE, acts)
+        == "Try Grind. It is in Oslo. The phone number of the cafe is 555."
+    )
 
 
 async def test_generic_templates_by_slot_labels_and_borrowing(tmp_path: Path) -> None:
@@ -294,3 +341,39 @@ def test_sgd_dev_offers_say_no_other_services_words(sgd_zip: Path, service: str)
     text = nlg.realise(service, acts)
     assert "117" in text and "45 Park Lane" in text
     assert "movie" not in text.lower()
+
+
+SLOT = {"is_categorical": False, "possible_values": []}
+
+
+def test_composed_clauses_name_a_slot_briefly() -> None:
+    """A vague head ("Number of ...", "Type of ...") keeps the words it is "of", not the
+    rest of the description; other descriptions read as before."""
+    schema = ServiceSchema.model_validate(
+        {
+            "service_name": "Rides_9",
+            "description": "Call a cab",
+            "slots": [
+                {**SLOT, "name": "riders", "description": "Number of riders to call taxi for"},
+                {
+                    **SLOT,
+                    "name": "tickets",
+                    "description": "Number of the movie tickets to be bought",
+                },
+                {**SLOT, "name": "fare", "description": "Type of fare for the booking"},
+                {**SLOT, "name": "city", "description": "City where the ride starts"},
+                {**SLOT, "name": "speed", "description": "Wind speed in miles per hour"},
+            ],
+            "intents": [],
+        }
+    )
+    said = {s.name: short_noun_phrase(schema, s.name) for s in schema.slots}
+    assert said == {
+        "riders": "number of riders",
+        "tickets": "number of movie tickets",
+        "fare": "type of fare",
+        "city": "city",
+        "speed": "wind speed in miles per hour",
+    }
+    text = compose_system("INFORM", [a("INFORM", "riders", "2")], schema, lambda x: x.values[0])
+    assert text == "The number of riders is 2."

@@ -17,12 +17,13 @@ from dataclasses import dataclass
 
 from tod_runtime.dialogue.models import Action
 from tod_runtime.schema.models import ServiceSchema
-from tod_runtime.schema.roles import description_head
+from tod_runtime.schema.roles import FUNCTION_WORDS, description_head
 
 _WORD = re.compile(r"[A-Za-z0-9'-]+|[^\sA-Za-z0-9'-]")
 VAGUE_HEADS = frozenset({"number", "amount", "type", "kind", "count", "whether", "boolean"})
 AUX = frozenset({"is", "are", "was", "were", "can", "will", "should", "could", "would", "has"})
 ARTICLES = frozenset({"the", "a", "an"})
+BREAKS = FUNCTION_WORDS | {"in"}  # where a description's noun phrase ends
 IRREGULAR = {"has": "have", "does": "do", "goes": "go"}
 
 
@@ -51,6 +52,23 @@ def noun_phrase(schema: ServiceSchema | None, slot: str) -> str:
     if len(words) > 1 and words[0].lower() in ARTICLES:  # "the account type of the user"
         words = words[1:]
     return lower_first(" ".join(words))
+
+
+def short_noun_phrase(schema: ServiceSchema | None, slot: str) -> str:
+    """``noun_phrase`` cut after the words its vague head is "of" ("Number of stopovers made
+    by the flight" -> "number of stopovers made"; "Number of the movie tickets to be
+    purchased" -> "number of movie tickets"): the system's composed clauses name a slot as
+    people do, briefly."""
+    spec = schema.slot(slot) if schema else None
+    phrase = noun_phrase(schema, slot)
+    if spec is None or phrase == " ".join(description_head(spec.description)):
+        return phrase
+    words = phrase.split()
+    cut = [i for i, w in enumerate(words) if w.lower().strip(",") in BREAKS]
+    vague = VAGUE_HEADS - {"whether", "boolean"}
+    if len(cut) >= 2 and {w.lower() for w in words[: cut[0]]} & vague:
+        words = [w for i, w in enumerate(words[: cut[1]]) if i != cut[0] + 1 or w not in ARTICLES]
+    return " ".join(words)
 
 
 @dataclass(frozen=True)
@@ -131,7 +149,7 @@ def _clause(action: Action, schema: ServiceSchema | None, say: Say) -> str:
     if _is_bool(action):
         phrases = _bool_phrases(schema, action.slot)
         return lower_first((phrases.yes if _truth(action) else phrases.no).rstrip("."))
-    return f"the {noun_phrase(schema, action.slot)} is {say(action)}"
+    return f"the {short_noun_phrase(schema, action.slot)} is {say(action)}"
 
 
 def _intent_phrase(schema: ServiceSchema | None, name: str) -> str:
@@ -148,7 +166,7 @@ def compose_system(
         plain = [a for a in acts if not _is_flag(schema, a.slot)]
         questions = [_bool_phrases(schema, a.slot).question for a in flags]
         if plain:
-            what = join([noun_phrase(schema, a.slot) for a in plain])
+            what = join([short_noun_phrase(schema, a.slot) for a in plain])
             if len(plain) > 1:
                 text = f"Could you tell me the {what}"
             elif what.startswith("number of "):  # "How many days would you like?"

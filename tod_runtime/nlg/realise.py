@@ -2,11 +2,13 @@
 
 For the acts of one frame: the whole frame's signature in the service's own table (or, for a
 service without one, in the closest services' tables with its slots renamed:
-``nlg.neighbours``), then in the generic table (by slot labels); when none has it, the acts
-are split into runs of one act kind (in the order a reply says them: notify, confirm, count,
-offer, inform, request, offer
-intent, more, goodbye) and each run is looked up the same way, then each act of a run alone;
-what is still uncovered is composed from the schema's descriptions (``nlg.compose``).
+``nlg.neighbours``), then in the generic table (by slot labels). When none has it, the
+largest set of acts of two or more kinds that a table has a template for is said with it
+(``INFORM(address) NOTIFY_SUCCESS``: "Your tickets are booked. The address is ..."; the
+first table that has one, in the same order), and the other acts are split into runs of one
+act kind (in the order a reply says them: notify, confirm, count, offer, inform, request,
+offer intent, more, goodbye); each run is looked up the same way, then each act of a run
+alone; what is still uncovered is composed from the schema's descriptions (``nlg.compose``).
 
 A template from another service's table (borrowed, or generic) is used only when every
 *service word* it carries is in the service's own vocabulary (``neighbours.service_words``):
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 from itertools import groupby
 
 from tod_runtime.dialogue.models import Action
+from tod_runtime.nlg.index import TableIndexes
 from tod_runtime.nlg.mine import Table
 from tod_runtime.nlg.neighbours import (
     CLOSE,
@@ -74,7 +77,6 @@ def _stop(text: str) -> str:
 Say = Callable[[str, str], str]  # (slot, value) -> the value as said
 
 
-Index = dict[str, list[tuple[str, frozenset[str], int]]]  # act -> [(key, items, weight)]
 Fits = Callable[[str], bool]  # template -> whether it may be said for the service
 
 
@@ -109,7 +111,7 @@ class Realiser:
         self.profiles = templates.profiles
         self.compose = compose
         self._aligned: dict[tuple[str, int], list[Alignment]] = {}
-        self._indexes: dict[int, tuple[Table, Index]] = {}
+        self.indexes = TableIndexes()
         self.service_words = templates.service_words
         self._fits: dict[tuple[str, int], Fits] = {}
         self._placeholders: dict[str, frozenset[str]] = {}
@@ -239,7 +241,7 @@ class Realiser:
                 if sig is not None:
                     items.setdefault(sig.key, action)
             have = frozenset(items)
-            for key, itemset, weight in self._index(source.table).get(run[0].act, ()):
+            for key, itemset, weight in self.indexes.by_kind(source.table).get(run[0].act, ()):
                 size = len(itemset)
                 if best is not None and (size, weight) <= best[:2]:
                     continue
@@ -252,19 +254,39 @@ class Realiser:
         text = self._from(source, sig, seed) if sig is not None else None
         return None if text is None else (text, acts)
 
-    def _index(self, table: Table) -> Index:
-        """A table's keys of one act kind as item sets, with their weights (cached)."""
-        found = self._indexes.get(id(table))
-        if found is None or found[0] is not table:
-            index: Index = {}
-            for key, entries in table.items():
-                items = key.split(" ")
-                kinds = {i.split("(", 1)[0] for i in items}
-                if len(kinds) == 1:
-                    weight = sum(n for _, n in entries)
-                    index.setdefault(kinds.pop(), []).append((key, frozenset(items), weight))
-            found = self._indexes[id(table)] = (table, index)
-        return found[1]
+    def cover_mixed(
+        self, actions: Sequence[Action], sources: Sequence[Source], seed: int
+    ) -> tuple[str, list[Action]] | None:
+        """The template of the most acts of two or more kinds among ``actions`` ("The address
+        is {address}. Your tickets are booked."), from the first source that has one, and
+        the acts it covers; None when no table has such a key."""
+        for source in sources:
+            items: dict[str, Action] = {}
+            for action in actions:
+                sig = source.signature([action])
+                if sig is not None:
+                    items.setdefault(sig.key, action)
+            hits: dict[str, int] = {}
+            postings = self.indexes.mixed(source.table)
+            for item in items:
+                for key in postings.get(item, ()):
+                    hits[key] = hits.get(key, 0) + 1
+            best: tuple[int, int, str] | None = None
+            for key, n in hits.items():
+                size = key.count(" ") + 1
+                if n < size or (best is not None and size < best[0]):
+                    continue
+                weight = sum(c for t, c in source.table[key] if source.fits(t))
+                if weight and (best is None or (size, weight, key) > best):
+                    best = (size, weight, key)
+            if best is None:
+                continue
+            acts = [items[i] for i in best[2].split(" ")]
+            sig = source.signature(acts)
+            text = self._from(source, sig, seed) if sig is not None else None
+            if text is not None:
+                return text, acts
+        return None
 
     def neighbours(self, service: str, schema: ServiceSchema) -> list[Alignment]:
         """The closest services with templates, for a service without (computed once)."""
@@ -333,20 +355,45 @@ class Realiser:
         if whole is not None:
             return _stop(whole)
 
-        ordered = sorted(actions, key=lambda a: ORDER.get(a.act, len(ORDER)))
-        sentences: list[str] = []
+        placed: list[tuple[int, str]] = []  # (order of its first act, sentence)
+        mixed = self.cover_mixed(actions, sources, seed)
+        if mixed is not None:
+            text, used = mixed
+            placed.append((min(_rank(a) for a in used), text))
+            actions = [a for a in actions if not any(a is u for u in used)]
+        ordered = sorted(actions, key=_rank)
         for kind, group in groupby(ordered, key=lambda a: a.act):
-            left = list(group)
-            while left:
-                found = self.cover(left, sources, seed)
-                if found is None:
-                    break
-                text, used = found
-                sentences.append(text)
-                left = [a for a in left if not any(a is u for u in used)]
-                if kind in ONCE and left:  # one offer (or confirmation); other values as facts
-                    sentences.append(self.compose("INFORM", left, schema, said))
-                    left = []
-            if left:
-                sentences.append(self.compose(kind, left, schema, said))
-        return " ".join(_stop(s) for s in sentences if s.strip()) or self.empty
+            sentences = self._run(kind, list(group), sources, seed, schema, said)
+            placed += [(ORDER.get(kind, len(ORDER)), s) for s in sentences]
+        placed.sort(key=lambda p: p[0])
+        return " ".join(_stop(s) for _, s in placed if s.strip()) or self.empty
+
+    def _run(
+        self,
+        kind: str,
+        left: list[Action],
+        sources: Sequence[Source],
+        seed: int,
+        schema: ServiceSchema | None,
+        said: Callable[[Action], str],
+    ) -> list[str]:
+        """A run of acts of one kind: the templates covering most of it, the rest composed.
+        An offer or a confirmation is said once: the acts its template leaves are facts
+        (INFORM acts, with their own templates)."""
+        sentences: list[str] = []
+        while left:
+            found = self.cover(left, sources, seed)
+            if found is None:
+                break
+            sentences.append(found[0])
+            left = [a for a in left if not any(a is u for u in found[1])]
+            if kind in ONCE and left:
+                facts = [a.model_copy(update={"act": "INFORM"}) for a in left]
+                return sentences + self._run("INFORM", facts, sources, seed, schema, said)
+        if left:
+            sentences.append(self.compose(kind, left, schema, said))
+        return sentences
+
+
+def _rank(action: Action) -> int:
+    return ORDER.get(action.act, len(ORDER))
