@@ -72,6 +72,14 @@ async def test_requests_thanks_and_goodbye(nlu: RulesNLU) -> None:
     ]  # fmt: skip
 
 
+async def test_that_s_it_answering_a_confirmation_is_no_goodbye(nlu: RulesNLU) -> None:
+    confirm = system(a("CONFIRM", "city", "Oslo"))
+    assert await parse(nlu, "Yes, that's it.", confirm, intent="ReserveCafe") == ["AFFIRM()"]
+    assert await parse(nlu, "yes that's all correct", confirm, intent="ReserveCafe") == ["AFFIRM()"]
+    done = await parse(nlu, "no, that's it, thanks", system(a("REQ_MORE")), intent="FindCafes")
+    assert "GOODBYE()" in done
+
+
 async def test_nothing_understood_is_empty(nlu: RulesNLU) -> None:
     assert await nlu.parse("hmm", TurnContext(nlu.schemas, [], {})) == {}
 

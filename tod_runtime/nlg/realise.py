@@ -98,6 +98,10 @@ class Source:
 class Realiser:
     """Mined tables (per service and generic) and a composer, for one side."""
 
+    # a frame no template covers whole is first said with a mixed-kind template (measured on
+    # the system's replies; the user's side, ``nlg.user``, keeps runs of one kind)
+    mixed_kinds = True
+
     def __init__(
         self,
         templates: TemplateSet,
@@ -356,7 +360,7 @@ class Realiser:
             return _stop(whole)
 
         placed: list[tuple[int, str]] = []  # (order of its first act, sentence)
-        mixed = self.cover_mixed(actions, sources, seed)
+        mixed = self.cover_mixed(actions, sources, seed) if self.mixed_kinds else None
         if mixed is not None:
             text, used = mixed
             placed.append((min(_rank(a) for a in used), text))
