@@ -17,13 +17,16 @@ import sys
 from collections import Counter, defaultdict
 from typing import Any
 
-from tod_runtime.backends.sgd_tables import SGD_REFERENCE_DATE
 from tod_runtime.data.sgd import open_split
-from tod_runtime.dialogue.context import PolicyInput
 from tod_runtime.learning import collect_rows, service_folds, split_pool, worker_split
 from tod_runtime.policy.learned.model import PolicyModel
-from tod_runtime.policy.learned.policy import decide
-from tod_runtime.policy.learned.train import dialogue_rows, fit_rows, points, spread
+from tod_runtime.policy.learned.train import (
+    dialogue_rows,
+    fit_rows,
+    points,
+    spread,
+    teacher_forced,
+)
 from tod_runtime.replay.act_metrics import act_f1, act_items, service_call_match
 from tod_runtime.schema.models import ServiceSchema
 
@@ -52,17 +55,7 @@ def _score_file(job: tuple[str, PolicyModel, frozenset[str]]) -> list[dict[str, 
         for point in points(dialogue, schemas):
             frame = point.gold.frames[0]
             schema = schemas[point.service]
-            plan = decide(point.first, point.service, schema, model, SGD_REFERENCE_DATE)
-            actions = plan.actions
-            if plan.service_call is not None:
-                second = PolicyInput(
-                    point.first.context,
-                    point.first.user_acts,
-                    plan.service,
-                    plan.service_call,
-                    list(frame.service_results or []),
-                )
-                actions = decide(second, point.service, schema, model, SGD_REFERENCE_DATE).actions
+            plan, actions = teacher_forced(point, schema, model)
             gold = [a for f in point.gold.frames for a in f.actions]
             before = point.first.context.history.last_system_acts(point.service)
             state = point.first.context.state.get(point.service)

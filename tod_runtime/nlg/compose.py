@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tod_runtime.dialogue.models import Action
-from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.schema.models import ServiceSchema, SlotSchema
 from tod_runtime.schema.roles import FUNCTION_WORDS, description_head
 
 _WORD = re.compile(r"[A-Za-z0-9'-]+|[^\sA-Za-z0-9'-]")
@@ -48,8 +48,14 @@ def noun_phrase(schema: ServiceSchema | None, slot: str) -> str:
     head = [w for w in description_head(spec.description) if w not in ARTICLES]
     if head and len(head) <= 3 and not set(head) & VAGUE_HEADS:
         return " ".join(head)
+    return description_phrase(spec)
+
+
+def description_phrase(spec: SlotSchema) -> str:
+    """A slot's whole description as a noun phrase: no final stop, no leading article ("The
+    account type of the user" -> "account type of the user")."""
     words = spec.description.rstrip(". ").split()
-    if len(words) > 1 and words[0].lower() in ARTICLES:  # "the account type of the user"
+    if len(words) > 1 and words[0].lower() in ARTICLES:
         words = words[1:]
     return lower_first(" ".join(words))
 

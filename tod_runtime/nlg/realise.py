@@ -222,11 +222,9 @@ class Realiser:
     ) -> str | None:
         """A mined template for exactly these acts, filled; None when none covers them."""
         for source in self.sources(service, schema, say) if sources is None else sources:
-            sig = source.signature(actions)
-            if sig is not None:
-                found = self._from(source, sig, seed)
-                if found is not None:
-                    return found
+            found = self._said(source, actions, seed)
+            if found is not None:
+                return found
         return None
 
     def cover(
@@ -239,11 +237,7 @@ class Realiser:
         for source in sources:
             if source.table is self.generic and best is not None and 2 * best[0] >= len(run):
                 break  # the service's own (or its neighbour's) wording covers half: keep it
-            items: dict[str, Action] = {}
-            for action in run:
-                sig = source.signature([action])
-                if sig is not None:
-                    items.setdefault(sig.key, action)
+            items = _items(source, run)
             have = frozenset(items)
             for key, itemset, weight in self.indexes.by_kind(source.table).get(run[0].act, ()):
                 size = len(itemset)
@@ -254,8 +248,7 @@ class Realiser:
         if best is None:
             return None
         _, _, source, acts = best
-        sig = source.signature(acts)
-        text = self._from(source, sig, seed) if sig is not None else None
+        text = self._said(source, acts, seed)
         return None if text is None else (text, acts)
 
     def cover_mixed(
@@ -265,11 +258,7 @@ class Realiser:
         is {address}. Your tickets are booked."), from the first source that has one, and
         the acts it covers; None when no table has such a key."""
         for source in sources:
-            items: dict[str, Action] = {}
-            for action in actions:
-                sig = source.signature([action])
-                if sig is not None:
-                    items.setdefault(sig.key, action)
+            items = _items(source, actions)
             hits: dict[str, int] = {}
             postings = self.indexes.mixed(source.table)
             for item in items:
@@ -286,11 +275,15 @@ class Realiser:
             if best is None:
                 continue
             acts = [items[i] for i in best[2].split(" ")]
-            sig = source.signature(acts)
-            text = self._from(source, sig, seed) if sig is not None else None
+            text = self._said(source, acts, seed)
             if text is not None:
                 return text, acts
         return None
+
+    def _said(self, source: Source, acts: Sequence[Action], seed: int) -> str | None:
+        """``acts`` said with one of ``source``'s templates for their signature, if any."""
+        sig = source.signature(acts)
+        return self._from(source, sig, seed) if sig is not None else None
 
     def neighbours(self, service: str, schema: ServiceSchema) -> list[Alignment]:
         """The closest services with templates, for a service without (computed once)."""
@@ -397,6 +390,16 @@ class Realiser:
         if left:
             sentences.append(self.compose(kind, left, schema, said))
         return sentences
+
+
+def _items(source: Source, actions: Sequence[Action]) -> dict[str, Action]:
+    """Each act's key in ``source``'s table (one act alone), the first act of each key."""
+    items: dict[str, Action] = {}
+    for action in actions:
+        sig = source.signature([action])
+        if sig is not None:
+            items.setdefault(sig.key, action)
+    return items
 
 
 def _rank(action: Action) -> int:

@@ -34,9 +34,9 @@ from functools import cache
 
 from tod_runtime.dialogue.models import DONTCARE, Action
 from tod_runtime.nlg.compose import (
-    ARTICLES,
     YesNo,
     compose_user,
+    description_phrase,
     join,
     lower_first,
     noun_phrase,
@@ -92,7 +92,7 @@ def dontcare_phrase(schema: ServiceSchema | None, slot: str, choice: int = 0) ->
     """ "any cuisine is fine" (``choice`` among ``DONTCARE_SAID``), or for a boolean "I don't
     mind whether the hotel has wifi"."""
     spec = schema.slot(slot) if schema else None
-    if spec is not None and {v.lower() for v in spec.possible_values} == {"true", "false"}:
+    if spec is not None and _flag(schema, slot):
         said = statements(spec.description).yes.rstrip(".")
         if not said.endswith("?") and ":" not in said:
             return f"I don't mind whether {lower_first(said)}"
@@ -119,10 +119,7 @@ def asked_about(schema: ServiceSchema | None, slot: str) -> str:
     said = noun_phrase(schema, slot)
     if spec is None or said.split()[-1:] not in (["name"], ["number"], ["type"]):
         return said
-    words = spec.description.rstrip(". ").split()
-    if len(words) > 1 and words[0].lower() in ARTICLES:
-        words = words[1:]
-    return lower_first(" ".join(words))
+    return description_phrase(spec)
 
 
 def informed(schema: ServiceSchema | None, slot: str, whole: bool) -> str:
@@ -133,10 +130,7 @@ def informed(schema: ServiceSchema | None, slot: str, whole: bool) -> str:
     if spec is None:
         return noun_phrase(schema, slot)
     if whole:
-        words = spec.description.rstrip(". ").split()
-        if len(words) > 1 and words[0].lower() in ARTICLES:
-            words = words[1:]
-        return lower_first(" ".join(words))
+        return description_phrase(spec)
     words = noun_phrase(schema, slot).split()
     while len(words) > 1 and words[-1].lower() in DANGLING:
         words = words[:-1]

@@ -18,7 +18,7 @@ from datetime import date
 
 from tod_runtime.dialogue.models import DONTCARE, Action
 from tod_runtime.nlg.compose import lower_first as first_lower
-from tod_runtime.nlg.compose import noun_phrase, yes_no
+from tod_runtime.nlg.compose import noun_phrase, upper_first, yes_no
 from tod_runtime.nlg.user import dontcare_phrase, realise_user
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.values.normalise import slot_kind
@@ -84,10 +84,6 @@ def short_description(description: str) -> str:
 
 def lower_first(text: str) -> str:
     return text[:1].lower() + text[1:] if text else text
-
-
-def upper_first(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 class SchemaRealiser:

@@ -45,11 +45,6 @@ class LearnedNLU(RulesNLU):
         self.reader = ValueReader(model)
         self._views = {name: slot_views(schema) for name, schema in self.schemas.items()}
         self._known: dict[str, Mapping[str, frozenset[str]]] = {}
-        self._arguments = {
-            (name, i.name): frozenset((*i.required_slots, *i.optional_slots))
-            for name, schema in self.schemas.items()
-            for i in schema.intents
-        }
 
     async def _known_values(self, service: str) -> Mapping[str, frozenset[str]]:
         if service not in self._known:
@@ -77,8 +72,9 @@ class LearnedNLU(RulesNLU):
         said = [(a.act, a.slot, a.values) for a in system]
         turn = value_turn(text, said, await self._known_values(service))
         views = self._views[service]
-        takes = self._arguments.get((service, intent))
-        if takes:
+        spec = self.schemas[service].intent(intent)
+        if spec is not None and (spec.required_slots or spec.optional_slots):
+            takes = {*spec.required_slots, *spec.optional_slots}
             views = [v for v in views if v.name in takes]
         acts, filled = [], set()
         for read in self.reader.read(turn, views):

@@ -82,12 +82,14 @@ class ValueReader:
             for slot in open_slots
         ]
         qs = iter(probabilities(self.assign, rows))
-        assign, sure = self.thresholds["assign"], self.thresholds["sure_span"]
+        assign, sure, sure_assign = (
+            self.thresholds[k] for k in ("assign", "sure_span", "sure_assign")
+        )
         pairs = [
             (p * q, i, j, slot.name)
             for p, i, j in scored
             for slot in open_slots
-            if (q := next(qs)) > (self.thresholds["sure_assign"] if p >= sure else assign)
+            if (q := next(qs)) > (sure_assign if p >= sure else assign)
         ]
         pairs.sort(key=lambda pair: -pair[0])
         taken: list[tuple[int, int]] = []

@@ -22,9 +22,9 @@ from typing import Any
 
 from tod_runtime.backends.sgd_tables import SGD_REFERENCE_DATE
 from tod_runtime.data.sgd import SGDSplit, open_split
-from tod_runtime.dialogue.context import DialogueState, PolicyInput, TurnContext
+from tod_runtime.dialogue.context import DialogueState, PolicyInput, SystemPlan, TurnContext
 from tod_runtime.dialogue.history import History
-from tod_runtime.dialogue.models import Dialogue, Turn
+from tod_runtime.dialogue.models import Action, Dialogue, Turn
 from tod_runtime.files import atomic_open, atomic_write
 from tod_runtime.learning import collect_rows, fit, service_folds, split_pool, worker_split
 from tod_runtime.policy.history import addressed_service
@@ -156,6 +156,21 @@ def fit_rows(counts: Counts, held_out: frozenset[str] = frozenset()) -> PolicyMo
 # ---------------------------------------------------------------- scoring
 
 
+def teacher_forced(
+    point: Point, schema: ServiceSchema, model: PolicyModel
+) -> tuple[SystemPlan, list[Action]]:
+    """The policy's first plan for a recorded system turn and the acts it ends with: after a
+    call, a second pass with the recorded results (or none), as replay gives them."""
+    plan = decide(point.first, point.service, schema, model, SGD_REFERENCE_DATE)
+    if plan.service_call is None:
+        return plan, plan.actions
+    results = list(point.gold.frames[0].service_results or [])
+    second = PolicyInput(
+        point.first.context, point.first.user_acts, plan.service, plan.service_call, results
+    )
+    return plan, decide(second, point.service, schema, model, SGD_REFERENCE_DATE).actions
+
+
 def dialogue_scores(
     dialogue: Dialogue,
     schemas: Mapping[str, ServiceSchema],
@@ -171,20 +186,7 @@ def dialogue_scores(
         frame = point.gold.frames[0]
         if services is not None and frame.service not in services:
             continue
-        schema = schemas[point.service]
-        plan = decide(point.first, point.service, schema, model, SGD_REFERENCE_DATE)
-        if plan.service_call is not None:
-            results = list(frame.service_results or [])
-            second = PolicyInput(
-                point.first.context,
-                point.first.user_acts,
-                plan.service,
-                plan.service_call,
-                results,
-            )
-            actions = decide(second, point.service, schema, model, SGD_REFERENCE_DATE).actions
-        else:
-            actions = plan.actions
+        plan, actions = teacher_forced(point, schemas[point.service], model)
         gold = [a for f in point.gold.frames for a in f.actions]
         f1s.append(act_f1(gold, actions))
         match = service_call_match(frame.service_call, plan.service_call)
