@@ -244,7 +244,10 @@ class Realiser:
                 if best is not None and (size, weight) <= best[:2]:
                     continue
                 if itemset <= have and any(source.fits(t) for t, _ in source.table[key]):
-                    best = (size, weight, source, [items[i] for i in itemset])
+                    # in the key's order: a set's order changes with the process's string
+                    # hashing, and the acts' order seeds the choice among templates
+                    acts = [items[i] for i in dict.fromkeys(key.split(" "))]
+                    best = (size, weight, source, acts)
         if best is None:
             return None
         _, _, source, acts = best
