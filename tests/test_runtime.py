@@ -13,6 +13,7 @@ from tod_runtime import Config, Runtime, hookimpl
 from tod_runtime.errors import StageFailed
 from tod_runtime.plugins import make_plugin_manager
 from tod_runtime.session import Event, StateTracked, UserUttered
+from tod_runtime.stores.base import StoreConflict
 from tod_runtime.stores.memory import MemoryStore
 
 
@@ -228,3 +229,51 @@ async def test_a_turn_over_its_time_limit_is_dropped_and_the_session_kept() -> N
         with pytest.raises(StageFailed, match=r"policy 'slow' .* did not answer within .* 0.05 s"):
             await rt.handle("s", "city=Lima")
         assert await rt.events("s") == []
+
+
+class ConflictOnce(MemoryStore):
+    """Another process rewrites the session while the ``turn``-th turn runs (once)."""
+
+    def __init__(self, turn: int) -> None:
+        super().__init__()
+        self.turn, self.appends = turn, 0
+
+    async def append(
+        self, session_id: str, events: list[Event], expected: int | None = None
+    ) -> None:
+        self.appends += 1
+        if self.appends == self.turn:
+            raise StoreConflict(f"{session_id}: the log changed meanwhile")
+        await super().append(session_id, events, expected=expected)
+
+
+async def _talk(store: MemoryStore, turns: list[str], calls: list[str]) -> None:
+    """Run the turns on the default pipeline, noting each service call the backend got."""
+
+    class Observer:
+        @hookimpl
+        def service_called(self, session_id: str, service: str, call: Any, results: Any) -> None:
+            calls.append(call.method)
+
+    pm = make_plugin_manager(extra=(Observer(),))
+    async with Runtime(Config(), plugin_manager=pm, store=store) as rt:
+        for line in turns:
+            await rt.handle("s", line)
+
+
+BOOKING = ["an italian place in chicago", "great, can you book a table there?", "7pm please", "yes"]
+
+
+async def test_a_turn_the_store_refused_is_run_again_unless_it_made_a_transaction() -> None:
+    """A search may run twice when another process changed the session meanwhile; a booking
+    must not: the turn fails with the transaction named, and the backend booked once."""
+    searches: list[str] = []
+    await _talk(ConflictOnce(turn=1), BOOKING[:1], searches)
+    assert searches == ["FindRestaurants", "FindRestaurants"]
+    bookings: list[str] = []
+    with pytest.raises(StoreConflict, match="ReserveRestaurant call on Restaurants was made"):
+        await _talk(ConflictOnce(turn=4), BOOKING, bookings)
+    assert bookings.count("ReserveRestaurant") == 1
+    unrefused: list[str] = []
+    await _talk(MemoryStore(), BOOKING, unrefused)
+    assert unrefused.count("ReserveRestaurant") == 1

@@ -19,7 +19,7 @@ import pluggy
 from tod_runtime.backends.base import Backend
 from tod_runtime.config import Config
 from tod_runtime.dialogue.context import DialogueState, UserActs
-from tod_runtime.dialogue.models import Dialogue
+from tod_runtime.dialogue.models import Dialogue, ServiceCall
 from tod_runtime.dialogue.steps import TurnResult
 from tod_runtime.dst.base import Tracker
 from tod_runtime.errors import InputError
@@ -215,6 +215,12 @@ class Runtime:
                 raise InputError(f"unknown service {service!r}", hint="see /services")
         return await self._turn(session_id, text, user_acts)
 
+    def _transacted(self, service: str | None, call: ServiceCall) -> bool:
+        """Whether a service call changed the world (a booking, a transfer), not searched."""
+        schema = self.schemas.get(service) if service else None
+        intent = schema.intent(call.method) if schema else None
+        return intent is not None and intent.is_transactional
+
     async def _turn(self, session_id: str, text: str, acts: UserActs | None) -> TurnResult:
         pipeline = self.pipeline
         async with self._lock(session_id), self.store.session_lock(session_id):
@@ -235,11 +241,20 @@ class Runtime:
                 events = user_events(user) + system_events(system)
                 try:
                     await self.store.append(session_id, events, expected=log.count)
-                except StoreConflict:  # deleted or rewritten elsewhere: fold it anew, once
+                except StoreConflict as conflict:  # deleted or rewritten elsewhere
                     self._sessions.pop(session_id, None)
                     if attempt == 2:
                         raise
-                    continue
+                    call = system.service_call
+                    if call is not None and self._transacted(system.service, call):
+                        # running the turn again would make the transaction twice
+                        raise StoreConflict(
+                            f"{conflict}; the turn's {call.method} call on "
+                            f"{system.service} was made and is not repeated",
+                            where=session_id,
+                            hint="the transaction stands; this turn is not in the session's log",
+                        ) from conflict
+                    continue  # fold it anew and run the turn once more
                 log.apply(events)  # what was just stored, without reading it back
                 result = TurnResult.of(session_id, user, system)
                 break
