@@ -143,7 +143,7 @@ class DialogueReplayer:
         keep_predictions: bool = False,
         keep_errors: bool = False,
         exact: bool = False,
-        dialogue_services: bool = False,
+        dialogue_services: bool = True,
     ) -> None:
         self.runtime = runtime
         self.schemas = runtime.schemas
