@@ -379,3 +379,22 @@ def test_a_span_the_reader_is_sure_of_takes_its_slot_at_the_lower_threshold() ->
     assert strict == read(assign=shipped.threshold("assign"), sure_span=2.0)
     loose = read(sure_span=0.0, sure_assign=0.0)  # every span sure: as if assign were 0
     assert loose == read(assign=0.0, sure_span=2.0) and strict < loose
+
+
+def test_a_value_said_twice_fills_two_slots() -> None:
+    """Two categorical slots picking the same value ("1 room for 1 night") take one mention
+    each; a value said once fills one slot only."""
+    hotels = load_schema_file(embedded_services_dir() / "Hotels" / "schema.json")[0]
+    views = slot_views(hotels)
+    reader = ValueReader(load_model())
+
+    def counts(text: str) -> dict[str, str]:
+        read = reader.read(reading.value_turn(text, [], {}), views)
+        return {r.slot: r.value for r in read if r.slot.startswith("number_of")}
+
+    assert counts("book 1 room for 1 night from saturday") == {
+        "number_of_rooms": "1",
+        "number_of_nights": "1",
+    }
+    assert counts("book 2 rooms for 3 nights") == {"number_of_rooms": "2", "number_of_nights": "3"}
+    assert len(counts("book it for 2 nights")) == 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tod_runtime.dialogue.models import DONTCARE
 from tod_runtime.nlu.learned.features import hashed
@@ -24,6 +24,7 @@ from tod_runtime.nlu.learned.values import (
     span_start_strings,
     value_features,
     value_numbers,
+    word_number,
 )
 
 
@@ -56,10 +57,30 @@ class ValueReader:
         out = self.read_spans(turn, slots)
         taken = {n for read in out for n in read.tokens}
         for read in sorted(self.read_categorical(turn, slots), key=lambda r: -r.score):
-            if not taken & set(read.tokens):
-                taken |= set(read.tokens)
-                out.append(read)
+            if taken & set(read.tokens):
+                # "1 room for 1 night": the value said again, where no read took it
+                again = self._said_again(turn, read, taken)
+                if not again:
+                    continue
+                read = replace(read, tokens=again)
+            taken |= set(read.tokens)
+            out.append(read)
         return out
+
+    @staticmethod
+    def _said_again(turn: ValueTurn, read: Read, taken: set[int]) -> range:
+        """Another token saying the one-token value ``read`` found at a taken token."""
+        if len(read.tokens) != 1:
+            return range(0)
+        norm = normalised(read.value)
+        return next(
+            (
+                range(n, n + 1)
+                for n, t in enumerate(turn.tokens)
+                if n not in taken and norm in (t.lower, word_number(t.lower))
+            ),
+            range(0),
+        )
 
     def read_spans(self, turn: ValueTurn, slots: Sequence[SlotView]) -> list[Read]:
         open_slots = [s for s in slots if not s.categorical]

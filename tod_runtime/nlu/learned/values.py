@@ -278,7 +278,7 @@ def value_class(text: str) -> str:
         return "-"
     if "$" in text or any(w.startswith("dollar") for w in words):
         return "money"
-    if all(_number(w) is not None for w in words):
+    if all(word_number(w) is not None for w in words):
         return "num"
     if parse_date(text, _ANY_DAY) is not None:
         return "date"
@@ -417,7 +417,7 @@ def assign_slot_strings(
 
 
 def value_numbers(turn: ValueTurn) -> set[str]:
-    return {n for t in turn.tokens if (n := _number(t.lower)) is not None}
+    return {n for t in turn.tokens if (n := word_number(t.lower)) is not None}
 
 
 @dataclass(frozen=True)
@@ -456,7 +456,7 @@ def mention(value: str, turn: ValueTurn, numbers: set[str], lowered: str) -> tup
     if norm.isdigit():
         if norm not in numbers:
             return "none", -1
-        at = next(n for n, t in enumerate(turn.tokens) if _number(t.lower) == norm)
+        at = next(n for n, t in enumerate(turn.tokens) if word_number(t.lower) == norm)
         return "number", at
     stems = turn.prefixes
     hits = sum(w[:5] in stems for w in words)
@@ -465,7 +465,8 @@ def mention(value: str, turn: ValueTurn, numbers: set[str], lowered: str) -> tup
     return ("part", at) if hits else ("none", -1)
 
 
-def _number(word: str) -> str | None:
+def word_number(word: str) -> str | None:
+    """The digits a word says ("2", "two"), else None."""
     return str(int(word)) if word.isdigit() else _NUMBER_WORDS.get(word)
 
 
