@@ -228,3 +228,18 @@ async def test_a_turn_over_its_time_limit_is_dropped_and_the_session_kept() -> N
         with pytest.raises(StageFailed, match=r"policy 'slow' .* did not answer within .* 0.05 s"):
             await rt.handle("s", "city=Lima")
         assert await rt.events("s") == []
+
+
+async def test_a_turn_may_be_given_the_services_it_can_address() -> None:
+    """As SGD's dialogues (and replay) give each dialogue's services: the NLU chooses among
+    them only; an unknown one is the caller's error."""
+    from tod_runtime.errors import InputError
+
+    async with Runtime(Config(nlu="rules")) as rt:
+        text = "I want to find a restaurant in San Jose."
+        free = await rt.handle("a", text)
+        assert "Restaurants" in free.user_acts
+        given = await rt.handle("b", text, services=["Hotels"])
+        assert set(given.user_acts) <= {"Hotels"}
+        with pytest.raises(InputError):
+            await rt.handle("c", text, services=["Nowhere"])
