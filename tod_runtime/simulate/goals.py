@@ -25,6 +25,7 @@ from tod_runtime.dialogue.models import DONTCARE, ServiceCall
 from tod_runtime.schema.loader import Schemas
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 from tod_runtime.simulate.base import Goal, Task
+from tod_runtime.simulate.requests import request_rate
 from tod_runtime.values.normalise import slot_kind
 
 Row = dict[str, str]
@@ -169,7 +170,7 @@ class GoalSampler:
                 return None
             constraints, results = found
             if plan.transaction is None:
-                requests = self.requests(plan.search, constraints, results, rng)
+                requests = self.requests(service, plan.search, constraints, results, rng)
                 return Task(
                     service=service,
                     intent=plan.search.name,
@@ -245,13 +246,22 @@ class GoalSampler:
                     return
 
     def requests(
-        self, intent: IntentSchema, constraints: Row, results: list[Row], rng: random.Random
+        self,
+        service: str,
+        intent: IntentSchema,
+        constraints: Row,
+        results: list[Row],
+        rng: random.Random,
     ) -> list[str]:
         if not results:
             return []
+        """Result slots the user wants told: each as often as SGD's users ask about a slot of
+        its role (``simulate.requests``), at most ``max_requests``."""
         askable = [s for s in intent.result_slots if s not in constraints and results[0].get(s)]
-        count = min(len(askable), rng.randint(0, self.options.max_requests))
-        return rng.sample(askable, count)
+        schema = self.schemas[service]
+        wanted = [s for s in askable if rng.random() < request_rate(schema, s)]
+        rng.shuffle(wanted)
+        return wanted[: self.options.max_requests]
 
     async def txn_values(
         self, service: str, txn: IntentSchema, given: set[str], rng: random.Random, base: Row
@@ -321,7 +331,7 @@ class GoalSampler:
             search=search.name,
             constraints=values,
             search_constraints=constraints,
-            requests=self.requests(search, constraints, results, rng),
+            requests=self.requests(service, search, constraints, results, rng),
             achievable=achievable,
             change=change,
         )
