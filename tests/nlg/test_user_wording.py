@@ -113,3 +113,18 @@ def test_a_slot_whose_neighbour_match_is_a_tie_is_not_borrowed() -> None:
     assert "check_in_date" not in user.neighbours("Hotels", schema)[0].slots
     text = user.realise("Hotels", schema, [act("INFORM", "check_in_date", ["2026-12-04"])])
     assert "check out" not in text and "December 4th" in text
+
+
+def test_a_generic_question_must_name_the_slot_it_asks_about() -> None:
+    # A label is coarse: the generic question of a count ("number") was mined from one
+    # slot of one service, and asks about that slot, whatever the label stands for.
+    generic = {
+        "REQUEST(number)": [("How many stops are there?", 9)],
+        "REQUEST(address)": [("What is the address?", 9)],
+    }
+    realiser = user_realiser(TemplateSet(generic=generic))
+    schema = _schemas()["Restaurants"]
+    seats = realiser.realise("Restaurants", schema, [act("REQUEST", "number_of_seats")])
+    assert "stops" not in seats and "people" in seats  # its description: "Number of people ..."
+    address = realiser.realise("Restaurants", schema, [act("REQUEST", "street_address")])
+    assert address == "What is the address?"

@@ -214,6 +214,7 @@ class UserWording(Realiser):
     def __init__(self, templates: TemplateSet, choices: int = CHOICES) -> None:
         super().__init__(templates, compose_said, choices=choices, empty="Hello.")
         self._turn_acts = 0
+        self._asked: list[frozenset[str]] = []  # a question's slots' own words, per slot
         self._untied: dict[tuple[str, int], list[Alignment]] = {}
 
     @staticmethod
@@ -253,6 +254,7 @@ class UserWording(Realiser):
             signature, fits = source.signature, source.fits
             if source.table is self.generic:
                 signature = _generic_only(signature, _shared_labels(schema))
+                fits = self._about_the_slot(fits)
             found.append(replace(source, signature=signature, fits=self._guard(fits)))
         return found
 
@@ -264,6 +266,22 @@ class UserWording(Realiser):
 
         return guarded
 
+    def _about_the_slot(self, fits: Callable[[str], bool]) -> Callable[[str], bool]:
+        """A generic question must name what it asks about: its labels are too coarse to
+        ("How many stops are there?" is the generic question of a count, "Who directed it?"
+        of a name, "Are pets allowed?" of a boolean), so each slot asked about must have a
+        word of its own name or description in it ("What is the address?"); else the
+        question is composed from the description."""
+
+        def named(template: str) -> bool:
+            if self._asked and not PLACEHOLDER.search(template):
+                said = words(template)
+                if not all(said & own for own in self._asked):
+                    return False
+            return fits(template)
+
+        return named
+
     def realise(
         self,
         service: str,
@@ -274,6 +292,14 @@ class UserWording(Realiser):
         cares = [a for a in actions if not _is_dontcare(a)]
         loose = [a for a in actions if _is_dontcare(a)]
         self._turn_acts = len(cares)
+        self._asked = []
+        if cares and all(a.act == "REQUEST" for a in cares) and schema is not None:
+            common = _common_words(schema)
+            self._asked = [
+                words(a.slot, spec.description) - common
+                for a in cares
+                if (spec := schema.slot(a.slot)) is not None
+            ]
         text = super().realise(service, schema, cares, seed) if cares else ""
         if loose:
             choice = zlib.crc32(loose[0].slot.encode()) ^ seed
@@ -296,6 +322,17 @@ def _untied(alignment: Alignment, mine: Profile, theirs: Profile) -> Alignment:
         if len(scores) < 2 or scores[0] > scores[1]:
             kept[slot] = other
     return replace(alignment, slots=kept)
+
+
+def _common_words(schema: ServiceSchema) -> frozenset[str]:
+    """Words in a third or more of a service's slot descriptions ("restaurant", "event"):
+    they say which service, not which slot."""
+    counts: dict[str, int] = {}
+    for slot in schema.slots:
+        for word in words(slot.description):
+            counts[word] = counts.get(word, 0) + 1
+    limit = max(2, len(schema.slots) / 3)
+    return frozenset(w for w, n in counts.items() if n >= limit)
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
