@@ -135,7 +135,7 @@ class _Decision:
         if missing:
             finder = self.finder(missing[0])
             if finder is not None:  # asked already, and the user does not know: look it up
-                return self.find(finder)
+                return self.about_found(finder) or self.find(finder)
             return self.request(missing)
         search, shown = self.history.last_search(self.service)
         results = (search.service_results or []) if search else []
@@ -153,6 +153,24 @@ class _Decision:
             (i for i in self.schema.intents if not i.is_transactional and slot in i.result_slots),
             None,
         )
+
+    def about_found(self, finder: IntentSchema) -> SystemPlan | None:
+        """What the user asks of the entities ``finder`` found and the system offered (its
+        details, another one), answered as a search answers them, rather than the same
+        search and offer again; None when the last search is not ``finder``'s or the user
+        asks nothing of it."""
+        search, shown = self.history.last_search(self.service)
+        call = search.service_call if search is not None else None
+        if search is None or call is None or call.method != finder.name:
+            return None
+        results = search.service_results or []
+        entity = results[shown - 1] if 0 < shown <= len(results) else None
+        if "REQUEST_ALTS" in self.user:
+            if shown < len(results):
+                return self.done(*offer(results[shown], self.schema, self.state))
+            return self.done(act("NOTIFY_FAILURE"), act("REQ_MORE"))
+        answers = inform(entity, self.state.requested_slots) if entity is not None else []
+        return self.done(*answers) if answers else None
 
     def find(self, finder: IntentSchema) -> SystemPlan:
         """Search with ``finder`` from what the state holds, asking first for what it lacks."""
