@@ -128,3 +128,16 @@ def test_a_generic_question_must_name_the_slot_it_asks_about() -> None:
     assert "stops" not in seats and "people" in seats  # its description: "Number of people ..."
     address = realiser.realise("Restaurants", schema, [act("REQUEST", "street_address")])
     assert address == "What is the address?"
+
+
+def test_the_schemas_user_is_the_one_speaking() -> None:
+    from tod_runtime.nlg.user import first_person
+
+    assert first_person("I'd like to get the alarms user has already set.") == (
+        "I'd like to get the alarms I have already set."
+    )
+    assert first_person("The user's account type should be savings.") == (
+        "My account type should be savings."
+    )
+    for someone_else in ("Transfer money to another user.", "What is the average user rating?"):
+        assert first_person(someone_else) == someone_else

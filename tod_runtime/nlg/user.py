@@ -151,10 +151,33 @@ def counted(schema: ServiceSchema | None, slot: str) -> str | None:
     return " ".join(noun) or None
 
 
+_USERS = (  # a schema's "user" is the one speaking: what it says of them, said by them
+    (re.compile(r"\b(?:the |a )?user's\b", re.IGNORECASE), "my"),
+    (re.compile(r"\b(?:the )?user (has|wants|is)\b", re.IGNORECASE), "I \\1"),
+    (re.compile(r"\b(for|to) the user\b", re.IGNORECASE), "\\1 me"),
+)
+_AGREE = {"I has": "I have", "I wants": "I want", "I is": "I am"}
+
+
+def first_person(text: str) -> str:
+    """A description's words about "the user" as the user says them ("Get the alarms user
+    has already set" -> "get the alarms I have already set", "The user's account type" ->
+    "my account type"); "another user" and "user rating" are someone else's."""
+    for pattern, said in _USERS:
+        text = pattern.sub(said, text)
+    for wrong, right in _AGREE.items():
+        text = text.replace(wrong, right)
+    return upper_first(text) if text[:2] == "my" else text
+
+
 def compose_said(kind: str, acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> str:
     """Acts no mined template covers, composed as a user would say them (``compose_user``'s
     wording but: a yes/no question for a boolean, "the name of the theatre" rather than "the
-    name", "for 2 nights" for a count)."""
+    name", "for 2 nights" for a count, the schema's "user" in the first person)."""
+    return first_person(_composed(kind, acts, schema, say))
+
+
+def _composed(kind: str, acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> str:
     if kind == "REQUEST":
         specs = [schema.slot(a.slot) if schema else None for a in acts]
         flags = [
