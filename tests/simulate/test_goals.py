@@ -93,7 +93,7 @@ async def test_a_boolean_is_wanted_true_or_left_unsaid(backend: MockBackend) -> 
 async def test_requests_follow_the_rates_sgd_users_ask_at(backend: MockBackend) -> None:
     """A slot's role (not its name) sets how often it is asked about: what a transaction
     books is never asked (the system offers it), an address often, a count seldom."""
-    from tod_runtime.simulate.requests import request_rate
+    from tod_runtime.simulate.rates import request_rate
 
     hotels = backend.schemas()["Hotels"]
     assert request_rate(hotels, "hotel_name") < 0.001

@@ -12,6 +12,9 @@ A second task in another service is chosen where a value of the first task (its 
 constraints) is a known value of a required slot of the second (the restaurant's city, a
 hotel's city), so carry-over between services is exercised: the user may leave that value
 unsaid (``Task.carried``).
+
+Which optional constraints a user says and which result slots they ask about follow how often
+SGD's users do, per slot role (``simulate.rates``); a boolean is wanted True or left unsaid.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from tod_runtime.dialogue.models import DONTCARE, ServiceCall
 from tod_runtime.schema.loader import Schemas
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 from tod_runtime.simulate.base import Goal, Task
-from tod_runtime.simulate.requests import request_rate
+from tod_runtime.simulate.rates import request_rate, say_rate
 from tod_runtime.values.normalise import slot_kind
 
 Row = dict[str, str]
@@ -210,9 +213,9 @@ class GoalSampler:
             for s in search.optional_slots
             if row.get(s) and s not in constraints and said_by_users(schema, s, row[s])
         ]
-        for slot in rng.sample(
-            optional, min(len(optional), rng.randint(0, self.options.max_optional))
-        ):
+        wanted = [s for s in optional if rng.random() < say_rate(schema, s)]
+        rng.shuffle(wanted)
+        for slot in wanted[: self.options.max_optional]:  # as often as SGD's users say them
             constraints[slot] = row[slot]
         if fail:
             await self.spoil(service, search, constraints, rng, keep=set(fixed))
@@ -256,7 +259,7 @@ class GoalSampler:
         if not results:
             return []
         """Result slots the user wants told: each as often as SGD's users ask about a slot of
-        its role (``simulate.requests``), at most ``max_requests``."""
+        its role (``simulate.rates``), at most ``max_requests``."""
         askable = [s for s in intent.result_slots if s not in constraints and results[0].get(s)]
         schema = self.schemas[service]
         wanted = [s for s in askable if rng.random() < request_rate(schema, s)]
