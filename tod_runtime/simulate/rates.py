@@ -6,7 +6,8 @@ A slot's role is what its schema says of it, in any service: whether a transacti
 service requires it (the entity's name, its date: what the system offers and books, which SGD's
 users never ask about), its value type (``schema.roles``), and the head of its description (the
 last word before the first function word: "Address of the dentist" -> address, "Contact number
-for the doctor" -> number, "Boolean flag indicating ..." -> indicating).
+for the doctor" -> number, "Boolean flag indicating ..." -> indicating; "Whether ..." has
+none, and its role is its kind's).
 
 - ``asked``: among the dialogues whose user was in a search and did not constrain one of its
   result slots, how often they asked about it;
@@ -42,11 +43,12 @@ def role_keys(schema: ServiceSchema, slot: str) -> tuple[str, str]:
     spec = schema.slot_map[slot]
     head = description_head(spec.description)
     kind = f"{'booked' if booked else 'free'} {slot_roles(schema)[slot].value_type}"
-    return f"{kind} {head[-1] if head else '-'}", kind
+    # no head ("Whether the flight is refundable"): the kind alone says what the slot is
+    return (f"{kind} {head[-1]}" if head else kind), kind
 
 
 def _add(table: Counts, schema: ServiceSchema, slot: str, hit: bool) -> None:
-    for key in role_keys(schema, slot):
+    for key in dict.fromkeys(role_keys(schema, slot)):  # once when the two are one
         row = table.setdefault(key, [0, 0])
         row[0] += int(hit)
         row[1] += 1
