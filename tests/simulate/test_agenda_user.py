@@ -117,3 +117,18 @@ def test_the_user_closes_as_sgd_users_do_after_what_the_system_said() -> None:
         assert offered[0] == "NEGATE_INTENT"
         assert kinds(u.respond(turn(act("REQ_MORE")))) == ["NEGATE", "THANK_YOU"]
     assert u.respond(turn(act("GOODBYE"))) == {}
+
+
+def test_a_transaction_wanted_alone_is_asked_for_again_when_entities_are_offered() -> None:
+    """Wanting to set an alarm, and shown the alarms there are: not what was asked for."""
+    booking = Task(
+        service="Restaurants",
+        intent="ReserveRestaurant",
+        transactional=True,
+        constraints={"restaurant_name": "Grind", "time": "18:30"},
+    )
+    u = user(booking)
+    u.respond(None)
+    reply = u.respond(turn(act("OFFER", "restaurant_name", ["Bean"])))["Restaurants"]
+    assert reply[0].act == "INFORM_INTENT" and reply[0].values == ["ReserveRestaurant"]
+    assert not u.finished and u.task is booking

@@ -106,7 +106,12 @@ class AgendaUser:
             state.phase = "done"  # the search found nothing
             return self.next_task()
         offer = {a.slot: a.values[0] for a in acts if a.act == "OFFER" and a.slot and a.values}
-        if offer and state.phase in ("search", "chosen"):
+        if offer and task.transactional and task.search is None and state.phase == "search":
+            # a transaction wanted alone (set an alarm) and entities offered (the alarms
+            # there are): not what was asked for, so the user says what they want again
+            if "OFFER_INTENT" not in kinds and not any(a.act == "REQUEST" for a in acts):
+                return self.restate(task)
+        elif offer and state.phase in ("search", "chosen"):
             state.entity = offer
             unsaid = self.unsaid(task)
             if unsaid:  # a preference not said yet: say it before taking anything
