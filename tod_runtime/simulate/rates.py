@@ -3,8 +3,8 @@ search, per slot role: counted on SGD train and shipped in ``rates.json``, never
 or slot name, so a simulated user wants what SGD's users want of any service.
 
 A slot's role is what its schema says of it, in any service: whether a transaction of the
-service requires it (the entity's name, its date: what the system offers and books, which SGD's
-users never ask about), its value type (``schema.roles``), and the head of its description (the
+service takes it (the entity's name, its date, the subtitles of a rental: what the system
+offers and books or the user sets, which SGD's users never ask about), its value type (``schema.roles``), and the head of its description (the
 last word before the first function word: "Address of the dentist" -> address, "Contact number
 for the doctor" -> number, "Boolean flag indicating ..." -> indicating; "Whether ..." has
 none, and its role is its kind's).
@@ -39,7 +39,11 @@ Table = Literal["asked", "said"]
 
 def role_keys(schema: ServiceSchema, slot: str) -> tuple[str, str]:
     """The slot's full role key and its back-off key."""
-    booked = any(slot in i.required_slots for i in schema.intents if i.is_transactional)
+    booked = any(
+        slot in i.required_slots or slot in i.optional_slots
+        for i in schema.intents
+        if i.is_transactional
+    )
     spec = schema.slot_map[slot]
     head = description_head(spec.description)
     kind = f"{'booked' if booked else 'free'} {slot_roles(schema)[slot].value_type}"
