@@ -4,8 +4,9 @@ or slot name, so a simulated user wants what SGD's users want of any service.
 
 A slot's role is what its schema says of it, in any service: whether a transaction of the
 service takes it (the entity's name, its date, the subtitles of a rental: what the system
-offers and books or the user sets, which SGD's users never ask about), its value type (``schema.roles``), and the head of its description (the
-last word before the first function word: "Address of the dentist" -> address, "Contact number
+offers and books or the user sets, which SGD's users never ask about), its value type
+(``schema.roles``), and the head of its description (the last word before the first
+function word: "Address of the dentist" -> address, "Contact number
 for the doctor" -> number, "Boolean flag indicating ..." -> indicating; "Whether ..." has
 none, and its role is its kind's).
 
