@@ -132,3 +132,23 @@ def test_a_transaction_wanted_alone_is_asked_for_again_when_entities_are_offered
     reply = u.respond(turn(act("OFFER", "restaurant_name", ["Bean"])))["Restaurants"]
     assert reply[0].act == "INFORM_INTENT" and reply[0].values == ["ReserveRestaurant"]
     assert not u.finished and u.task is booking
+
+
+def test_nothing_found_for_a_goal_that_cannot_be_met_moves_on() -> None:
+    """The system found nothing and asks for another value: the user, whose goal foresaw
+    that, moves on (as after NOTIFY_FAILURE) rather than saying the same value again."""
+    second = Task(service="Hotels", intent="SearchHotel", constraints={"city": "Austin"})
+    search = Task(
+        service="Restaurants",
+        intent="FindRestaurants",
+        constraints={"city": "Austin", "cuisine": "Thai"},
+        achievable=False,
+    )
+    u = user(search, second)
+    u.respond(None)
+    reply = u.respond(turn(act("INFORM_COUNT", "count", ["0"]), act("REQUEST", "cuisine")))
+    assert list(reply) == ["Hotels"]
+    again = user(search.model_copy(update={"achievable": True}))
+    again.respond(None)
+    said = again.respond(turn(act("INFORM_COUNT", "count", ["0"]), act("REQUEST", "cuisine")))
+    assert [(a.slot, a.values) for a in said["Restaurants"]][:1] == [("cuisine", ["Thai"])]

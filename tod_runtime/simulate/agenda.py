@@ -105,6 +105,10 @@ class AgendaUser:
                 return self.next_task()
             state.phase = "done"  # the search found nothing
             return self.next_task()
+        none = any(a.act == "INFORM_COUNT" and a.values[:1] == ["0"] for a in acts)
+        if none and not task.achievable and state.phase == "search":
+            state.phase = "done"  # nothing meets what it wants, as the goal foresaw: move on
+            return self.next_task()
         offer = {a.slot: a.values[0] for a in acts if a.act == "OFFER" and a.slot and a.values}
         if offer and task.transactional and task.search is None and state.phase == "search":
             # a transaction wanted alone (set an alarm) and entities offered (the alarms
