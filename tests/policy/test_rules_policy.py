@@ -166,3 +166,14 @@ async def test_what_a_name_was_looked_up_with_answers_questions_about_its_entiti
     state.requested_slots = []
     alts = await decide(state, [a("REQUEST_ALTS")], history)
     assert ("OFFER", ["555-2"]) in [(x.act, x.values) for x in alts.actions]  # the next one
+
+
+async def test_any_name_for_a_booking_is_looked_up_first() -> None:
+    """ "Any cafe is fine" cannot be booked: the search that finds cafes picks one first."""
+    state = State(
+        active_intent="ReserveCafe",
+        slot_values={"cafe_name": ["dontcare"], "city": ["Oslo"], "time": ["5 pm"]},
+    )
+    asked = [system(a("REQUEST", "cafe_name"))]
+    plan = await decide(state, [a("INFORM", "cafe_name", "dontcare")], asked)
+    assert plan.service_call == ServiceCall(method="FindCafes", parameters={"city": "Oslo"})

@@ -131,7 +131,7 @@ class _Decision:
             return self.done(act("REQ_MORE"))
         if self.intent is None:
             return self.done(act("REQ_MORE"))
-        missing = self.missing(self.intent)
+        missing = self.missing(self.intent) or self.unnamed(self.intent)
         if missing:
             finder = self.finder(missing[0])
             if finder is not None:  # asked already, and the user does not know: look it up
@@ -181,6 +181,18 @@ class _Decision:
 
     def missing(self, intent: IntentSchema) -> list[str]:
         return [s for s in intent.required_slots if s not in self.state.slot_values]
+
+    def unnamed(self, intent: IntentSchema) -> list[str]:
+        """A transaction's required slots the user said "any" to that a search finds (any
+        hotel: one must be found before it can be booked)."""
+        if not intent.is_transactional:
+            return []
+        values = self.state.slot_values
+        return [
+            s
+            for s in intent.required_slots
+            if values.get(s, [""])[0] == DONTCARE and self.finder(s) is not None
+        ]
 
     def request(self, slots: Sequence[str]) -> SystemPlan:
         return self.done(*(act("REQUEST", s) for s in slots[:MAX_REQUESTS]))
