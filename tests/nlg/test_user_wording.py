@@ -141,3 +141,17 @@ def test_the_schemas_user_is_the_one_speaking() -> None:
     )
     for someone_else in ("Transfer money to another user.", "What is the average user rating?"):
         assert first_person(someone_else) == someone_else
+
+
+def test_there_points_back_only_once_a_place_was_said() -> None:
+    from tod_runtime.nlg.user import points_back
+
+    assert points_back("Can you find me a hotel there?")
+    assert not points_back("Is there anything else?") and not points_back("Are there others?")
+    generic = {"INFORM(city)": [("Find me one there in {city}.", 9), ("In {city}.", 1)]}
+    realiser = user_realiser(TemplateSet(generic=generic))
+    schema = _schemas()["Restaurants"]
+    said = [act("INFORM", "city", ["Oslo"])]
+    assert realise_user(said, schema, random.Random(0), realiser) == "Find me one there in Oslo."
+    first = realise_user(said, schema, random.Random(0), realiser, place_said=False)
+    assert "there" not in first and "Oslo" in first

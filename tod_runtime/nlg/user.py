@@ -83,6 +83,20 @@ def the_date(text: str) -> str:
     return _THE_DATE.sub(lambda m: f"the {m[2]} of {m[1]}", text)
 
 
+_THERE = re.compile(r"\bthere\b", re.IGNORECASE)
+_THERE_IS = re.compile(
+    r"\b(is|are|was|were|isn't|aren't)\s+there\b"
+    r"|\bthere\s*(is|are|was|were|'s|will|would|any|might|should|must)\b",
+    re.IGNORECASE,
+)
+
+
+def points_back(template: str) -> bool:
+    """Whether a template says "there" of a place said before ("Find me a hotel there.";
+    not "Is there anything else?")."""
+    return bool(_THERE.search(_THERE_IS.sub(" ", template)))
+
+
 def bare(template: str) -> bool:
     """Whether a template is nothing but its values ("{city}.", "{date}, {time}")."""
     return not _LETTER.search(PLACEHOLDER.sub("", template))
@@ -238,6 +252,9 @@ class UserWording(Realiser):
         super().__init__(templates, compose_said, choices=choices, empty="Hello.")
         self._turn_acts = 0
         self._asked: list[frozenset[str]] = []  # a question's slots' own words, per slot
+        # whether the dialogue has named a place "there" can point back to (a template
+        # mined from a later turn, "Find me a hotel there.", opens no dialogue)
+        self.place_said = True
         self._untied: dict[tuple[str, int], list[Alignment]] = {}
 
     @staticmethod
@@ -284,6 +301,8 @@ class UserWording(Realiser):
     def _guard(self, fits: Callable[[str], bool]) -> Callable[[str], bool]:
         def guarded(template: str) -> bool:
             if self._turn_acts > 1 and bare(template):
+                return False
+            if not self.place_said and points_back(template):
                 return False
             return fits(template)
 
@@ -409,7 +428,11 @@ def realise_user(
     schema: ServiceSchema,
     rng: random.Random,
     realiser: Realiser | None = None,
+    place_said: bool = True,
 ) -> str:
-    """What a user would say for ``acts`` to ``schema``'s service."""
+    """What a user would say for ``acts`` to ``schema``'s service; ``place_said``: whether
+    the dialogue has named a place that "there" could mean."""
     chosen = realiser or _default()
+    if isinstance(chosen, UserWording):
+        chosen.place_said = place_said
     return chosen.realise(schema.service_name, schema, acts, seed=rng.getrandbits(32))

@@ -165,6 +165,8 @@ class Session:
                 return user.ended
             service = next(iter(acts))
             schema = rt.schemas[service]
+            if isinstance(self.realiser, MinedRealiser):  # a later task: a place was said
+                self.realiser.place_said = getattr(user, "index", 0) > 0
             text = self.realiser.realise(acts[service], schema, words) if wording else ""
             try:
                 if self.options.level == "text":
