@@ -277,3 +277,18 @@ async def test_a_turn_the_store_refused_is_run_again_unless_it_made_a_transactio
     unrefused: list[str] = []
     await _talk(MemoryStore(), BOOKING, unrefused)
     assert unrefused.count("ReserveRestaurant") == 1
+
+
+async def test_a_turn_may_be_given_the_services_it_can_address() -> None:
+    """As SGD's dialogues (and replay) give each dialogue's services: the NLU chooses among
+    them only; an unknown one is the caller's error."""
+    from tod_runtime.errors import InputError
+
+    async with Runtime(Config(nlu="rules")) as rt:
+        text = "I want to find a restaurant in San Jose."
+        free = await rt.handle("a", text)
+        assert "Restaurants" in free.user_acts
+        given = await rt.handle("b", text, services=["Hotels"])
+        assert set(given.user_acts) <= {"Hotels"}
+        with pytest.raises(InputError):
+            await rt.handle("c", text, services=["Nowhere"])

@@ -13,6 +13,7 @@ the session as it was and no turn is applied twice or on a stale state.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Collection, Mapping
 
 import pluggy
 
@@ -34,6 +35,7 @@ from tod_runtime.plugins import (
 )
 from tod_runtime.policy.base import Policy
 from tod_runtime.schema.loader import Schemas
+from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.session import Event, SessionLog, SessionReset, system_events, user_events
 from tod_runtime.stores.base import SessionStore, StoreConflict
 
@@ -197,23 +199,33 @@ class Runtime:
 
     # ---------------------------------------------------------------- turns
 
-    async def handle(self, session_id: str, text: str) -> TurnResult:
-        """Run one user utterance through the pipeline and return the system's reply."""
+    async def handle(
+        self, session_id: str, text: str, services: Collection[str] | None = None
+    ) -> TurnResult:
+        """Run one user utterance through the pipeline and return the system's reply.
+        ``services``, when given, are the only services the turn may address (as SGD's
+        dialogues and replay give each dialogue's services); by default, all of them."""
         await self.start()
         if not isinstance(text, str):
             raise InputError("a message must be a string")
         notice = check_message(text, self.config.max_message_chars)
         if notice is not None:
             return TurnResult.rejected(session_id, notice)
-        return await self._turn(session_id, text, None)
+        return await self._turn(session_id, text, None, services)
 
-    async def handle_acts(self, session_id: str, user_acts: UserActs, text: str = "") -> TurnResult:
+    async def handle_acts(
+        self,
+        session_id: str,
+        user_acts: UserActs,
+        text: str = "",
+        services: Collection[str] | None = None,
+    ) -> TurnResult:
         """Run a turn from user acts (gold NLU, an act-level simulator): NLU is skipped."""
         await self.start()
         for service in user_acts:
             if service not in self.schemas:
                 raise InputError(f"unknown service {service!r}", hint="see /services")
-        return await self._turn(session_id, text, user_acts)
+        return await self._turn(session_id, text, user_acts, services)
 
     def _transacted(self, service: str | None, call: ServiceCall) -> bool:
         """Whether a service call changed the world (a booking, a transfer), not searched."""
@@ -221,8 +233,23 @@ class Runtime:
         intent = schema.intent(call.method) if schema else None
         return intent is not None and intent.is_transactional
 
-    async def _turn(self, session_id: str, text: str, acts: UserActs | None) -> TurnResult:
+    def _schemas(self, services: Collection[str] | None) -> Mapping[str, ServiceSchema]:
+        if services is None:
+            return self.schemas
+        unknown = [s for s in services if s not in self.schemas]
+        if unknown:
+            raise InputError(f"unknown service {unknown[0]!r}", hint="see /services")
+        return {s: self.schemas[s] for s in services}
+
+    async def _turn(
+        self,
+        session_id: str,
+        text: str,
+        acts: UserActs | None,
+        services: Collection[str] | None = None,
+    ) -> TurnResult:
         pipeline = self.pipeline
+        schemas = self._schemas(services)
         async with self._lock(session_id), self.store.session_lock(session_id):
             await pipeline.turn_started(session_id, text)
             for attempt in (1, 2):
@@ -233,7 +260,7 @@ class Runtime:
                         f"the session has reached its limit of {limit} turns",
                         hint="start a new session",
                     )
-                context = log.context(self.schemas)
+                context = log.context(schemas)
                 user, system = await pipeline.turn(session_id, context, text, acts)
                 if system is None:  # the NLU declined the message: nothing is stored
                     result = TurnResult.rejected(session_id, user.notice or "")

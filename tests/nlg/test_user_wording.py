@@ -113,3 +113,45 @@ def test_a_slot_whose_neighbour_match_is_a_tie_is_not_borrowed() -> None:
     assert "check_in_date" not in user.neighbours("Hotels", schema)[0].slots
     text = user.realise("Hotels", schema, [act("INFORM", "check_in_date", ["2026-12-04"])])
     assert "check out" not in text and "December 4th" in text
+
+
+def test_a_generic_question_must_name_the_slot_it_asks_about() -> None:
+    # A label is coarse: the generic question of a count ("number") was mined from one
+    # slot of one service, and asks about that slot, whatever the label stands for.
+    generic = {
+        "REQUEST(number)": [("How many stops are there?", 9)],
+        "REQUEST(address)": [("What is the address?", 9)],
+    }
+    realiser = user_realiser(TemplateSet(generic=generic))
+    schema = _schemas()["Restaurants"]
+    seats = realiser.realise("Restaurants", schema, [act("REQUEST", "number_of_seats")])
+    assert "stops" not in seats and "people" in seats  # its description: "Number of people ..."
+    address = realiser.realise("Restaurants", schema, [act("REQUEST", "street_address")])
+    assert address == "What is the address?"
+
+
+def test_the_schemas_user_is_the_one_speaking() -> None:
+    from tod_runtime.nlg.user import first_person
+
+    assert first_person("I'd like to get the alarms user has already set.") == (
+        "I'd like to get the alarms I have already set."
+    )
+    assert first_person("The user's account type should be savings.") == (
+        "My account type should be savings."
+    )
+    for someone_else in ("Transfer money to another user.", "What is the average user rating?"):
+        assert first_person(someone_else) == someone_else
+
+
+def test_there_points_back_only_once_a_place_was_said() -> None:
+    from tod_runtime.nlg.user import points_back
+
+    assert points_back("Can you find me a hotel there?")
+    assert not points_back("Is there anything else?") and not points_back("Are there others?")
+    generic = {"INFORM(city)": [("Find me one there in {city}.", 9), ("In {city}.", 1)]}
+    realiser = user_realiser(TemplateSet(generic=generic))
+    schema = _schemas()["Restaurants"]
+    said = [act("INFORM", "city", ["Oslo"])]
+    assert realise_user(said, schema, random.Random(0), realiser) == "Find me one there in Oslo."
+    first = realise_user(said, schema, random.Random(0), realiser, place_said=False)
+    assert "there" not in first and "Oslo" in first

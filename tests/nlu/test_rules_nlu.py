@@ -100,3 +100,16 @@ async def test_not_knowing_an_asked_slot_is_dontcare(nlu: RulesNLU) -> None:
 async def test_the_number_before_the_slot_word_wins(nlu: RulesNLU) -> None:
     acts = await parse(nlu, "that one works, for 3 people", intent="ReserveCafe")
     assert "INFORM(party_size=3)" in acts
+
+
+async def test_declining_for_now_is_a_no(nlu: RulesNLU) -> None:
+    """As SGD train's users decline an offered intent or "anything else?"."""
+    offer_intent = system(a("OFFER_INTENT", "intent", "ReserveCafe"))
+    for said in ("Not right now.", "Not now, thanks.", "Maybe later.", "Not at the moment."):
+        acts = await parse(nlu, said, offer_intent, intent="FindCafes")
+        assert acts[:1] == ["NEGATE_INTENT()"], said
+    more = system(a("REQ_MORE"))
+    assert (await parse(nlu, "Nothing, thanks.", more, intent="FindCafes"))[0] == "NEGATE()"
+    assert await parse(nlu, "Sure, now please.", offer_intent, intent="FindCafes") == [
+        "AFFIRM_INTENT()"
+    ]

@@ -138,3 +138,42 @@ def test_an_offer_names_what_the_search_found_even_when_no_transaction_needs_it(
     state = State(active_intent="FindCafes", slot_values={"city": ["Oslo"]})
     offered = [x.slot for x in offer(entity, schema, state)]
     assert offered == ["cafe_name", "phone"]
+
+
+async def test_what_a_name_was_looked_up_with_answers_questions_about_its_entities() -> None:
+    """The transaction still lacks the name (the user never gave one) and the search that
+    looked it up offered an entity: a question about it is answered and another one offered,
+    rather than the same search and offer again."""
+    rows = [{"cafe_name": "Grind", "phone": "555-1"}, {"cafe_name": "Bean", "phone": "555-2"}]
+    looked_up = Turn(
+        speaker="SYSTEM",
+        utterance="...",
+        frames=[
+            Frame(
+                service=SERVICE,
+                actions=[a("OFFER", "cafe_name", "Grind")],
+                service_call=ServiceCall(method="FindCafes", parameters={"city": "Oslo"}),
+                service_results=rows,
+            )
+        ],
+    )
+    history = [system(a("REQUEST", "cafe_name")), user(a("INFORM", "city", "Oslo")), looked_up]
+    state = State(
+        active_intent="ReserveCafe", slot_values={"city": ["Oslo"]}, requested_slots=["phone"]
+    )
+    plan = await decide(state, [a("REQUEST", "phone")], history)
+    assert [(x.act, x.values) for x in plan.actions] == [("INFORM", ["555-1"])]
+    state.requested_slots = []
+    alts = await decide(state, [a("REQUEST_ALTS")], history)
+    assert ("OFFER", ["555-2"]) in [(x.act, x.values) for x in alts.actions]  # the next one
+
+
+async def test_any_name_for_a_booking_is_looked_up_first() -> None:
+    """ "Any cafe is fine" cannot be booked: the search that finds cafes picks one first."""
+    state = State(
+        active_intent="ReserveCafe",
+        slot_values={"cafe_name": ["dontcare"], "city": ["Oslo"], "time": ["5 pm"]},
+    )
+    asked = [system(a("REQUEST", "cafe_name"))]
+    plan = await decide(state, [a("INFORM", "cafe_name", "dontcare")], asked)
+    assert plan.service_call == ServiceCall(method="FindCafes", parameters={"city": "Oslo"})

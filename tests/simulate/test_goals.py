@@ -72,3 +72,33 @@ async def test_a_second_task_shares_a_value_with_the_first(backend: MockBackend)
             assert said_second[slot].lower() in said_first
             linked += 1
     assert linked > 0
+
+
+async def test_a_boolean_is_wanted_true_or_left_unsaid(backend: MockBackend) -> None:
+    """As SGD's users: every user INFORM of a boolean in SGD train is True."""
+    sampler = GoalSampler(backend.schemas(), backend, GoalOptions(fail_rate=0.3, change_rate=0.5))
+    booleans = 0
+    for seed in range(80):
+        goal = await sampler.sample(random.Random(seed))
+        for task in goal.tasks:
+            schema = backend.schemas()[task.service]
+            said = task.search_constraints | task.constraints | task.change
+            for slot, value in said.items():
+                if set(schema.slot_map[slot].possible_values) == {"True", "False"}:
+                    booleans += 1
+                    assert value == "True", (task.service, slot)
+    assert booleans
+
+
+async def test_requests_follow_the_rates_sgd_users_ask_at(backend: MockBackend) -> None:
+    """A slot's role (not its name) sets how often it is asked about: what a transaction
+    books is never asked (the system offers it), an address often, a count seldom."""
+    from tod_runtime.simulate.rates import request_rate
+
+    hotels = backend.schemas()["Hotels"]
+    assert request_rate(hotels, "hotel_name") < 0.001
+    assert request_rate(hotels, "street_address") > 0.3 > 0.1 > request_rate(hotels, "star_rating")
+    sampler = GoalSampler(backend.schemas(), backend)
+    asked = [s for seed in range(80) for t in (await sampler.sample(random.Random(seed))).tasks
+             for s in t.requests]  # fmt: skip
+    assert asked and not {"hotel_name", "restaurant_name", "movie_name"} & set(asked)

@@ -57,6 +57,16 @@ def test_the_text_level_runs_the_nlu() -> None:
     assert all(texts) and len(run.outcomes) == 4
 
 
+def test_the_system_is_given_the_goal_services_unless_all_are_asked_for() -> None:
+    from tod_runtime.simulate.report import build_report
+
+    goal = run_simulation(SimulateOptions(dialogues=3, level="text"))
+    every = run_simulation(SimulateOptions(dialogues=3, level="text", all_services=True))
+    assert build_report(goal, None)["services_given"] == "goal"
+    assert build_report(every, None)["services_given"] == "all"
+    assert [o.goal for o in goal.outcomes] == [o.goal for o in every.outcomes]
+
+
 def test_bad_numbers_are_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", "--dialogues", "0"]) == 2
     assert "positive" in capsys.readouterr().err

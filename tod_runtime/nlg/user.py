@@ -83,6 +83,20 @@ def the_date(text: str) -> str:
     return _THE_DATE.sub(lambda m: f"the {m[2]} of {m[1]}", text)
 
 
+_THERE = re.compile(r"\bthere\b", re.IGNORECASE)
+_THERE_IS = re.compile(
+    r"\b(is|are|was|were|isn't|aren't)\s+there\b"
+    r"|\bthere\s*(is|are|was|were|'s|will|would|any|might|should|must)\b",
+    re.IGNORECASE,
+)
+
+
+def points_back(template: str) -> bool:
+    """Whether a template says "there" of a place said before ("Find me a hotel there.";
+    not "Is there anything else?")."""
+    return bool(_THERE.search(_THERE_IS.sub(" ", template)))
+
+
 def bare(template: str) -> bool:
     """Whether a template is nothing but its values ("{city}.", "{date}, {time}")."""
     return not _LETTER.search(PLACEHOLDER.sub("", template))
@@ -151,10 +165,33 @@ def counted(schema: ServiceSchema | None, slot: str) -> str | None:
     return " ".join(noun) or None
 
 
+_USERS = (  # a schema's "user" is the one speaking: what it says of them, said by them
+    (re.compile(r"\b(?:the |a )?user's\b", re.IGNORECASE), "my"),
+    (re.compile(r"\b(?:the )?user (has|wants|is)\b", re.IGNORECASE), "I \\1"),
+    (re.compile(r"\b(for|to) the user\b", re.IGNORECASE), "\\1 me"),
+)
+_AGREE = {"I has": "I have", "I wants": "I want", "I is": "I am"}
+
+
+def first_person(text: str) -> str:
+    """A description's words about "the user" as the user says them ("Get the alarms user
+    has already set" -> "get the alarms I have already set", "The user's account type" ->
+    "my account type"); "another user" and "user rating" are someone else's."""
+    for pattern, said in _USERS:
+        text = pattern.sub(said, text)
+    for wrong, right in _AGREE.items():
+        text = text.replace(wrong, right)
+    return upper_first(text) if text[:2] == "my" else text
+
+
 def compose_said(kind: str, acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> str:
     """Acts no mined template covers, composed as a user would say them (``compose_user``'s
     wording but: a yes/no question for a boolean, "the name of the theatre" rather than "the
-    name", "for 2 nights" for a count)."""
+    name", "for 2 nights" for a count, the schema's "user" in the first person)."""
+    return first_person(_composed(kind, acts, schema, say))
+
+
+def _composed(kind: str, acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> str:
     if kind == "REQUEST":
         specs = [schema.slot(a.slot) if schema else None for a in acts]
         flags = [
@@ -214,6 +251,10 @@ class UserWording(Realiser):
     def __init__(self, templates: TemplateSet, choices: int = CHOICES) -> None:
         super().__init__(templates, compose_said, choices=choices, empty="Hello.")
         self._turn_acts = 0
+        self._asked: list[frozenset[str]] = []  # a question's slots' own words, per slot
+        # whether the dialogue has named a place "there" can point back to (a template
+        # mined from a later turn, "Find me a hotel there.", opens no dialogue)
+        self.place_said = True
         self._untied: dict[tuple[str, int], list[Alignment]] = {}
 
     @staticmethod
@@ -253,6 +294,7 @@ class UserWording(Realiser):
             signature, fits = source.signature, source.fits
             if source.table is self.generic:
                 signature = _generic_only(signature, _shared_labels(schema))
+                fits = self._about_the_slot(fits)
             found.append(replace(source, signature=signature, fits=self._guard(fits)))
         return found
 
@@ -260,9 +302,27 @@ class UserWording(Realiser):
         def guarded(template: str) -> bool:
             if self._turn_acts > 1 and bare(template):
                 return False
+            if not self.place_said and points_back(template):
+                return False
             return fits(template)
 
         return guarded
+
+    def _about_the_slot(self, fits: Callable[[str], bool]) -> Callable[[str], bool]:
+        """A generic question must name what it asks about: its labels are too coarse to
+        ("How many stops are there?" is the generic question of a count, "Who directed it?"
+        of a name, "Are pets allowed?" of a boolean), so each slot asked about must have a
+        word of its own name or description in it ("What is the address?"); else the
+        question is composed from the description."""
+
+        def named(template: str) -> bool:
+            if self._asked and not PLACEHOLDER.search(template):
+                said = words(template)
+                if not all(said & own for own in self._asked):
+                    return False
+            return fits(template)
+
+        return named
 
     def realise(
         self,
@@ -274,6 +334,14 @@ class UserWording(Realiser):
         cares = [a for a in actions if not _is_dontcare(a)]
         loose = [a for a in actions if _is_dontcare(a)]
         self._turn_acts = len(cares)
+        self._asked = []
+        if cares and all(a.act == "REQUEST" for a in cares) and schema is not None:
+            common = _common_words(schema)
+            self._asked = [
+                words(a.slot, spec.description) - common
+                for a in cares
+                if (spec := schema.slot(a.slot)) is not None
+            ]
         text = super().realise(service, schema, cares, seed) if cares else ""
         if loose:
             choice = zlib.crc32(loose[0].slot.encode()) ^ seed
@@ -296,6 +364,17 @@ def _untied(alignment: Alignment, mine: Profile, theirs: Profile) -> Alignment:
         if len(scores) < 2 or scores[0] > scores[1]:
             kept[slot] = other
     return replace(alignment, slots=kept)
+
+
+def _common_words(schema: ServiceSchema) -> frozenset[str]:
+    """Words in a third or more of a service's slot descriptions ("restaurant", "event"):
+    they say which service, not which slot."""
+    counts: dict[str, int] = {}
+    for slot in schema.slots:
+        for word in words(slot.description):
+            counts[word] = counts.get(word, 0) + 1
+    limit = max(2, len(schema.slots) / 3)
+    return frozenset(w for w, n in counts.items() if n >= limit)
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -349,7 +428,11 @@ def realise_user(
     schema: ServiceSchema,
     rng: random.Random,
     realiser: Realiser | None = None,
+    place_said: bool = True,
 ) -> str:
-    """What a user would say for ``acts`` to ``schema``'s service."""
+    """What a user would say for ``acts`` to ``schema``'s service; ``place_said``: whether
+    the dialogue has named a place that "there" could mean."""
     chosen = realiser or _default()
+    if isinstance(chosen, UserWording):
+        chosen.place_said = place_said
     return chosen.realise(schema.service_name, schema, acts, seed=rng.getrandbits(32))

@@ -34,7 +34,14 @@ YES = re.compile(
     r"\b(yes|yeah|yep|yup|sure|ok(ay)?|correct|right|exactly|perfect|great|sounds good|"
     r"that works|works for me|go ahead|please do|do it|definitely|absolutely)\b"
 )
-NO = re.compile(r"\b(no|nope|nah|not really|don't|do not|negative|wrong)\b")
+NO = re.compile(
+    r"\b(no|nope|nah|not really|don't|do not|negative|wrong)\b"
+    # declining for now, as SGD train's users do ("Not right now.", "Maybe later.", "Nothing,
+    # thanks."): 937 of 3,404 NEGATE_INTENTs to an offered intent and 707 of 5,713 NEGATEs to
+    # "anything else?" had none of the words above
+    r"|\bnot (right |just )?(now|yet|today)\b|\bnot at (the|this) (moment|time)\b"
+    r"|\b(maybe|perhaps) (later|another time)\b|^\W*nothing\b"
+)
 THANKS = re.compile(r"\b(thanks|thank you|thx|appreciate)\b")
 # "that's all correct" and a bare "yes, that's it" answer a question (SGD train: the old
 # pattern said GOODBYE in 1,961 user turns without one; these exceptions drop 231 of them

@@ -131,11 +131,11 @@ class _Decision:
             return self.done(act("REQ_MORE"))
         if self.intent is None:
             return self.done(act("REQ_MORE"))
-        missing = self.missing(self.intent)
+        missing = self.missing(self.intent) or self.unnamed(self.intent)
         if missing:
             finder = self.finder(missing[0])
             if finder is not None:  # asked already, and the user does not know: look it up
-                return self.find(finder)
+                return self.about_found(finder) or self.find(finder)
             return self.request(missing)
         search, shown = self.history.last_search(self.service)
         results = (search.service_results or []) if search else []
@@ -154,6 +154,24 @@ class _Decision:
             None,
         )
 
+    def about_found(self, finder: IntentSchema) -> SystemPlan | None:
+        """What the user asks of the entities ``finder`` found and the system offered (its
+        details, another one), answered as a search answers them, rather than the same
+        search and offer again; None when the last search is not ``finder``'s or the user
+        asks nothing of it."""
+        search, shown = self.history.last_search(self.service)
+        call = search.service_call if search is not None else None
+        if search is None or call is None or call.method != finder.name:
+            return None
+        results = search.service_results or []
+        entity = results[shown - 1] if 0 < shown <= len(results) else None
+        if "REQUEST_ALTS" in self.user:
+            if shown < len(results):
+                return self.done(*offer(results[shown], self.schema, self.state))
+            return self.done(act("NOTIFY_FAILURE"), act("REQ_MORE"))
+        answers = inform(entity, self.state.requested_slots) if entity is not None else []
+        return self.done(*answers) if answers else None
+
     def find(self, finder: IntentSchema) -> SystemPlan:
         """Search with ``finder`` from what the state holds, asking first for what it lacks."""
         missing = self.missing(finder)
@@ -163,6 +181,18 @@ class _Decision:
 
     def missing(self, intent: IntentSchema) -> list[str]:
         return [s for s in intent.required_slots if s not in self.state.slot_values]
+
+    def unnamed(self, intent: IntentSchema) -> list[str]:
+        """A transaction's required slots the user said "any" to that a search finds (any
+        hotel: one must be found before it can be booked)."""
+        if not intent.is_transactional:
+            return []
+        values = self.state.slot_values
+        return [
+            s
+            for s in intent.required_slots
+            if values.get(s, [""])[0] == DONTCARE and self.finder(s) is not None
+        ]
 
     def request(self, slots: Sequence[str]) -> SystemPlan:
         return self.done(*(act("REQUEST", s) for s in slots[:MAX_REQUESTS]))

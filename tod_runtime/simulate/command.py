@@ -48,6 +48,7 @@ def _run(args: argparse.Namespace) -> int:
         max_turns=args.max_turns,
         transcripts=args.transcripts is not None,
         wording=args.wording,
+        all_services=args.all_services,
     )
     run = run_simulation(options)
     realism = None
@@ -139,6 +140,12 @@ def add_simulate_command(subparsers: argparse._SubParsersAction[Any]) -> None:
         choices=["mined", "schema"],
         default="mined",
         help="text level: user templates mined from SGD train (default) or the schema's words",
+    )
+    parser.add_argument(
+        "--all-services",
+        action="store_true",
+        help="the system chooses each turn's service among all the services, as in a chat "
+        "(default: among the goal's services, as SGD's dialogues and replay give them)",
     )
     parser.add_argument("--simulator", default="schema", help="simulator (default: schema)")
     parser.add_argument("--nlu", metavar="NAME", help="NLU at the text level (default: learned)")

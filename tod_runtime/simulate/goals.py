@@ -12,6 +12,9 @@ A second task in another service is chosen where a value of the first task (its 
 constraints) is a known value of a required slot of the second (the restaurant's city, a
 hotel's city), so carry-over between services is exercised: the user may leave that value
 unsaid (``Task.carried``).
+
+Which optional constraints a user says and which result slots they ask about follow how often
+SGD's users do, per slot role (``simulate.rates``); a boolean is wanted True or left unsaid.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from tod_runtime.dialogue.models import DONTCARE, ServiceCall
 from tod_runtime.schema.loader import Schemas
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 from tod_runtime.simulate.base import Goal, Task
+from tod_runtime.simulate.rates import request_rate, say_rate
 from tod_runtime.values.normalise import slot_kind
 
 Row = dict[str, str]
@@ -69,6 +73,13 @@ def _names_entity(search: IntentSchema, txn: IntentSchema) -> bool:
     return any(
         s in search.result_slots and s not in search.required_slots for s in txn.required_slots
     )
+
+
+def said_by_users(schema: ServiceSchema, slot: str, value: str) -> bool:
+    """Whether SGD's users say this value of the slot: every one of SGD train's 2,545 user
+    INFORMs of a boolean slot is True (461 of them answers to the system's question), so a
+    user wants what a boolean offers or leaves it unsaid, never asks for its absence."""
+    return slot_kind(schema, slot) != "bool" or value.lower() == "true"
 
 
 @dataclass
@@ -162,7 +173,7 @@ class GoalSampler:
                 return None
             constraints, results = found
             if plan.transaction is None:
-                requests = self.requests(plan.search, constraints, results, rng)
+                requests = self.requests(service, plan.search, constraints, results, rng)
                 return Task(
                     service=service,
                     intent=plan.search.name,
@@ -196,10 +207,15 @@ class GoalSampler:
                     return None
                 value = rng.choice(options)
             constraints[slot] = value
-        optional = [s for s in search.optional_slots if row.get(s) and s not in constraints]
-        for slot in rng.sample(
-            optional, min(len(optional), rng.randint(0, self.options.max_optional))
-        ):
+        schema = self.schemas[service]
+        optional = [
+            s
+            for s in search.optional_slots
+            if row.get(s) and s not in constraints and said_by_users(schema, s, row[s])
+        ]
+        wanted = [s for s in optional if rng.random() < say_rate(schema, s)]
+        rng.shuffle(wanted)
+        for slot in wanted[: self.options.max_optional]:  # as often as SGD's users say them
             constraints[slot] = row[slot]
         if fail:
             await self.spoil(service, search, constraints, rng, keep=set(fixed))
@@ -217,8 +233,10 @@ class GoalSampler:
         """Change one constraint (not a date or time: backends stand in for those) so that no
         entity meets them all, when some value does that."""
         schema = self.schemas[service]
-        slots = [
-            s for s in constraints if slot_kind(schema, s) not in ("date", "time") and s not in keep
+        slots = [  # nor a boolean: users never say one is False
+            s
+            for s in constraints
+            if slot_kind(schema, s) not in ("date", "time", "bool") and s not in keep
         ]
         rng.shuffle(slots)
         for slot in slots:
@@ -231,24 +249,37 @@ class GoalSampler:
                     return
 
     def requests(
-        self, intent: IntentSchema, constraints: Row, results: list[Row], rng: random.Random
+        self,
+        service: str,
+        intent: IntentSchema,
+        constraints: Row,
+        results: list[Row],
+        rng: random.Random,
     ) -> list[str]:
         if not results:
             return []
+        """Result slots the user wants told: each as often as SGD's users ask about a slot of
+        its role (``simulate.rates``), at most ``max_requests``."""
         askable = [s for s in intent.result_slots if s not in constraints and results[0].get(s)]
-        count = min(len(askable), rng.randint(0, self.options.max_requests))
-        return rng.sample(askable, count)
+        schema = self.schemas[service]
+        wanted = [s for s in askable if rng.random() < request_rate(schema, s)]
+        rng.shuffle(wanted)
+        return wanted[: self.options.max_requests]
 
     async def txn_values(
         self, service: str, txn: IntentSchema, given: set[str], rng: random.Random, base: Row
     ) -> Row | None:
         """Values for the transaction's slots not in ``given``: every required one, each
-        optional one now and then."""
+        optional one now and then (a boolean True only, as SGD's users say them)."""
+        schema = self.schemas[service]
         values: Row = {}
         for slot in txn.required_slots:
             if slot in given:
                 continue
             options = [base[slot]] if base.get(slot) else await self.values_for(service, slot)
+            options = [o for o in options if said_by_users(schema, slot, o)] or [
+                o for o in await self.values_for(service, slot) if said_by_users(schema, slot, o)
+            ]
             if not options:
                 return None
             values[slot] = rng.choice(options)
@@ -256,7 +287,11 @@ class GoalSampler:
             if slot in given or rng.random() > 0.3:
                 continue
             options = [base[slot]] if base.get(slot) else await self.values_for(service, slot)
-            options = [o for o in options if o.lower() != default.lower()]
+            options = [
+                o
+                for o in options
+                if o.lower() != default.lower() and said_by_users(schema, slot, o)
+            ]
             if options:
                 values[slot] = rng.choice(options)
         return values
@@ -299,7 +334,7 @@ class GoalSampler:
             search=search.name,
             constraints=values,
             search_constraints=constraints,
-            requests=self.requests(search, constraints, results, rng),
+            requests=self.requests(service, search, constraints, results, rng),
             achievable=achievable,
             change=change,
         )
@@ -349,7 +384,12 @@ class GoalSampler:
         if not values or rng.random() >= self.options.change_rate:
             return {}
         slot = rng.choice(sorted(values))
-        options = [v for v in await self.values_for(service, slot) if v != values[slot]]
+        schema = self.schemas[service]
+        options = [
+            v
+            for v in await self.values_for(service, slot)
+            if v != values[slot] and said_by_users(schema, slot, v)
+        ]
         return {slot: rng.choice(options)} if options else {}
 
     def free_text_values(self, task: Task) -> set[str]:
@@ -365,12 +405,17 @@ class GoalSampler:
 
     async def follow_up(self, first: Task, rng: random.Random) -> Task | None:
         """A task in another service sharing a value with ``first`` through a required slot of
-        its search (chosen by the data, not by names), the value possibly left unsaid."""
+        its search (chosen by the data, not by names), the value possibly left unsaid; never
+        a service with an intent of the same name as one of ``first``'s."""
         offered = first.search_constraints | first.constraints
         shared = {v.lower(): v for v in offered.values() if v}
         matches: list[tuple[str, str, str]] = []
+        own = {i.name for i in self.schemas[first.service].intents}
         for service in self.schemas:
-            if service == first.service:
+            if service == first.service or own & {i.name for i in self.schemas[service].intents}:
+                # a service doing what the first does is never the second task's: none of
+                # SGD train's 6,899 dialogues with two services pairs two hotel services,
+                # and only 117 pair two with an intent of one name (FindMovies)
                 continue
             for plan in plans(self.schemas[service]):
                 if plan.search is None:

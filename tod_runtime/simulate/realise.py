@@ -128,7 +128,11 @@ class SchemaRealiser:
 
 class MinedRealiser:
     """User templates mined from SGD train's user turns (``tod train nlg``), composed from the
-    schema's descriptions where none fits (``nlg.user``)."""
+    schema's descriptions where none fits (``nlg.user``). ``place_said`` (set by the runner
+    before each turn): whether the dialogue has named a place "there" can mean (a later task's
+    turn), else no template saying "there" of a place is used."""
+
+    place_said: bool = True
 
     def realise(self, acts: Sequence[Action], schema: ServiceSchema, rng: random.Random) -> str:
-        return realise_user(acts, schema, rng)
+        return realise_user(acts, schema, rng, place_said=self.place_said)

@@ -79,6 +79,7 @@ def build_report(run: SimulationRun, realism: dict[str, Any] | None = None) -> d
         "policy": options.runtime_config().policy,
         "nlu": options.runtime_config().nlu if options.level == "text" else "acts (no NLU)",
         "seed": options.seed,
+        "services_given": "all" if options.all_services else "goal",
         "seconds": run.seconds,
         "dialogues_per_second": _ratio(n, run.seconds),
         "goals": dict(sorted(goals.items())),

@@ -54,6 +54,9 @@ class SimulateOptions:
     wording: str = (
         "mined"  # text level: "mined" (SGD train's user turns) or "schema" (descriptions)
     )
+    # the system is given the goal's services only, as SGD's dialogues and replay give each
+    # dialogue's services; True: every service, as in a chat
+    all_services: bool = False
 
     def runtime_config(self) -> Config:
         return load_config(
@@ -154,6 +157,7 @@ class Session:
         got wrong is added to ``misread``."""
         assert self.same is not None
         rt, view = self.runtime, None
+        services = None if self.options.all_services else user.goal.services
         wording = self.options.level == "text" or self.options.transcripts
         for _ in range(self.options.max_turns):
             acts = user.respond(view)
@@ -161,13 +165,15 @@ class Session:
                 return user.ended
             service = next(iter(acts))
             schema = rt.schemas[service]
+            if isinstance(self.realiser, MinedRealiser):  # a later task: a place was said
+                self.realiser.place_said = getattr(user, "index", 0) > 0
             text = self.realiser.realise(acts[service], schema, words) if wording else ""
             try:
                 if self.options.level == "text":
-                    result = await rt.handle(session, text)
+                    result = await rt.handle(session, text, services)
                     misread += misreadings(acts, result.user_acts, self.same)
                 else:
-                    result = await rt.handle_acts(session, acts, text)
+                    result = await rt.handle_acts(session, acts, text, services)
             except TodError as exc:
                 return f"stage error ({type(exc).__name__})"
             view = SystemTurnView(
