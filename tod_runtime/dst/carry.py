@@ -42,6 +42,7 @@ SOURCE_FRAMES = 3  # the newest other frames a value may come from
 WENT_AHEAD = frozenset({"OFFER", "INFORM_COUNT", "CONFIRM", "NOTIFY_SUCCESS", "NOTIFY_FAILURE"})
 WENT_AHEAD_THRESHOLD = 0.0  # a required slot then takes its best source
 NOT_ASKED_THRESHOLD = 0.05  # a required slot the system did not ask for with others
+OPENING_REQUIRED_THRESHOLD = 0.3  # a required slot the user did not give as the frame opens
 Held = tuple[list[str], float]  # slots the state holds, the probability a source needs
 
 
@@ -139,14 +140,25 @@ def carry_over(
     called = _called(history, service) if held is not None else None
     schema = schemas[service]
     taken = _distinct_values(frame, schema)
+    intent = schema.intent(frame.active_intent)
+    takes = {*intent.required_slots, *intent.optional_slots} if intent is not None else set()
     for candidate in found:
         if not candidate.same_type:
             continue  # on train no value ever moved to a slot of another value type
+        if candidate.target not in takes:
+            continue  # nor into a slot the active intent does not take
         if _distinct(schema, candidate.target) and candidate.values[0].lower() in taken:
             continue  # another slot of the frame holds this place, date or name
         if called is not None and not _in_call(called, candidate, history):
             continue  # the system's call shows what the state held
-        if held is None:
+        if (
+            held is None
+            and opening
+            and intent is not None
+            and candidate.target in intent.required_slots
+        ):
+            threshold = min(model.threshold, OPENING_REQUIRED_THRESHOLD)
+        elif held is None:
             threshold = model.threshold
         elif candidate.target in held[0]:
             threshold = held[1]
