@@ -1,0 +1,239 @@
+"""Count the tracker's gold-acts errors on SGD train's held-out services by class.
+
+Runs the carry-over CV of ``tod train dst --cv K`` (the same folds and fold models), and
+classifies every slot error at its *onset* (the first turn of a frame where the slot goes
+wrong, or where its error changes): a stale error carried along later turns is counted once.
+Classes come from the moment (the frame opens, its intent changes, same intent), the kind
+(miss, wrong value, false fill) and where the gold value can be found (the user's acts this
+turn, the system's last acts in the frame, another frame's state, what the system told in
+another service, a service call). Train only: never run it on dev.
+
+    python scripts/dst_cv_errors.py SGD_ZIP [--folds-dir DIR] [--every N] [--examples N]
+                                            [--float16]
+
+Prints the CV's joint goal (the same figure as ``tod train dst --cv 5``; 2.5 min on one core),
+then the classes by slot-error turns (onsets, turns the errors lasted, class) with examples,
+then the onsets by service, slot, kind and moment. ``--folds-dir`` caches the fold models
+(``fold{i}.npy``, float32) so tracker changes that do not touch the carry rows can be
+measured without refitting; delete it when the rows or features change. ``--float16``
+rounds the weights as the shipped ``carry.npz`` stores them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from tod_runtime.data.sgd import open_split
+from tod_runtime.dialogue.context import DialogueState
+from tod_runtime.dialogue.history import History
+from tod_runtime.dialogue.models import DONTCARE
+from tod_runtime.dst.learned.model import CarryModel
+from tod_runtime.dst.learned.train import dialogue_rows, fit_rows
+from tod_runtime.dst.rules import track
+from tod_runtime.learning import service_folds
+from tod_runtime.replay.errors import frame_errors
+from tod_runtime.replay.state_metrics import frame_state_metrics
+
+
+def fold_models(
+    split, k: int, seed: int, cache: Path | None
+) -> list[tuple[frozenset[str], CarryModel]]:
+    folds = service_folds(list(split.schemas()), k, seed)
+    if cache is not None and all((cache / f"fold{i}.npy").exists() for i in range(k)):
+        config = fit_rows({}).config
+        return [
+            (held, CarryModel(np.load(cache / f"fold{i}.npy"), config))
+            for i, held in enumerate(folds)
+        ]
+    schemas = split.schemas()
+    counts: dict = {}
+    for file in split.dialogue_files():
+        for dialogue in split.read_file(file):
+            dialogue_rows(dialogue, schemas, counts)
+    out = []
+    for i, held in enumerate(folds):
+        model = fit_rows(counts, held)
+        if cache is not None:
+            cache.mkdir(parents=True, exist_ok=True)
+            np.save(cache / f"fold{i}.npy", model.weights.astype(np.float32))
+        out.append((held, model))
+    return out
+
+
+def low(values) -> set[str]:
+    return {v.strip().lower() for v in values}
+
+
+def classify(err, turn_acts, sys_acts, moment, state_before, history, service, schemas, call):
+    g = low(err.expected)
+    tags = [moment, err.kind]
+    if err.slot == "intent" or err.slot == "requested":
+        return (err.slot, moment, err.kind)
+    if DONTCARE in g:
+        tags.append("gold=dontcare")
+    user = [a for a in turn_acts if a.slot == err.slot]
+    if user:
+        tags.append("user:" + "+".join(sorted({a.act for a in user})))
+    sysa = [a for a in sys_acts if a.slot == err.slot]
+    if sysa:
+        tags.append("sys:" + "+".join(sorted({a.act for a in sysa})))
+    elif sys_acts:
+        tags.append(
+            "sysother:"
+            + "+".join(
+                sorted(
+                    {a.act + ("=v" if a.act == "REQUEST" and a.values else "") for a in sys_acts}
+                )
+            )
+        )
+    if err.kind != "false fill":
+        where = []
+        for other, frame in state_before.items():
+            if other != service:
+                for vals in frame.slot_values.values():
+                    if g & low(vals):
+                        where.append("otherstate")
+        for other in state_before:
+            if other != service:
+                for spec in schemas[other].slots:
+                    told = history.last_told(other, lambda s, n=spec.name: s == n)
+                    if g & low(told):
+                        where.append("othertold")
+        if call is not None and g & low([call.get(err.slot, "")]):
+            where.append("call")
+        if not where:
+            where.append("nowhere")
+        tags.append("src:" + "+".join(sorted(set(where))))
+    return tuple(tags)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("path")
+    parser.add_argument("--folds-dir")
+    parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--every", type=int, default=1, help="every Nth dialogue file")
+    parser.add_argument("--examples", type=int, default=2)
+    parser.add_argument("--top", type=int, default=60)
+    parser.add_argument(
+        "--float16", action="store_true", help="round the weights as carry.npz does"
+    )
+    args = parser.parse_args()
+    split = open_split(args.path, "train")
+    schemas = split.schemas()
+    models = fold_models(split, args.k, args.seed, Path(args.folds_dir) if args.folds_dir else None)
+    if args.float16:
+        models = [
+            (held, CarryModel(m.weights.astype(np.float16).astype(np.float32), m.config))
+            for held, m in models
+        ]
+    classes: collections.Counter = collections.Counter()
+    weight: collections.Counter = collections.Counter()  # slot-error turns by onset class
+    by_slot: collections.Counter = collections.Counter()
+    examples: dict = collections.defaultdict(list)
+    total = count = 0.0
+    per_fold = []
+    files = split.dialogue_files()[:: args.every]
+    for held, model in models:
+        ft = fc = 0.0
+        for file in files:
+            for dialogue in split.read_file(file):
+                if not held & set(dialogue.services):
+                    continue
+                history = History()
+                state: DialogueState = {}
+                prev_err: dict = {}
+                onset: dict = {}
+                for index, turn in enumerate(dialogue.turns):
+                    if turn.speaker != "USER":
+                        history.append(turn)
+                        continue
+                    acts = {f.service: list(f.actions) for f in turn.frames}
+                    before = state
+                    state = track(state, acts, history, schemas, carry=model)
+                    for frame in turn.frames:
+                        s = frame.service
+                        if frame.state is None or s not in held:
+                            continue
+                        pred = state.get(s)
+                        m = frame_state_metrics(frame.state, pred, schemas[s])
+                        ft += m["joint_goal_accuracy"]
+                        fc += 1
+                        errs = frame_errors(
+                            frame.state,
+                            pred,
+                            schemas[s],
+                            (dialogue.dialogue_id, index, turn.utterance),
+                        )
+                        if s not in before:
+                            moment = "open"
+                        elif before[s].active_intent != state[s].active_intent:
+                            moment = "newintent"
+                        else:
+                            moment = "same"
+                        sys_turn = history.last_system_turn
+                        sframe = sys_turn.frame(s) if sys_turn is not None else None
+                        call = (
+                            dict(sframe.service_call.parameters)
+                            if sframe and sframe.service_call
+                            else None
+                        )
+                        for e in errs:
+                            key = (s, e.slot)
+                            sig = (e.kind, tuple(e.expected), tuple(e.got))
+                            if prev_err.get(key) == sig:
+                                weight[onset[key]] += 1
+                                continue
+                            c = classify(
+                                e,
+                                acts.get(s, []),
+                                history.last_system_acts(s),
+                                moment,
+                                before,
+                                history,
+                                s,
+                                schemas,
+                                call,
+                            )
+                            classes[c] += 1
+                            weight[c] += 1
+                            onset[key] = c
+                            by_slot[(s, e.slot, e.kind, c[0])] += 1
+                            if len(examples[c]) < args.examples:
+                                sa = " ".join(
+                                    f"{a.act}({a.slot}={'|'.join(a.values)})"
+                                    for a in history.last_system_acts(s)
+                                )
+                                examples[c].append(
+                                    f"{dialogue.dialogue_id} t{index} {s}.{e.slot} "
+                                    f"exp={e.expected} got={e.got} | sys: {sa} "
+                                    f"| user: {turn.utterance[:90]}"
+                                )
+                        prev_err = {k: v for k, v in prev_err.items() if k[0] != s}
+                        prev_err.update(
+                            {(s, e.slot): (e.kind, tuple(e.expected), tuple(e.got)) for e in errs}
+                        )
+                    history.append(turn)
+        per_fold.append(round(ft / max(fc, 1), 4))
+        total += ft
+        count += fc
+    print(f"JGA {total / max(count, 1):.4f} folds {per_fold} frames {int(count)}")
+    print(f"error onsets: {sum(classes.values())}, slot-error turns {sum(weight.values())}")
+    for c, n in sorted(classes.items(), key=lambda x: -weight[x[0]])[: args.top]:
+        print(f"{n:6d} {weight[c]:6d}  {' / '.join(c)}")
+        for ex in examples[c]:
+            print(f"          {ex}")
+    print("\nby service/slot:")
+    for c, n in by_slot.most_common(40):
+        print(f"{n:6d}  {c}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
