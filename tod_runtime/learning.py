@@ -93,7 +93,9 @@ class LinearModel:
     def save(self, path: str | Path) -> None:
         np.savez_compressed(
             path,
-            weights=self.weights.astype(np.float16),
+            # float32, as fitted: rounded to float16, near-tied sources of the carry-over
+            # model swapped (held-out-services CV 0.9617 -> 0.9602), for 25 KB saved
+            weights=self.weights.astype(np.float32),
             config=np.array(json.dumps(self.config, sort_keys=True)),
         )
 

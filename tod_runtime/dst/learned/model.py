@@ -1,6 +1,6 @@
 """The carry-over model: a logistic regression over hashed candidate features (the linear model
 of ``tod_runtime.learning``: full-batch trainer, each distinct row weighted by how often it was
-seen) and its file (``carry.npz``: float16 weights and a JSON config)."""
+seen) and its file (``carry.npz``: float32 weights and a JSON config)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """The policy model: one logistic regression over hashed candidate features (fitted by the
 trainer the carry-over model uses too, ``tod_runtime.learning.fit``) and its file
-(``policy.npz``: float16 weights and a JSON config with the decision thresholds)."""
+(``policy.npz``: weights and a JSON config with the decision thresholds; the shipped file's
+weights were rounded to float16 when it was written)."""
 
 from __future__ import annotations
 
