@@ -103,7 +103,7 @@ def _rank(
     settings: MineSettings,
     shared: AbstractSet[tuple[str, str]] | None = None,
     generic: bool = False,
-) -> tuple[Table, list[_Key]]:
+) -> tuple[Table, list[KeyStats]]:
     """Each key's most representative templates (of those in ``shared``, when given), and,
     with ``settings.corpus``, each key's candidates for ``_lead``."""
     by_key: dict[str, list[tuple[str, int]]] = defaultdict(list)
@@ -111,7 +111,7 @@ def _rank(
         by_key[key].append((template, n))
     shortness = settings.generic_shortness if generic else settings.shortness
     table: Table = {}
-    keys: list[_Key] = []
+    keys: list[KeyStats] = []
     for key in sorted(by_key):
         entries = by_key[key]
         if shared is not None and any((key, t) in shared for t, _ in entries):
@@ -139,7 +139,7 @@ def _rank(
     return table, keys
 
 
-def _lead(ranked: Sequence[tuple[Table, list[_Key]]], settings: MineSettings) -> None:
+def _lead(ranked: Sequence[tuple[Table, list[KeyStats]]], settings: MineSettings) -> None:
     """Put first in each key the template ``corpus_choice`` picks over all the tables."""
     pairs = [(table, info) for table, keys in ranked for info in keys]
     choices = corpus_choice([info for _, info in pairs], settings.passes)
@@ -149,7 +149,7 @@ def _lead(ranked: Sequence[tuple[Table, list[_Key]]], settings: MineSettings) ->
 
 
 @dataclass
-class _Key:
+class KeyStats:
     """A key's candidates with their expected n-gram statistics against what people wrote
     for it: (template, count), [matches of n = 1..4, length]; and how often it was said."""
 
@@ -162,7 +162,7 @@ class _Key:
 
 def _key_stats(
     key: str, ranked: Sequence[tuple[str, int]], first: tuple[str, int], settings: MineSettings
-) -> _Key:
+) -> KeyStats:
     written = ranked[: settings.references]
     refs = [(t, _grams(t), n) for t, n in written]
     weight = sum(n for _, n in ranked)
@@ -192,7 +192,7 @@ def _key_stats(
     # the long ones
     ref_length = sum(n * _length(t) for t, n in ranked) / max(weight, 1)
     start = pool.index(first)
-    return _Key(key, candidates, weight, ref_length, start)
+    return KeyStats(key, candidates, weight, ref_length, start)
 
 
 def _objective(sums: Sequence[float]) -> float:
@@ -205,14 +205,14 @@ def _objective(sums: Sequence[float]) -> float:
     return brevity + sum(math.log(m[i] / c[i]) for i in range(4)) / 4
 
 
-def corpus_choice(keys: Sequence[_Key], passes: int) -> list[int]:
+def corpus_choice(keys: Sequence[KeyStats], passes: int) -> list[int]:
     """Which candidate each key leads with: coordinate ascent on the corpus BLEU of the
     table's keys, each said as often as people said it, against what they wrote. A
     sentence-level choice per key prefers a key's shortest good wording, so a corpus of
     such choices is shorter than people's, which corpus BLEU penalises; chosen together,
     a frequent key takes a fuller wording where that costs little precision."""
 
-    def row(info: _Key, i: int) -> list[float]:
+    def row(info: KeyStats, i: int) -> list[float]:
         st = info.candidates[i][1]
         length = st[4]
         f = info.weight
