@@ -11,7 +11,7 @@ from conftest import FIXTURES
 from stage_helpers import SERVICE, a, schemas
 
 from tod_runtime.cli import main
-from tod_runtime.nlg.mine import Mined, MineSettings, mine_frame
+from tod_runtime.nlg.mine import KeyStats, Mined, MineSettings, corpus_choice, mine_frame
 from tod_runtime.nlg.store import read_side
 from tod_runtime.nlg.user import realise_user, user_realiser
 from tod_runtime.replay.act_metrics import slot_errors
@@ -149,3 +149,20 @@ def test_a_key_leads_with_its_most_representative_template() -> None:
     assert kept[0] == "Which city would you like to go to?"
     assert "Tell me where." not in kept
     assert all(n == written[t] for t, n in services[SERVICE]["REQUEST(city)"])
+
+
+def test_the_corpus_choice_takes_a_fuller_wording_where_people_say_more() -> None:
+    """Each key's lead is chosen for the table's corpus BLEU: a short, exact wording loses to
+    a longer one that shares most of people's words when people's replies are longer (the
+    brevity penalty), and wins when they are not."""
+
+    def key(reference_length: float) -> KeyStats:
+        short = (("Which city?", 5), [4.0, 3.0, 2.0, 1.0, 4.0])  # matches n = 1..4, length
+        long = (("Which city would you like to go to?", 4), [6.0, 5.0, 4.0, 3.0, 7.0])
+        return KeyStats("REQUEST(city)", [short, long], 10, reference_length, 0)
+
+    assert corpus_choice([key(8.0)], passes=3) == [1]
+    assert corpus_choice([key(4.0)], passes=3) == [0]
+    # a table too small to have a 4-gram keeps the per-key choice
+    tiny = KeyStats("GOODBYE", [(("Bye.", 3), [2.0, 1.0, 0.0, 0.0, 2.0])], 3, 6.0, 0)
+    assert corpus_choice([tiny], passes=3) == [0]

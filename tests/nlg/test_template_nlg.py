@@ -206,7 +206,7 @@ async def test_generic_templates_by_slot_labels_and_borrowing(tmp_path: Path) ->
 async def test_choice_is_seeded_and_stable(tmp_path: Path) -> None:
     texts = [[f"Variant {c} for {{city}}.", 10] for c in "abcdef"]
     folder = write_templates(tmp_path, {SERVICE: {"templates": {"INFORM(city)": texts}}})
-    nlg = generator(templates=folder)
+    nlg = generator(templates=folder, choices=2)
     acts = [a("INFORM", "city", "Oslo")]
     first = nlg.realise(SERVICE, acts)
     assert all(nlg.realise(SERVICE, acts) == first for _ in range(5))  # replay is stable

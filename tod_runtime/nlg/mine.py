@@ -51,6 +51,9 @@ class MineSettings:
     shortness: float = 3.0  # per service: how much a short candidate's score is penalised
     generic_shortness: float = 0.5  # the same for generic templates
     equivalent: float = 0.95  # a template scoring this share of the best's is a choice too
+    corpus: bool = True  # each key's first template chosen for the table's corpus BLEU
+    passes: int = 3  # of the corpus choice's coordinate ascent, at most
+    joint: bool = True  # the services' tables chosen as one corpus (else each its own)
 
 
 @dataclass
@@ -71,9 +74,15 @@ class Mined:
     def tables(
         self, settings: MineSettings, exclude: frozenset[str] = frozenset()
     ) -> tuple[dict[str, Table], Table]:
-        per_service = {
-            s: _best(c, settings) for s, c in sorted(self.services.items()) if s not in exclude
+        ranked = {
+            s: _rank(c, settings) for s, c in sorted(self.services.items()) if s not in exclude
         }
+        if settings.corpus and settings.joint:  # one corpus: every service's replies
+            _lead(list(ranked.values()), settings)
+        elif settings.corpus:
+            for one in ranked.values():
+                _lead([one], settings)
+        per_service = {s: table for s, (table, _) in ranked.items()}
         total: Counter[tuple[str, str]] = Counter()
         writers: Counter[tuple[str, str]] = Counter()
         for service, counts in self.generic.items():
@@ -83,21 +92,26 @@ class Mined:
         shared = {k for k, n in writers.items() if n >= settings.min_services}
         if not settings.single_service:
             total = Counter({k: n for k, n in total.items() if k in shared})
-        return per_service, _best(total, settings, shared, generic=True)
+        generic = _rank(total, settings, shared, generic=True)
+        if settings.corpus:
+            _lead([generic], settings)
+        return per_service, generic[0]
 
 
-def _best(
+def _rank(
     counts: Mapping[tuple[str, str], int],
     settings: MineSettings,
     shared: AbstractSet[tuple[str, str]] | None = None,
     generic: bool = False,
-) -> Table:
-    """Each key's most representative templates (of those in ``shared``, when given)."""
+) -> tuple[Table, list[KeyStats]]:
+    """Each key's most representative templates (of those in ``shared``, when given), and,
+    with ``settings.corpus``, each key's candidates for ``_lead``."""
     by_key: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for (key, template), n in counts.items():
         by_key[key].append((template, n))
     shortness = settings.generic_shortness if generic else settings.shortness
     table: Table = {}
+    keys: list[KeyStats] = []
     for key in sorted(by_key):
         entries = by_key[key]
         if shared is not None and any((key, t) in shared for t, _ in entries):
@@ -120,7 +134,120 @@ def _best(
                 kept.append((t, n))
                 have.add(frozenset(placeholders(t)))
         table[key] = kept
-    return table
+        if settings.corpus:
+            keys.append(_key_stats(key, ranked, kept[0], settings))
+    return table, keys
+
+
+def _lead(ranked: Sequence[tuple[Table, list[KeyStats]]], settings: MineSettings) -> None:
+    """Put first in each key the template ``corpus_choice`` picks over all the tables."""
+    pairs = [(table, info) for table, keys in ranked for info in keys]
+    choices = corpus_choice([info for _, info in pairs], settings.passes)
+    for (table, info), choice in zip(pairs, choices, strict=True):
+        chosen = info.candidates[choice][0]
+        table[info.key] = [chosen, *(e for e in table[info.key] if e[0] != chosen[0])]
+
+
+@dataclass
+class KeyStats:
+    """A key's candidates with their expected n-gram statistics against what people wrote
+    for it: (template, count), [matches of n = 1..4, length]; and how often it was said."""
+
+    key: str
+    candidates: list[tuple[tuple[str, int], list[float]]]
+    weight: int
+    reference_length: float
+    start: int  # the candidate the per-key choice gave
+
+
+def _key_stats(
+    key: str, ranked: Sequence[tuple[str, int]], first: tuple[str, int], settings: MineSettings
+) -> KeyStats:
+    written = ranked[: settings.references]
+    refs = [(t, _grams(t), n) for t, n in written]
+    weight = sum(n for _, n in ranked)
+    pool = list(ranked[: settings.candidates])
+    if first not in pool:
+        pool.append(first)
+    candidates = []
+    for entry in pool:
+        text = entry[0]
+        length, grams = _grams(text)
+        # leave one out: a candidate's own writing is not evidence that people say it
+        total = sum(n - (t == text) for t, _, n in refs)
+        if total <= 0:
+            total = sum(n for _, _, n in refs)
+            own = 0
+        else:
+            own = 1
+        matches = [0.0] * 4
+        for t, (_, theirs), n in refs:
+            w = n - (own if t == text else 0)
+            if not w:
+                continue
+            for i in range(4):
+                matches[i] += w * sum(min(k, theirs[i][g]) for g, k in grams[i].items())
+        candidates.append((entry, [m / total for m in matches] + [float(length)]))
+    # people's length over all the key's wordings: the rare ones left out of ``refs`` are
+    # the long ones
+    ref_length = sum(n * _length(t) for t, n in ranked) / max(weight, 1)
+    start = pool.index(first)
+    return KeyStats(key, candidates, weight, ref_length, start)
+
+
+def _objective(sums: Sequence[float]) -> float:
+    """log corpus BLEU of summed statistics: matches 1..4, hypothesis n-grams 1..4, length,
+    reference length."""
+    m, c, length, ref = sums[:4], sums[4:8], sums[8], sums[9]
+    if min(m) <= 0 or length <= 0:
+        return -math.inf
+    brevity = min(0.0, 1 - ref / length)
+    return brevity + sum(math.log(m[i] / c[i]) for i in range(4)) / 4
+
+
+def corpus_choice(keys: Sequence[KeyStats], passes: int) -> list[int]:
+    """Which candidate each key leads with: coordinate ascent on the corpus BLEU of the
+    table's keys, each said as often as people said it, against what they wrote. A
+    sentence-level choice per key prefers a key's shortest good wording, so a corpus of
+    such choices is shorter than people's, which corpus BLEU penalises; chosen together,
+    a frequent key takes a fuller wording where that costs little precision."""
+
+    def row(info: KeyStats, i: int) -> list[float]:
+        st = info.candidates[i][1]
+        length = st[4]
+        f = info.weight
+        return (
+            [f * x for x in st[:4]]
+            + [f * max(length - n, 0.0) for n in range(4)]
+            + [f * length, f * info.reference_length]
+        )
+
+    choice = [k.start for k in keys]
+    rows = [row(k, c) for k, c in zip(keys, choice, strict=True)]
+    sums = [sum(r[j] for r in rows) for j in range(10)]
+    order = sorted(range(len(keys)), key=lambda i: -keys[i].weight)
+    for _ in range(passes):
+        changed = False
+        for i in order:
+            info = keys[i]
+            if len(info.candidates) < 2:
+                continue
+            base = [s - x for s, x in zip(sums, rows[i], strict=True)]
+            best, best_row = choice[i], rows[i]
+            best_score = _objective(sums)
+            for j in range(len(info.candidates)):
+                if j == choice[i]:
+                    continue
+                r = row(info, j)
+                score = _objective([b + x for b, x in zip(base, r, strict=True)])
+                if score > best_score + 1e-12:
+                    best, best_row, best_score = j, r, score
+            if best != choice[i]:
+                choice[i], rows[i], changed = best, best_row, True
+                sums = [b + x for b, x in zip(base, best_row, strict=True)]
+        if not changed:
+            break
+    return choice
 
 
 _TOKEN = re.compile(r"\{[a-z0-9_.]+\}|\w+|[^\w\s]")
@@ -131,6 +258,10 @@ def _grams(text: str) -> Grams:
     tokens = _TOKEN.findall(text.lower())
     counts = [Counter(zip(*(tokens[i:] for i in range(n)), strict=False)) for n in range(1, 5)]
     return len(tokens), counts
+
+
+def _length(text: str) -> int:
+    return len(_TOKEN.findall(text))
 
 
 def _bleu(candidate: Grams, reference: Grams, shortness: float) -> float:

@@ -101,6 +101,7 @@ class Realiser:
     # a frame no template covers whole is first said with a mixed-kind template (measured on
     # the system's replies; the user's side, ``nlg.user``, keeps runs of one kind)
     mixed_kinds = True
+    brief_pieces = True
 
     def __init__(
         self,
@@ -119,6 +120,7 @@ class Realiser:
         self.service_words = templates.service_words
         self._fits: dict[tuple[str, int], Fits] = {}
         self._placeholders: dict[str, frozenset[str]] = {}
+        self._lengths: dict[str, int] = {}
         self.choices = max(1, choices)
         self.empty = empty
 
@@ -151,7 +153,7 @@ class Realiser:
             pick -= n
         return pool[-1][0]  # pragma: no cover - pick < total
 
-    def _from(self, source: Source, sig: Signature, seed: int) -> str | None:
+    def _from(self, source: Source, sig: Signature, seed: int, brief: bool = False) -> str | None:
         entries = [e for e in source.table.get(sig.key, ()) if source.fits(e[0])]
         if not entries:
             return None
@@ -160,6 +162,9 @@ class Realiser:
         wanted = frozenset(sig.values)
         exact = [e for e in entries if self._holders(e[0]) == wanted]
         entries = exact or entries
+        if brief and self.brief_pieces and len(entries) > 1:
+            # a piece of a reply is said briefly: the shortest of the key's choices
+            entries = [min(entries, key=lambda e: self._length(e[0]))]
         values = {h: source.say(sig.slots[h], v) for h, v in sig.values.items()}
         basis = sig.key + "\x1f" + "\x1f".join(values.values())
         digest = zlib.crc32(basis.encode()) ^ seed
@@ -170,6 +175,12 @@ class Realiser:
                 if text is not None:
                     break
         return text
+
+    def _length(self, template: str) -> int:
+        found = self._lengths.get(template)
+        if found is None:
+            found = self._lengths[template] = len(template.split())
+        return found
 
     def _holders(self, template: str) -> frozenset[str]:
         found = self._placeholders.get(template)
@@ -251,7 +262,7 @@ class Realiser:
         if best is None:
             return None
         _, _, source, acts = best
-        text = self._said(source, acts, seed)
+        text = self._said(source, acts, seed, brief=True)
         return None if text is None else (text, acts)
 
     def cover_mixed(
@@ -278,15 +289,18 @@ class Realiser:
             if best is None:
                 continue
             acts = [items[i] for i in best[2].split(" ")]
-            text = self._said(source, acts, seed)
+            text = self._said(source, acts, seed, brief=True)
             if text is not None:
                 return text, acts
         return None
 
-    def _said(self, source: Source, acts: Sequence[Action], seed: int) -> str | None:
-        """``acts`` said with one of ``source``'s templates for their signature, if any."""
+    def _said(
+        self, source: Source, acts: Sequence[Action], seed: int, brief: bool = False
+    ) -> str | None:
+        """``acts`` said with one of ``source``'s templates for their signature, if any
+        (``brief``: the shortest, for a piece of a reply)."""
         sig = source.signature(acts)
-        return self._from(source, sig, seed) if sig is not None else None
+        return self._from(source, sig, seed, brief) if sig is not None else None
 
     def neighbours(self, service: str, schema: ServiceSchema) -> list[Alignment]:
         """The closest services with templates, for a service without (computed once)."""

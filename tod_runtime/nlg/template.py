@@ -68,9 +68,10 @@ def load_templates(path: Path, schema: ServiceSchema | None) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()}
 
 
-CHOICES = 2
-"""How many of a key's first templates (best first) are equivalent choices (tuned on SGD
-train; see docs/nlg.md)."""
+CHOICES = 1
+"""How many of a key's first templates (best first) are choices: by default the one chosen
+for the corpus (``nlg.mine.corpus_choice``); ``[options.generator] choices = 2`` varies the
+wording among the first two (tuned on SGD train; see docs/nlg.md)."""
 
 
 @cache

@@ -133,6 +133,9 @@ def run_train_nlg(args: argparse.Namespace) -> int:
     split = open_split(args.path, args.split)
     schemas = dict(split.schemas())
     settings = MineSettings()
+    # the user side keeps the per-key choice: the corpus-level one was tuned on the system's
+    # replies (the user simulator's wording is measured by its own task success)
+    side_settings = {"system": settings, "user": MineSettings(corpus=False)}
     mined = {side: Mined() for side in SIDES}
     turns: list[EvalTurn] = []
     rest, held_turns = Mined(), []  # --holdout: mined without every Nth file, and its turns
@@ -150,9 +153,10 @@ def run_train_nlg(args: argparse.Namespace) -> int:
                 mine_dialogues(rest, dialogues, schemas, "SYSTEM")
             bar.advance()
     report: dict[str, Any] = {"settings": asdict(settings), "choices": args.choices}
+    report["user_settings"] = asdict(side_settings["user"])
     report["seed"] = args.seed
     for side in SIDES:
-        templates = template_set(mined[side], settings, schemas)
+        templates = template_set(mined[side], side_settings[side], schemas)
         write_side(out, side, templates)
         report[side] = {
             "turns": mined[side].turns,
