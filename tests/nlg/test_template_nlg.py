@@ -16,6 +16,7 @@ from tod_runtime.dialogue.models import SYSTEM_ACTS
 from tod_runtime.errors import ConfigError
 from tod_runtime.nlg.compose import compose_system, short_noun_phrase
 from tod_runtime.nlg.neighbours import service_words, words
+from tod_runtime.nlg.signature import fill
 from tod_runtime.nlg.template import TemplateGenerator
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.schema.models import ServiceSchema
@@ -226,6 +227,24 @@ async def test_a_templates_file_overrides_per_act_and_slot(tmp_path: Path) -> No
     assert await nlg.generate(SERVICE, [a("OFFER", "cafe_name", "Grind")]) == "Try Grind!"
     # The act-level template needs its placeholder; without it the other wording is used.
     assert (await nlg.generate(SERVICE, [a("OFFER", "city", "Oslo")])).startswith("How about")
+
+
+async def test_a_filled_template_agrees_with_its_counts_and_days(tmp_path: Path) -> None:
+    """'guest(s)' after a number agrees with it, and a day said as the user said it takes no
+    'on' ('on tomorrow')."""
+    (tmp_path / "templates.json").write_text(
+        json.dumps({"CONFIRM": "A table for {party_size} guest(s) at {time}?"})
+    )
+    nlg = generator(tmp_path, templates=write_templates(tmp_path / "none", {}))
+
+    async def confirm(size: str) -> str:
+        acts = [a("CONFIRM", "party_size", size), a("CONFIRM", "time", "7 pm")]
+        return await nlg.generate(SERVICE, acts)
+
+    assert await confirm("1") == "A table for 1 guest at 7 pm?"
+    assert await confirm("4") == "A table for 4 guests at 7 pm?"
+    assert fill("Booked on {date}.", {"date": "tomorrow"}) == "Booked tomorrow."
+    assert fill("Booked on {date}.", {"date": "March 8th"}) == "Booked on March 8th."
 
 
 @pytest.mark.parametrize(

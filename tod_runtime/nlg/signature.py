@@ -144,8 +144,23 @@ def _same(name: str) -> str:
     return name
 
 
+_COUNTED = re.compile(r"\b(\d+) ([A-Za-z]+)\(s\)")
+_ON_DAY = re.compile(r"\bon (today|tonight|tomorrow|the day after tomorrow)\b", re.IGNORECASE)
+
+
+def _agree(match: re.Match[str]) -> str:
+    return f"{match[1]} {match[2]}" + ("" if match[1] == "1" else "s")
+
+
+def _tidy(text: str) -> str:
+    """The words a filled template leaves wrong: "night(s)" after a number agrees with it,
+    "on tomorrow" (a date said as the user said it) is "tomorrow"."""
+    return _ON_DAY.sub(r"\1", _COUNTED.sub(_agree, text))
+
+
 def fill(template: str, values: Mapping[str, str]) -> str | None:
-    """The template with its placeholders replaced; None when one has no value."""
+    """The template with its placeholders replaced and tidied (``_tidy``); None when one has
+    no value."""
     missing = False
 
     def sub(match: re.Match[str]) -> str:
@@ -157,7 +172,7 @@ def fill(template: str, values: Mapping[str, str]) -> str | None:
         return value
 
     text = PLACEHOLDER.sub(sub, template)
-    return None if missing else text
+    return None if missing else _tidy(text)
 
 
 def placeholders(template: str) -> set[str]:
