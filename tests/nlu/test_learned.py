@@ -398,3 +398,22 @@ def test_a_value_said_twice_fills_two_slots() -> None:
     }
     assert counts("book 2 rooms for 3 nights") == {"number_of_rooms": "2", "number_of_nights": "3"}
     assert len(counts("book it for 2 nights")) == 1
+
+
+async def test_values_are_read_for_the_intents_scored_near_the_chosen_one() -> None:
+    """A turn may open one intent with a value of its neighbour's ("a 4 star hotel" when the
+    booking is chosen): the reader reads among the slots of the service's intents scored
+    within ``intent_margin`` of the chosen one, and only the chosen one's with no margin."""
+    hotels = Schemas(load_schema_file(embedded_services_dir() / "Hotels" / "schema.json"))
+    text = "a 4 star hotel in new york"
+
+    async def said(margin: float) -> list[str]:
+        nlu = LearnedNLU(ComponentContext(schemas=hotels, backend=None))
+        nlu.margin = margin
+        return [str(x) for x in (await nlu.parse(text, TurnContext(hotels, [], {})))["Hotels"]]
+
+    assert load_model().threshold("intent_margin") == 12.0  # the shipped setting
+    near, alone = await said(12.0), await said(0.0)
+    assert "INFORM_INTENT(intent=BookHotel)" in near and "INFORM_INTENT(intent=BookHotel)" in alone
+    assert "INFORM(star_rating=4)" in near
+    assert "INFORM(number_of_nights=4)" in alone  # the booking's only place for a 4

@@ -51,6 +51,9 @@ SETTINGS: dict[str, Any] = {
         "pick": 0.25,
         "sure_span": 0.5,
         "sure_assign": 0.1,
+        # values are also read for the service's intents scored within this many logits of
+        # the chosen one (same replay; nlu.py)
+        "intent_margin": 12.0,
     },
     "context_noise": 0.15,  # see Featuriser
 }
