@@ -13,7 +13,7 @@ the session as it was and no turn is applied twice or on a stale state.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
 import pluggy
 
@@ -222,9 +222,7 @@ class Runtime:
     ) -> TurnResult:
         """Run a turn from user acts (gold NLU, an act-level simulator): NLU is skipped."""
         await self.start()
-        for service in user_acts:
-            if service not in self.schemas:
-                raise InputError(f"unknown service {service!r}", hint="see /services")
+        self._known(user_acts)
         return await self._turn(session_id, text, user_acts, services)
 
     def _transacted(self, service: str | None, call: ServiceCall) -> bool:
@@ -233,12 +231,16 @@ class Runtime:
         intent = schema.intent(call.method) if schema else None
         return intent is not None and intent.is_transactional
 
+    def _known(self, services: Iterable[str]) -> None:
+        """Raise InputError for the first of ``services`` the runtime does not serve."""
+        for service in services:
+            if service not in self.schemas:
+                raise InputError(f"unknown service {service!r}", hint="see /services")
+
     def _schemas(self, services: Collection[str] | None) -> Mapping[str, ServiceSchema]:
         if services is None:
             return self.schemas
-        unknown = [s for s in services if s not in self.schemas]
-        if unknown:
-            raise InputError(f"unknown service {unknown[0]!r}", hint="see /services")
+        self._known(services)
         return {s: self.schemas[s] for s in services}
 
     async def _turn(

@@ -64,12 +64,10 @@ async def test_confirms_then_calls_with_canonical_values_then_notifies() -> None
     assert kinds(failed) == ["NOTIFY_FAILURE()", "REQUEST(time)"]  # a detail to change
 
 
-async def test_answers_requests_from_the_offered_entity_and_offers_alternatives() -> None:
-    state = State(
-        active_intent="FindCafes", slot_values={"city": ["Oslo"]}, requested_slots=["phone"]
-    )
+def searched_cafes() -> Turn:
+    """A system turn that searched cafes in Oslo (two found) and offered the first."""
     rows = [{"cafe_name": "Grind", "phone": "555-1"}, {"cafe_name": "Bean", "phone": "555-2"}]
-    searched = Turn(
+    return Turn(
         speaker="SYSTEM",
         utterance="...",
         frames=[
@@ -79,8 +77,15 @@ async def test_answers_requests_from_the_offered_entity_and_offers_alternatives(
                 service_call=ServiceCall(method="FindCafes", parameters={"city": "Oslo"}),
                 service_results=rows,
             )
-        ],  # fmt: skip
+        ],
     )
+
+
+async def test_answers_requests_from_the_offered_entity_and_offers_alternatives() -> None:
+    state = State(
+        active_intent="FindCafes", slot_values={"city": ["Oslo"]}, requested_slots=["phone"]
+    )
+    searched = searched_cafes()
     plan = await decide(state, [a("REQUEST", "phone")], [searched])
     assert [(x.act, x.values) for x in plan.actions] == [("INFORM", ["555-1"])]
     alts = await decide(
@@ -144,19 +149,7 @@ async def test_what_a_name_was_looked_up_with_answers_questions_about_its_entiti
     """The transaction still lacks the name (the user never gave one) and the search that
     looked it up offered an entity: a question about it is answered and another one offered,
     rather than the same search and offer again."""
-    rows = [{"cafe_name": "Grind", "phone": "555-1"}, {"cafe_name": "Bean", "phone": "555-2"}]
-    looked_up = Turn(
-        speaker="SYSTEM",
-        utterance="...",
-        frames=[
-            Frame(
-                service=SERVICE,
-                actions=[a("OFFER", "cafe_name", "Grind")],
-                service_call=ServiceCall(method="FindCafes", parameters={"city": "Oslo"}),
-                service_results=rows,
-            )
-        ],
-    )
+    looked_up = searched_cafes()
     history = [system(a("REQUEST", "cafe_name")), user(a("INFORM", "city", "Oslo")), looked_up]
     state = State(
         active_intent="ReserveCafe", slot_values={"city": ["Oslo"]}, requested_slots=["phone"]

@@ -256,10 +256,10 @@ class GoalSampler:
         results: list[Row],
         rng: random.Random,
     ) -> list[str]:
-        if not results:
-            return []
         """Result slots the user wants told: each as often as SGD's users ask about a slot of
         its role (``simulate.rates``), at most ``max_requests``."""
+        if not results:
+            return []
         askable = [s for s in intent.result_slots if s not in constraints and results[0].get(s)]
         schema = self.schemas[service]
         wanted = [s for s in askable if rng.random() < request_rate(schema, s)]
