@@ -3,6 +3,10 @@
 
     python benchmarks/conversations.py [--sgd-zip ../shared/sgd/sgd-train-dev.zip]
                                        [--only embedded|sgd:dev|sgd:train] [--transcripts]
+                                       [--config FILE]
+
+``--config``: a TOML config for the pipeline (as ``tod chat --config``), e.g. an NLU model
+trained with ``tod train nlu`` (``[options.nlu] model = "DIR/nlu.npz"``).
 
 Keys: `conversations`, `passed`, `success_rate`, `skipped` (SGD conversations without the
 data), `groups` {services source: the same counts}, and `failures` [{`name`, `goal`,
@@ -28,9 +32,10 @@ def main() -> None:
     parser.add_argument("--sgd-zip", default=str(default_sgd_zip()))
     parser.add_argument("--only", help="run only the conversations over this services source")
     parser.add_argument("--transcripts", action="store_true", help="include failed transcripts")
+    parser.add_argument("--config", metavar="FILE", help="TOML config for the pipeline")
     args = parser.parse_args()
     conversations = [c for c in load_all() if args.only in (None, c.services)]
-    outcomes = asyncio.run(run_suite(conversations, sgd_zip=Path(args.sgd_zip)))
+    outcomes = asyncio.run(run_suite(conversations, sgd_zip=Path(args.sgd_zip), config=args.config))
     report = summary(outcomes)
     if not args.transcripts:
         for failure in report["failures"]:

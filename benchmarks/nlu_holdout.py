@@ -3,9 +3,15 @@ first 10 files (1,280 dialogues) with that model; prints the replay's metrics as
 
     python benchmarks/nlu_holdout.py [--data ../shared/sgd/sgd-train-dev.zip] [--noise 0.15]
                                      [--seed 0] [--workers 2] [--thresholds spans=0.4,pick=0.5]...
+                                     [--all-services] [--hold-fold F [--folds 5]]
 
 Each ``--thresholds`` (scorer=probability, comma-separated) replays the same fitted model
 with those decision thresholds (one line of JSON each); without it, the trained defaults.
+``--all-services``: each turn's service is chosen among all of train's, as in a chat (`tod
+replay --all-services`), not among the dialogue's own. ``--hold-fold F``: the model is also
+fitted without the services of fold F of ``--folds`` (as `tod train nlu --cv`'s folds), and
+each line adds `held_out` (those services) and `held_out_jga` (their mean joint goal accuracy
+in the replay): how a change does on services the model never saw, in the whole pipeline.
 
 The folds of `tod train nlu --cv` score turns in gold context; this scores the NLU in the
 whole pipeline, its own guesses carried forward, without touching dev (docs/learned.md).
@@ -21,6 +27,7 @@ import tempfile
 from pathlib import Path
 
 from tod_runtime.data.sgd import open_split
+from tod_runtime.learning import service_folds
 from tod_runtime.nlu.learned.examples import Featuriser
 from tod_runtime.nlu.learned.features import BITS
 from tod_runtime.nlu.learned.model import NLUModel, load_model
@@ -37,21 +44,33 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--thresholds", action="append", default=[], metavar="NAME=P,...")
     parser.add_argument("--model", metavar="NPZ", help="reuse this fitted model, or save it here")
+    parser.add_argument(
+        "--all-services", action="store_true", help="as `tod replay --all-services`"
+    )
+    parser.add_argument("--hold-fold", type=int, metavar="F", help="fit without fold F's services")
+    parser.add_argument("--folds", type=int, default=5)
     args = parser.parse_args()
     split = open_split(args.data, "train")
     files = split.dialogue_files()
     held = sum(len(split.read_raw(f)) for f in files[:HELD_FILES])
+    schemas = split.schemas()
+    out = (
+        service_folds(schemas, args.folds, args.seed)[args.hold_fold]
+        if args.hold_fold is not None
+        else frozenset()
+    )
     if args.model and Path(args.model).exists():
         model = load_model(args.model)
     else:
-        schemas = split.schemas()
         featuriser = Featuriser(schemas, BITS, args.noise, known_values_of(split, schemas))
         data = featurise(
             split, featuriser, seed=args.seed, hold=False, limit=None, workers=args.workers,
             files=files[HELD_FILES:],
         )  # fmt: skip
         config = {"bits": BITS, "seed": args.seed, **SETTINGS, "context_noise": args.noise}
-        model = fit(data, config | {"split": f"train[{HELD_FILES}:]"}, args.seed)
+        held_out = [featuriser.service_ids[name] for name in out]
+        config |= {"split": f"train[{HELD_FILES}:]", "held_out_services": sorted(out)}
+        model = fit(data, config, args.seed, held_out)
         if args.model:
             model.save(args.model)
     for setting in args.thresholds or [""]:
@@ -67,9 +86,18 @@ def main() -> int:
                 "--limit", str(held), "--nlu", "learned", "--config", f"{tmp}/config.toml",
                 "--workers", str(args.workers), "--report", f"{tmp}/report.json",
             ]  # fmt: skip
+            command += ["--all-services"] if args.all_services else []
             subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
             report = json.loads(Path(f"{tmp}/report.json").read_text())
         line = {"noise": args.noise, "thresholds": thresholds, "dialogues": held}
+        line |= {"all_services": args.all_services}
+        if out:
+            jga = [
+                report["groups"]["services"][name]["joint_goal_accuracy"]
+                for name in sorted(out)
+                if name in report["groups"]["services"]
+            ]
+            line |= {"held_out": sorted(out), "held_out_jga": round(sum(jga) / len(jga), 6)}
         print(json.dumps(line | {"metrics": report["metrics"]}), flush=True)
     return 0
 

@@ -25,14 +25,15 @@ from tod_runtime import Action, Config, Runtime, ServiceCall, State, TurnResult
 
 # Measured at the commit that added the suite (see docs/conversations.md). These may only go
 # up: when a change makes more conversations pass, raise the number here in the same commit.
-EMBEDDED_PASSING = 23  # 18 with the rules' value finder, 16 with the first learned reader,
+EMBEDDED_PASSING = 26  # 18 with the rules' value finder, 16 with the first learned reader,
 # 18 with the name-free reader, typo repair and the 0.3 assign threshold (docs/conversations.md),
 # 24 with the system's last move in the intent scorer and the value recognisers in the reader,
 # 22 with SGD-X's rewordings in training (two first turns among the embedded services, "a
 # hotel in new york with wifi" and "a comedy in San Francisco tonight", now open the wrong
 # intent; dev JGA 0.7110 -> 0.7211 and two more SGD conversations pass: a trade kept on purpose),
-# 23 when a question and a value on the same slot are told apart by what is on the table
-SGD_DEV_PASSING = 14
+# 23 when a question and a value on the same slot are told apart by what is on the table,
+# 26 when the values read choose among the intents scored near (values and service margins)
+SGD_DEV_PASSING = 16
 
 ALL = load_all()
 

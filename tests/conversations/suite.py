@@ -440,10 +440,14 @@ async def run_conversation(runtime: Runtime, conversation: Conversation) -> Outc
 
 
 async def run_suite(
-    conversations: Sequence[Conversation], *, sgd_zip: Path | None = None
+    conversations: Sequence[Conversation],
+    *,
+    sgd_zip: Path | None = None,
+    config: str | Path | None = None,
 ) -> list[Outcome]:
-    """Run every conversation, one runtime per services source, in file order. A conversation
-    over SGD services is skipped (``skipped`` set) when ``sgd_zip`` is missing."""
+    """Run every conversation, one runtime per services source, in file order, with the
+    pipeline of the TOML ``config`` (default: the default pipeline). A conversation over SGD
+    services is skipped (``skipped`` set) when ``sgd_zip`` is missing."""
     outcomes: dict[str, Outcome] = {}
     by_source: dict[str, list[Conversation]] = {}
     for conversation in conversations:
@@ -459,7 +463,7 @@ async def run_suite(
             by_source.setdefault(source, []).append(conversation)
     with suite_day():
         for source, group in by_source.items():
-            async with Runtime(load_config(services=source)) as runtime:
+            async with Runtime(load_config(config, services=source)) as runtime:
                 for conversation in group:
                     outcomes[conversation.name] = await run_conversation(runtime, conversation)
     return [outcomes[c.name] for c in conversations]

@@ -23,6 +23,7 @@ from tod_runtime.nlu.learned.examples import (
     GoldValues,
     gold_turns,
     gold_values,
+    joined_turns,
     unseen,
 )
 from tod_runtime.nlu.learned.features import (
@@ -409,7 +410,7 @@ async def test_values_are_read_for_the_intents_scored_near_the_chosen_one() -> N
 
     async def said(margin: float) -> list[str]:
         nlu = LearnedNLU(ComponentContext(schemas=hotels, backend=None))
-        nlu.margin = margin
+        nlu.margin, nlu.values_margin = margin, 0.0  # the scorer's intent kept
         return [str(x) for x in (await nlu.parse(text, TurnContext(hotels, [], {})))["Hotels"]]
 
     assert load_model().threshold("intent_margin") == 12.0  # the shipped setting
@@ -417,3 +418,97 @@ async def test_values_are_read_for_the_intents_scored_near_the_chosen_one() -> N
     assert "INFORM_INTENT(intent=BookHotel)" in near and "INFORM_INTENT(intent=BookHotel)" in alone
     assert "INFORM(star_rating=4)" in near
     assert "INFORM(number_of_nights=4)" in alone  # the booking's only place for a 4
+
+
+async def test_the_values_read_choose_among_the_intents_scored_near() -> None:
+    """The chosen intent gives way to a near one of the service whose slots take more of the
+    values read (``values_margin``), and to another service's within ``service_margin``: "a
+    hotel in new york with wifi" is a search (the booking takes no wifi); "somewhere to stay
+    in Seattle, ideally 5 stars" reads a city for a restaurant search, a city and a star
+    rating for a hotel search."""
+    embedded = Schemas(
+        s
+        for p in sorted(embedded_services_dir().glob("*/schema.json"))
+        for s in load_schema_file(p)
+    )
+
+    async def said(text: str, values: float, service: float) -> dict[str, list[str]]:
+        nlu = LearnedNLU(ComponentContext(schemas=embedded, backend=None))
+        nlu.values_margin, nlu.service_margin = values, service
+        acts = await nlu.parse(text, TurnContext(embedded, [], {}))
+        return {name: [str(x) for x in found] for name, found in acts.items()}
+
+    shipped = load_model()
+    assert shipped.threshold("values_margin") == 12.0 and shipped.threshold("service_margin") == 2.0
+    wifi = "a hotel in new york with wifi"
+    assert "INFORM_INTENT(intent=BookHotel)" in (await said(wifi, 0.0, 0.0))["Hotels"]
+    search = (await said(wifi, 12.0, 0.0))["Hotels"]
+    assert "INFORM_INTENT(intent=SearchHotel)" in search and "INFORM(has_wifi=True)" in search
+    stay = "hi there! could you help me find somewhere to stay in Seattle? ideally 5 stars"
+    assert list(await said(stay, 12.0, 0.0)) == ["Restaurants"]
+    hotel = (await said(stay, 12.0, 2.0))["Hotels"]
+    assert "INFORM_INTENT(intent=SearchHotel)" in hotel and "INFORM(star_rating=5)" in hotel
+
+
+async def test_a_question_of_which_nothing_was_read_asks_its_likeliest_slot() -> None:
+    """Rather than "sorry, I did not get that", a question after an offer asks about the slot
+    the scorer finds likeliest, from ``ask_floor`` up; with a floor above 1 it reads nothing."""
+    history = [system(a("OFFER", "cafe_name", "Grind"))]
+    state = {SERVICE: State(active_intent="FindCafes")}
+
+    async def parse(floor: float) -> list[str]:
+        nlu = LearnedNLU(ComponentContext(schemas=schemas(), backend=None))
+        nlu.ask_floor = floor
+        acts = await nlu.parse("is it any good?", TurnContext(nlu.schemas, history, state))
+        return [str(x) for x in acts.get(SERVICE, [])]
+
+    assert await parse(1.1) == []
+    asked = await parse(0.0)
+    assert len(asked) == 1 and asked[0].startswith("REQUEST(")
+    # a statement is not turned into a question
+    nlu = LearnedNLU(ComponentContext(schemas=schemas(), backend=None))
+    nlu.ask_floor = 0.0
+    said = await nlu.parse("hmm okay", TurnContext(nlu.schemas, history, state))
+    assert not any(str(x).startswith("REQUEST(") for x in said.get(SERVICE, []))
+
+
+def _turn(speaker: str, text: str, *actions: dict, slots: tuple[dict, ...] = ()) -> dict:
+    frame = {"service": SERVICE, "actions": list(actions), "slots": list(slots)}
+    return {"speaker": speaker, "utterance": text, "frames": [frame]}
+
+
+def test_two_user_turns_are_joined_into_one_for_the_value_scorers(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A user turn and the user's next answer are learned from as one turn ("book it for 5
+    people at 6:30 pm"), the answer's spans moved; a correction of a value the first turn
+    gave is not joined."""
+    from tod_runtime.nlu.learned import examples
+
+    monkeypatch.setattr(examples, "JOINED", 1.0)
+    inform = {"act": "INFORM", "slot": "party_size", "values": ["5"]}
+    time = {"act": "INFORM", "slot": "time", "values": ["6:30 pm"]}
+    ask = {"act": "REQUEST", "slot": "time", "values": []}
+    dialogue = {
+        "turns": [
+            _turn("SYSTEM", "Which cafe?", {"act": "REQUEST", "slot": "cafe_name", "values": []}),
+            _turn("USER", "Grind, for 5 people.", inform),
+            _turn("SYSTEM", "At what time?", ask),
+            _turn(
+                "USER",
+                "At 6:30 pm.",
+                time,
+                slots=({"slot": "time", "start": 3, "exclusive_end": 10},),
+            ),
+            _turn("SYSTEM", "Anything else?"),
+            _turn("USER", "Actually 7 pm.", {**time, "values": ["7 pm"]}),
+        ]
+    }
+    joined = list(joined_turns(dialogue, random.Random(0)))
+    assert len(joined) == 1  # the correction of the time is not joined to the time
+    before, turn = joined[0]["turns"]
+    assert before["utterance"] == "Which cafe?"
+    assert turn["utterance"] == "Grind, for 5 people. At 6:30 pm."
+    (span,) = turn["frames"][0]["slots"]
+    assert turn["utterance"][span["start"] : span["exclusive_end"]] == "6:30 pm"
+    assert [x["slot"] for x in turn["frames"][0]["actions"]] == ["party_size", "time"]
+    (gold,) = gold_values(joined[0], schemas(), {})
+    assert set(gold.spans.values()) == {"time"}

@@ -43,6 +43,7 @@ KEEP_SPAN = 0.1  # share of the spans that are no value kept for the span scorer
 KEEP_PICK = 0.1  # share of unhinted, unmentioned (slot, value) pairs kept for the pick scorer
 LOWER_CASE = 0.3  # share of user frames also learned from in lower case, as people type in chat
 UNSEEN = 0.3  # share of user frames learned from as if the backend did not know their values
+JOINED = 0.25  # share of user turns also learned from said together with the user's next answer
 ORIGINAL_WORDING = 0.5  # with reworded schemas: share of dialogues learned from as SGD wrote them
 
 
@@ -153,6 +154,44 @@ def gold_values(
                     if match:
                         picked[spec.name] = match[0]
             yield GoldValues(vt, service, spans, picked)
+
+
+def joined_turns(dialogue: Mapping[str, Any], rng: random.Random) -> Iterator[dict[str, Any]]:
+    """Two user turns said as one, each a dialogue of its own (the system turn before the
+    first, then the joined turn), for the value scorers: SGD's users give a task's values
+    over several turns, each answering the system's question, while people in a chat often
+    type them at once ("book it for 5 people at 6:30 pm"). A turn is joined, at ``JOINED``,
+    with the next user turn when both speak to the same single frame and the next one only
+    informs slots the first did not (an answer, not a correction or a reply to an offer)."""
+    turns = dialogue["turns"]
+    for k in range(len(turns) - 2):
+        first, second = turns[k], turns[k + 2]
+        if first["speaker"] != "USER" or len(first["frames"]) != 1 or len(second["frames"]) != 1:
+            continue
+        if rng.random() >= JOINED:
+            continue
+        one, two = first["frames"][0], second["frames"][0]
+        informed = {a.get("slot") for a in one["actions"] if a["act"] == "INFORM"}
+        answers = two["actions"]
+        if (
+            one["service"] != two["service"]
+            or not answers
+            or any(a["act"] != "INFORM" or a.get("slot") in informed for a in answers)
+        ):
+            continue
+        shift = len(first["utterance"]) + 1
+        spans = [
+            {**g, "start": g["start"] + shift, "exclusive_end": g["exclusive_end"] + shift}
+            for g in two.get("slots", ())
+        ]
+        frame = {
+            "service": one["service"],
+            "slots": [*one.get("slots", ()), *spans],
+            "actions": [*one["actions"], *answers],
+        }
+        text = f"{first['utterance']} {second['utterance']}"
+        before = [turns[k - 1]] if k and turns[k - 1]["speaker"] == "SYSTEM" else []
+        yield {"turns": [*before, {"speaker": "USER", "utterance": text, "frames": [frame]}]}
 
 
 def unseen(gold: GoldValues) -> GoldValues:

@@ -19,7 +19,7 @@ from tod_runtime.dialogue.context import TurnContext, UserActs
 from tod_runtime.dialogue.models import CLOSING_ACTS, Action, act
 from tod_runtime.nlu.learned.model import NLUModel, load_model
 from tod_runtime.nlu.learned.reader import ValueReader
-from tod_runtime.nlu.learned.scorer import Scorer, view
+from tod_runtime.nlu.learned.scorer import Intent, Scorer, view
 from tod_runtime.nlu.learned.spelling import VOCABULARY, Speller, read_vocabulary, service_words
 from tod_runtime.nlu.learned.values import known_values, slot_views, value_turn
 from tod_runtime.nlu.rules import RulesNLU, dedupe
@@ -44,6 +44,10 @@ class LearnedNLU(RulesNLU):
         self.scorer = Scorer(model, self.schemas)
         self.reader = ValueReader(model)
         self.margin = model.threshold("intent_margin", 0.0)
+        self.values_margin = model.threshold("values_margin", 0.0)
+        self.service_margin = model.threshold("service_margin", 0.0)
+        self.ask = model.threshold("slots")
+        self.ask_floor = model.threshold("ask_floor", self.ask)
         self._views = {name: slot_views(schema) for name, schema in self.schemas.items()}
         self._known: dict[str, Mapping[str, frozenset[str]]] = {}
 
@@ -82,6 +86,50 @@ class LearnedNLU(RulesNLU):
                 acts.append(act("INFORM", read.slot, [read.value], [read.canonical]))
         return acts
 
+    def _intent_for_values(
+        self, service: str, intent: str, near: Sequence[tuple[float, str]], read: Sequence[Action]
+    ) -> str:
+        """The intent whose slots take the most of the values read, among the chosen one and
+        the service's intents scored within ``values_margin`` logits of it (ties: the
+        scorer's order): "a hotel in new york with wifi" is a search, since the booking takes
+        no wifi, however the scorer weighed "hotel"."""
+        slots = {a.slot for a in read}
+        best, most = intent, self._takes(service, intent, slots)
+        for gap, other in near:
+            if gap < self.values_margin and self._takes(service, other, slots) > most:
+                best, most = other, self._takes(service, other, slots)
+        return best
+
+    async def _service_for_values(
+        self, text: str, context: TurnContext, ranked: Sequence[tuple[float, Intent | None]]
+    ) -> Intent:
+        """The best intent of another service scored within ``service_margin`` logits of the
+        chosen one wins when its slots take more of the values read for it: "somewhere to
+        stay in Seattle, ideally 5 stars" reads a city for a restaurant search and a city
+        and a star rating for a hotel search."""
+        top, chosen = ranked[0]
+        assert chosen is not None
+        rivals = [chosen]
+        for score, candidate in ranked[1:]:
+            if top - score >= self.service_margin:
+                break
+            if candidate and all(candidate[0] != r[0] for r in rivals):
+                rivals.append(candidate)
+        if len(rivals) == 1:
+            return chosen
+        best, most = chosen, -1
+        for service, intent in rivals:
+            said = context.history.last_system_acts(service)
+            read = await self._read_values(text, service, [intent], said)
+            taken = self._takes(service, intent, {a.slot for a in read})
+            if taken > most:
+                best, most = (service, intent), taken
+        return best
+
+    def _takes(self, service: str, intent: str, slots: set[str]) -> int:
+        spec = self.schemas[service].intent(intent)
+        return len(slots & {*spec.required_slots, *spec.optional_slots}) if spec else 0
+
     async def parse(self, text: str, context: TurnContext) -> UserActs:
         text = (await self._spelling()).correct(text)
         last = context.history.last_system_turn
@@ -91,20 +139,12 @@ class LearnedNLU(RulesNLU):
         turn = view(text, last_service, [(a.act, a.slot, a.values) for a in system], intents)
         ranked = self.scorer.rank(turn, context.schemas)
         predicted = ranked[0][1]
+        if predicted:
+            predicted = await self._service_for_values(text, context, ranked)
         service = predicted[0] if predicted else turn.current[0]
         if service is None or service not in self.schemas:
             return {}
-        acts: list[Action] = []
-        if predicted and intents.get(service, "NONE") != predicted[1]:
-            acts.append(act("INFORM_INTENT", "intent", [predicted[1]]))
-        same = service == last_service
-        acts += self._dialogue_acts(text.lower(), {a.act for a in system}, same, bool(acts))
         said = context.history.last_system_acts(service)  # this service's, last system turn
-        slot_acts: dict[str, list[str]] = {}
-        for a in said:
-            if a.slot:
-                slot_acts.setdefault(a.slot, []).append(a.act)
-        requested = self.scorer.requested(turn, service, slot_acts)
         intent = predicted[1] if predicted else intents.get(service, "NONE")
         # Values are read among the slots of the chosen intent and of the service's intents
         # scored within ``intent_margin`` of it: a turn often opens one intent with values of
@@ -113,11 +153,25 @@ class LearnedNLU(RulesNLU):
         # intent's slots only 0.7741, all the service's 0.8102, a margin of 12 logits 0.8173
         # (docs/learned.md).
         near = [
-            c[1]
+            (ranked[0][0] - score, c[1])
             for score, c in ranked[1:]
             if predicted and c and c[0] == service and ranked[0][0] - score < self.margin
         ]
-        read = await self._read_values(text, service, [intent, *near], said)
+        read = await self._read_values(text, service, [intent, *(n for _, n in near)], said)
+        if predicted:
+            intent = self._intent_for_values(service, intent, near, read)
+            predicted = (service, intent)
+        acts: list[Action] = []
+        if predicted and intents.get(service, "NONE") != predicted[1]:
+            acts.append(act("INFORM_INTENT", "intent", [predicted[1]]))
+        same = service == last_service
+        acts += self._dialogue_acts(text.lower(), {a.act for a in system}, same, bool(acts))
+        slot_acts: dict[str, list[str]] = {}
+        for a in said:
+            if a.slot:
+                slot_acts.setdefault(a.slot, []).append(a.act)
+        asks = self.scorer.request_probabilities(turn, service, slot_acts)
+        requested = [slot for slot, p in asks.items() if p >= self.ask]
         # A user never gives a value to the slot they ask about in the same turn (0 of SGD
         # train's 15,113 user frames with a request), and asks only about what the system put
         # on the table (an offer, a confirmation, a booking, an answer): "is it expensive?"
@@ -144,4 +198,11 @@ class LearnedNLU(RulesNLU):
             # value (a value, "make it 8pm", keeps the task going): closing acts only, so
             # the tracker ends the frame's intent when the system asked for more.
             acts = [a for a in acts if a.act in CLOSING_ACTS] or [act("NEGATE")]
+        if not acts and same and turn.utterance.cues and asks:
+            # A question of which nothing was read: the slot it most likely asks about, from
+            # ``ask_floor`` up, rather than "sorry, I did not get that" ("is it free to get
+            # in?" after an offer that said the entrance is free: 0.46).
+            slot, p = max(asks.items(), key=lambda item: item[1])
+            if p >= self.ask_floor:
+                acts = [act("REQUEST", slot)]
         return {service: dedupe(acts)} if acts else {}

@@ -110,8 +110,16 @@ class Scorer:
     def requested(
         self, turn: TurnView, service: str, slot_acts: Mapping[str, Sequence[str]]
     ) -> list[str]:
-        """The slots of ``service`` the user asks about (``slot_acts``: the previous system
-        frame's acts on each slot of this service)."""
+        """The slots of ``service`` the user asks about."""
+        threshold = self.model.threshold("slots")
+        probs = self.request_probabilities(turn, service, slot_acts)
+        return [slot for slot, p in probs.items() if p >= threshold]
+
+    def request_probabilities(
+        self, turn: TurnView, service: str, slot_acts: Mapping[str, Sequence[str]]
+    ) -> dict[str, float]:
+        """The probability that the user asks about each slot of ``service`` (``slot_acts``:
+        the previous system frame's acts on each slot of this service)."""
         slots = self.slots.get(service, {})
         rows = [
             slot_features(
@@ -119,9 +127,4 @@ class Scorer:
             )
             for slot, described in slots.items()
         ]
-        threshold = self.model.threshold("slots")
-        return [
-            slot
-            for slot, p in zip(slots, probabilities(self.model.slots, rows), strict=True)
-            if p >= threshold
-        ]
+        return dict(zip(slots, probabilities(self.model.slots, rows), strict=True))

@@ -26,6 +26,7 @@ from tod_runtime.nlu.learned.examples import (
     Known,
     gold_turns,
     gold_values,
+    joined_turns,
 )
 from tod_runtime.nlu.learned.features import BITS
 from tod_runtime.nlu.learned.model import SCORERS, NLUModel, train_logreg
@@ -54,6 +55,15 @@ SETTINGS: dict[str, Any] = {
         # values are also read for the service's intents scored within this many logits of
         # the chosen one (same replay; nlu.py)
         "intent_margin": 12.0,
+        # a question of which nothing else was read asks about its likeliest slot from this
+        # probability up (same replay, requested-slots F1; nlu.py)
+        "ask_floor": 0.2,
+        # the chosen intent gives way to a near one of the service (within this many logits)
+        # whose slots take more of the values read (same replay, active intent; nlu.py)
+        "values_margin": 12.0,
+        # ... and to another service's best intent within this many logits, the same way
+        # (held-out services, all services ranked: benchmarks/nlu_holdout.py --hold-fold)
+        "service_margin": 2.0,
     },
     "context_noise": 0.15,  # see Featuriser
 }
@@ -97,6 +107,10 @@ def _file(job: tuple[str, int | None]) -> Featurised:
                 out.held_values.append(values)
             else:
                 featuriser.add_values(out, values, rng, wording)
+        if not held:
+            for joined in joined_turns(dialogue, rng):
+                for values in gold_values(joined, featuriser.schemas, featuriser.known):
+                    featuriser.add_values(out, values, rng, wording)
     return out
 
 
