@@ -170,3 +170,19 @@ async def test_any_name_for_a_booking_is_looked_up_first() -> None:
     asked = [system(a("REQUEST", "cafe_name"))]
     plan = await decide(state, [a("INFORM", "cafe_name", "dontcare")], asked)
     assert plan.service_call == ServiceCall(method="FindCafes", parameters={"city": "Oslo"})
+
+
+async def test_going_on_with_a_looked_up_name_without_saying_it_books_it() -> None:
+    """The name was looked up and one offered; the user gives the booking's details (or its
+    intent again) without naming it: that entity is confirmed, rather than the same search
+    and offer again. A changed search constraint searches again."""
+    history = [system(a("REQUEST", "cafe_name")), user(a("INFORM", "city", "Oslo"))]
+    history.append(searched_cafes())
+    state = State(active_intent="ReserveCafe", slot_values={"city": ["Oslo"], "time": ["5 pm"]})
+    plan = await decide(state, [a("INFORM", "time", "5 pm")], history)
+    assert ("CONFIRM", "cafe_name", ["Grind"]) in [(x.act, x.slot, x.values) for x in plan.actions]
+    elsewhere = State(active_intent="ReserveCafe", slot_values={"city": ["Bergen"]})
+    again = await decide(elsewhere, [a("INFORM", "city", "Bergen")], history)
+    assert again.service_call == ServiceCall(method="FindCafes", parameters={"city": "Bergen"})
+    turned_down = await decide(state, [a("REQUEST_ALTS")], history)
+    assert ("OFFER", ["Bean"]) in [(x.act, x.values) for x in turned_down.actions]
