@@ -120,6 +120,7 @@ class _Decision:
         self.prev_kinds = {a.act for a in self.previous}
         self.intent: IntentSchema | None = schema.intent(state.active_intent)
         self.today = today  # the backend's reference date: what "today" means in a call
+        self.schemas = turn.context.schemas
 
     def done(self, *actions: Action) -> SystemPlan:
         return SystemPlan(self.service, list(actions))
@@ -243,6 +244,13 @@ class _Decision:
             if self.state.requested_slots:  # questions about what was just booked
                 return self.done(*inform(booked[1], self.state.requested_slots))
             return self.done(act("REQ_MORE"))
+        if booked is not None and self.user == {"INFORM"} and "NOTIFY_SUCCESS" in self.prev_kinds:
+            # Details of what was just booked, changed without a word of booking again: no
+            # SGD user does that (0 of train's user turns after a NOTIFY_SUCCESS hold an
+            # INFORM without INFORM_INTENT there), so this is a misreading, most often of a
+            # new task in another service: not understood, rather than a new booking to
+            # confirm.
+            return self.done(*talk.fallback(self.schemas, []))
         if "AFFIRM" in self.user and self.prev_kinds & {"CONFIRM", "OFFER"}:
             params = self.parameters(self.intent)
             for confirmed in self.previous:  # what the user just agreed to, e.g. defaults
