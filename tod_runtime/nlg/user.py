@@ -20,7 +20,9 @@ The system's realiser is reused with the user's side of things (``UserWording``)
   the reader guessing which slot the bare value fills;
 * "dontcare" is never put into a template's value slot ("I want to pick it up at any."): it
   is said as SGD's users say it, naming the slot: "any {noun} is fine", "I don't care about
-  the {noun}", "I don't mind whether ..." for a boolean.
+  the {noun}", "I don't mind whether ..." for a boolean;
+* any of a key's templates is said, as often as SGD's users said it (``USER_CHOICES``), and
+  templates in ``avoid`` are not (a user saying the same again says it otherwise).
 """
 
 from __future__ import annotations
