@@ -170,3 +170,37 @@ async def test_any_name_for_a_booking_is_looked_up_first() -> None:
     asked = [system(a("REQUEST", "cafe_name"))]
     plan = await decide(state, [a("INFORM", "cafe_name", "dontcare")], asked)
     assert plan.service_call == ServiceCall(method="FindCafes", parameters={"city": "Oslo"})
+
+
+async def test_going_on_with_a_looked_up_name_without_saying_it_books_it() -> None:
+    """The name was looked up and one offered; the user gives the booking's details (or its
+    intent again) without naming it: that entity is confirmed, rather than the same search
+    and offer again. A changed search constraint searches again."""
+    history = [system(a("REQUEST", "cafe_name")), user(a("INFORM", "city", "Oslo"))]
+    history.append(searched_cafes())
+    state = State(active_intent="ReserveCafe", slot_values={"city": ["Oslo"], "time": ["5 pm"]})
+    plan = await decide(state, [a("INFORM", "time", "5 pm")], history)
+    assert ("CONFIRM", "cafe_name", ["Grind"]) in [(x.act, x.slot, x.values) for x in plan.actions]
+    elsewhere = State(active_intent="ReserveCafe", slot_values={"city": ["Bergen"]})
+    again = await decide(elsewhere, [a("INFORM", "city", "Bergen")], history)
+    assert again.service_call == ServiceCall(method="FindCafes", parameters={"city": "Bergen"})
+    turned_down = await decide(state, [a("REQUEST_ALTS")], history)
+    assert ("OFFER", ["Bean"]) in [(x.act, x.values) for x in turned_down.actions]
+
+
+async def test_a_booked_task_changed_without_booking_again_is_not_understood() -> None:
+    """Just booked, and the user seems to change a detail without a word of booking again:
+    no SGD user does, so it is a misreading (of a new task, most often), not a new booking
+    to confirm; after a failed booking a new detail is confirmed as usual."""
+    params = {"cafe_name": "Grind", "time": "17:00"}
+    booked = system(a("NOTIFY_SUCCESS"))
+    booked.frames[0].service_call = ServiceCall(method="ReserveCafe", parameters=params)
+    booked.frames[0].service_results = [params]
+    values = {"cafe_name": ["Grind"], "city": ["Oslo"], "time": ["18:00"]}
+    state = State(active_intent="ReserveCafe", slot_values=values)
+    plan = await decide(state, [a("INFORM", "time", "18:00")], [booked])
+    assert kinds(plan)[0] == "FALLBACK(intent)"
+    refused = system(a("NOTIFY_FAILURE"))
+    refused.frames[0].service_call = ServiceCall(method="ReserveCafe", parameters=params)
+    plan = await decide(state, [a("INFORM", "time", "18:00")], [refused])
+    assert "CONFIRM(time)" in kinds(plan)

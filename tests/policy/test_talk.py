@@ -101,3 +101,18 @@ async def test_a_bare_no_to_a_confirmation_asks_what_to_change_in_both_policies(
         plan = await policy.decide(PolicyInput(moved, {SERVICE: changed}, SERVICE))
         assert "CONFIRM(time)" in kinds(plan) or plan.service_call is not None
         assert not [k for k in kinds(plan) if k.startswith("REQUEST")]
+
+
+async def test_a_search_still_without_results_asks_about_another_constraint() -> None:
+    """Asked about a constraint after finding nothing, the user kept it: the next search
+    finds nothing again, and the system asks about the one before it (round the list)."""
+    values = {"city": ["Oslo"], "has_wifi": ["True"]}
+    state = State(active_intent="FindCafes", slot_values=values)
+    call = ServiceCall(method="FindCafes", parameters={"city": "Oslo", "has_wifi": "True"})
+    acts = {SERVICE: [a("INFORM", "has_wifi", "True")]}
+    asked = [system(a("INFORM_COUNT", "count", "0"), a("REQUEST", "has_wifi"))]
+    plan = await decide({SERVICE: state}, acts, asked, service_call=call, service_results=[])
+    assert kinds(plan) == ["INFORM_COUNT(count)", "REQUEST(city)"]
+    asked = [system(a("INFORM_COUNT", "count", "0"), a("REQUEST", "city"))]
+    plan = await decide({SERVICE: state}, acts, asked, service_call=call, service_results=[])
+    assert kinds(plan) == ["INFORM_COUNT(count)", "REQUEST(has_wifi)"]

@@ -102,3 +102,22 @@ async def test_requests_follow_the_rates_sgd_users_ask_at(backend: MockBackend) 
     asked = [s for seed in range(80) for t in (await sampler.sample(random.Random(seed))).tasks
              for s in t.requests]  # fmt: skip
     assert asked and not {"hotel_name", "restaurant_name", "movie_name"} & set(asked)
+
+
+async def test_a_booking_is_probed_as_the_policy_calls_it(backend: MockBackend) -> None:
+    """Whether a goal can be met is asked with the values the policy books with: the
+    entity's for the required slots, the schema's default for an optional one the user does
+    not set (not the entity's: a hotel found with 2 rooms is booked for 1 unless said)."""
+    sampler = GoalSampler(backend.schemas(), backend)
+    seen: list[dict[str, str]] = []
+
+    async def call(service: str, call: ServiceCall) -> list[dict[str, str]]:
+        seen.append(dict(call.parameters))
+        return [{}]
+
+    sampler.backend = type("Recording", (), {"call": staticmethod(call)})()  # type: ignore[assignment]
+    txn = backend.schemas()["Hotels"].intent_map["BookHotel"]
+    entity = {"hotel_name": "Inn", "city": "Austin", "number_of_rooms": "2", "rating": "4"}
+    values = {"check_in_date": "2019-03-04", "number_of_nights": "2"}
+    assert await sampler.book("Hotels", txn, entity, {"city": "Austin"}, values)
+    assert seen == [{"hotel_name": "Inn", "city": "Austin", **values, "number_of_rooms": "1"}]

@@ -130,3 +130,33 @@ def test_misreadings_name_what_the_nlu_got_wrong() -> None:
     assert misreadings(meant, extra, same) == ["extra value restaurant_name", "extra GOODBYE"]
     bye = {S: [act("THANK_YOU"), act("GOODBYE")]}
     assert misreadings(bye, bye, same) == []
+
+
+def test_a_constraint_the_call_left_out_is_met_by_what_was_found_or_booked() -> None:
+    """The found or booked entity meets the goal: a constraint the search's call left out
+    counts when the offered entity has it, or when the booking carries it; else not."""
+    wifi = FIND.model_copy(update={"constraints": {"city": "Austin", "wifi": "True"}})
+    row = ROW | {"wifi": "True"}
+    offer = [act("OFFER", "restaurant_name", ["Y"]), act("INFORM", "phone_number", ["555"])]
+    has = dialogue(system(offer, {"city": "Austin"}, results=[row]))
+    assert judge(has, Goal(tasks=[wifi]), same).success
+    lacks = dialogue(system(offer, {"city": "Austin"}, results=[ROW | {"wifi": "False"}]))
+    verdict = judge(lacks, Goal(tasks=[wifi]), same)
+    assert not verdict.success and verdict.reason == "call FindRestaurants: wifi=None, goal 'True'"
+    task = Task(
+        service=S,
+        intent="ReserveRestaurant",
+        transactional=True,
+        search="FindRestaurants",
+        search_constraints={"city": "Austin", "seating": "outdoor"},
+        constraints={"time": "18:30"},
+    )
+    search = system([act("OFFER", "restaurant_name", ["Y"])], {"city": "Austin"}, results=[ROW])
+    params = {"restaurant_name": "Y", "city": "Austin", "time": "18:30"}
+    booked = system(
+        [act("NOTIFY_SUCCESS")], params | {"seating": "outdoor"}, "ReserveRestaurant", [ROW]
+    )
+    assert judge(dialogue(search, booked), Goal(tasks=[task]), same).success
+    unsaid = system([act("NOTIFY_SUCCESS")], params, "ReserveRestaurant", [ROW])
+    verdict = judge(dialogue(search, unsaid), Goal(tasks=[task]), same)
+    assert verdict.reason == "call FindRestaurants: seating=None, goal 'outdoor'"

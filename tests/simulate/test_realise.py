@@ -61,3 +61,15 @@ def test_mined_wording_says_every_value_of_the_acts() -> None:
     acts = [act("INFORM", "cuisine", ["Thai"]), act("INFORM", "city", ["Austin"])]
     text = MinedRealiser().realise(acts, schema, random.Random(0))
     assert "Thai" in text and "Austin" in text
+
+
+def test_a_user_saying_the_same_again_says_it_otherwise() -> None:
+    """Asked again (not understood), the user rephrases: never a template it said for the
+    same acts in the turns before; a new dialogue starts afresh."""
+    schema = MockBackend(embedded_services_dir()).schemas()["Restaurants"]
+    acts = [act("REQUEST", "phone_number")]
+    realiser = MinedRealiser()
+    said = [realiser.realise(acts, schema, random.Random(i)) for i in range(3)]
+    assert len(set(said)) == 3, said
+    realiser.new_dialogue()
+    assert realiser.realise(acts, schema, random.Random(0)) == said[0]

@@ -20,7 +20,9 @@ The system's realiser is reused with the user's side of things (``UserWording``)
   the reader guessing which slot the bare value fills;
 * "dontcare" is never put into a template's value slot ("I want to pick it up at any."): it
   is said as SGD's users say it, naming the slot: "any {noun} is fine", "I don't care about
-  the {noun}", "I don't mind whether ..." for a boolean.
+  the {noun}", "I don't mind whether ..." for a boolean;
+* any of a key's templates is said, as often as SGD's users said it (``USER_CHOICES``), and
+  templates in ``avoid`` are not (a user saying the same again says it otherwise).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from tod_runtime.nlg.neighbours import Alignment, Profile, profile_of, words
 from tod_runtime.nlg.realise import Realiser, Source
 from tod_runtime.nlg.signature import INTENT_ACTS, PLACEHOLDER, Signature, is_bool, schema_info
 from tod_runtime.nlg.store import TemplateSet
-from tod_runtime.nlg.template import CHOICES, packaged
+from tod_runtime.nlg.template import packaged
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.schema.roles import FUNCTION_WORDS
 from tod_runtime.values.dates import MONTHS
@@ -60,6 +62,9 @@ Say = Callable[[Action], str]
 DANGLING = frozenset({"in", "at", "on", "for", "of", "to", "from", "by", "with", "which"})
 _OR_NOT = re.compile(r"\bwhether or not\b", re.IGNORECASE)
 _LETTER = re.compile(r"[A-Za-z]")
+USER_CHOICES = 1_000
+"""A user says any of a key's mined templates, as often as SGD train's users said it (its
+count), not only the corpus choice the system's replies use (``nlg.template.CHOICES``)."""
 DONTCARE_SAID = ("any {} is fine", "I don't care about the {}", "I have no preference for the {}")
 """How SGD train's users say that any value will do ("Any car is fine.", "I don't care about
 the type of car.", "I have no preference over the airlines"): always naming the slot, for
@@ -250,8 +255,12 @@ class UserWording(Realiser):
     # the system's corpus-level choices (docs/nlg.md) were tuned on the system's replies
     brief_pieces = False
 
-    def __init__(self, templates: TemplateSet, choices: int = CHOICES) -> None:
+    def __init__(self, templates: TemplateSet, choices: int = USER_CHOICES) -> None:
         super().__init__(templates, compose_said, choices=choices, empty="Hello.")
+        # templates not to say (those of the user's previous turn, when it says the same
+        # acts again), and those said by the last ``realise``
+        self.avoid: frozenset[str] = frozenset()
+        self.used: set[str] = set()
         self._turn_acts = 0
         self._asked: list[frozenset[str]] = []  # a question's slots' own words, per slot
         # whether the dialogue has named a place "there" can point back to (a template
@@ -300,8 +309,15 @@ class UserWording(Realiser):
             found.append(replace(source, signature=signature, fits=self._guard(fits)))
         return found
 
+    def _choose(self, entries: Sequence[tuple[str, int]], digest: int) -> str:
+        chosen = super()._choose(entries, digest)
+        self.used.add(chosen)
+        return chosen
+
     def _guard(self, fits: Callable[[str], bool]) -> Callable[[str], bool]:
         def guarded(template: str) -> bool:
+            if template in self.avoid:
+                return False
             if self._turn_acts > 1 and bare(template):
                 return False
             if not self.place_said and points_back(template):
@@ -335,6 +351,7 @@ class UserWording(Realiser):
     ) -> str:
         cares = [a for a in actions if not _is_dontcare(a)]
         loose = [a for a in actions if _is_dontcare(a)]
+        self.used = set()
         self._turn_acts = len(cares)
         self._asked = []
         if cares and all(a.act == "REQUEST" for a in cares) and schema is not None:
@@ -416,11 +433,12 @@ def _generic_only(
 
 
 @cache
-def _default() -> UserWording:
+def default_user_wording() -> UserWording:
+    """The realiser of the user templates shipped in the package (built once)."""
     return user_realiser(packaged("user"))
 
 
-def user_realiser(templates: TemplateSet, choices: int = CHOICES) -> UserWording:
+def user_realiser(templates: TemplateSet, choices: int = USER_CHOICES) -> UserWording:
     """A realiser of user acts over ``templates`` (e.g. ``store.read_side(DIR, "user")``)."""
     return UserWording(templates, choices=choices)
 
@@ -431,10 +449,14 @@ def realise_user(
     rng: random.Random,
     realiser: Realiser | None = None,
     place_said: bool = True,
+    avoid: frozenset[str] = frozenset(),
 ) -> str:
     """What a user would say for ``acts`` to ``schema``'s service; ``place_said``: whether
-    the dialogue has named a place that "there" could mean."""
-    chosen = realiser or _default()
+    the dialogue has named a place that "there" could mean; ``avoid``: templates not to use
+    (a user saying the same again says it otherwise; ``UserWording.used`` holds those the
+    call used)."""
+    chosen = realiser or default_user_wording()
     if isinstance(chosen, UserWording):
         chosen.place_said = place_said
+        chosen.avoid = avoid
     return chosen.realise(schema.service_name, schema, acts, seed=rng.getrandbits(32))

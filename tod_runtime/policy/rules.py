@@ -65,7 +65,10 @@ def after_call(turn: PolicyInput, schema: ServiceSchema, state: State) -> list[A
             return talk.failed_transaction(intent, schema, state)
         return [*inform(results[0], requested), act("NOTIFY_SUCCESS")]
     if not results:
-        return talk.no_results(intent, state) if intent is not None else [act("NOTIFY_FAILURE")]
+        if intent is None:
+            return [act("NOTIFY_FAILURE")]
+        previous = turn.context.history.last_system_acts(schema.service_name)
+        return talk.no_results(intent, state, previous)
     return [*offer(results[0], schema, state), act("INFORM_COUNT", "count", [str(len(results))])]
 
 
@@ -117,6 +120,7 @@ class _Decision:
         self.prev_kinds = {a.act for a in self.previous}
         self.intent: IntentSchema | None = schema.intent(state.active_intent)
         self.today = today  # the backend's reference date: what "today" means in a call
+        self.schemas = turn.context.schemas
 
     def done(self, *actions: Action) -> SystemPlan:
         return SystemPlan(self.service, list(actions))
@@ -170,7 +174,25 @@ class _Decision:
                 return self.done(*offer(results[shown], self.schema, self.state))
             return self.done(act("NOTIFY_FAILURE"), act("REQ_MORE"))
         answers = inform(entity, self.state.requested_slots) if entity is not None else []
-        return self.done(*answers) if answers else None
+        if answers:
+            return self.done(*answers)
+        if entity is not None and self.takes_offer(finder, call.parameters):
+            assert self.intent is not None
+            lacking = [*self.missing(self.intent), *self.unnamed(self.intent)]
+            unknown = [s for s in lacking if s not in entity]
+            if unknown:  # the entity settles what it names; the rest is asked for
+                return self.request(unknown)
+            return self.transaction(entity, {s: entity[s] for s in lacking})
+        return None
+
+    def takes_offer(self, finder: IntentSchema, searched: dict[str, str]) -> bool:
+        """Does the user go on with the entity on offer without naming it: they say something
+        (the booking's details, its intent again), turn nothing down and change nothing the
+        search was made with ("I'd like it from the 14th to the 15th" after "How about the
+        Best Western?")."""
+        if not self.acts or self.user & {"REQUEST_ALTS", "NEGATE", "NEGATE_INTENT"}:
+            return False
+        return self.parameters(finder) == searched
 
     def find(self, finder: IntentSchema) -> SystemPlan:
         """Search with ``finder`` from what the state holds, asking first for what it lacks."""
@@ -209,13 +231,26 @@ class _Decision:
             self.service, service_call=ServiceCall(method=intent.name, parameters=params)
         )
 
-    def transaction(self, entity: dict[str, str] | None) -> SystemPlan:
+    def transaction(
+        self, entity: dict[str, str] | None, taken: dict[str, str] | None = None
+    ) -> SystemPlan:
+        """Book: answer questions about the entity, confirm the slots, call on AFFIRM.
+        ``taken``: values of the entity on offer the user went on with without naming them
+        (not in the state yet; the state takes them when the user affirms)."""
         assert self.intent is not None
+        taken = taken or {}
         booked = self.history.last_success(self.service, self.intent.name)
         if booked is not None and booked[0] == self.parameters(self.intent):
             if self.state.requested_slots:  # questions about what was just booked
                 return self.done(*inform(booked[1], self.state.requested_slots))
             return self.done(act("REQ_MORE"))
+        if booked is not None and self.user == {"INFORM"} and "NOTIFY_SUCCESS" in self.prev_kinds:
+            # Details of what was just booked, changed without a word of booking again: no
+            # SGD user does that (0 of train's user turns after a NOTIFY_SUCCESS hold an
+            # INFORM without INFORM_INTENT there), so this is a misreading, most often of a
+            # new task in another service: not understood, rather than a new booking to
+            # confirm.
+            return self.done(*talk.fallback(self.schemas, []))
         if "AFFIRM" in self.user and self.prev_kinds & {"CONFIRM", "OFFER"}:
             params = self.parameters(self.intent)
             for confirmed in self.previous:  # what the user just agreed to, e.g. defaults
@@ -233,8 +268,12 @@ class _Decision:
             if d != DONTCARE or s in self.state.slot_values
         ]
         confirm = []
-        for slot in slots:
-            values = self.state.slot_values.get(slot) or [self.intent.optional_slots[slot]]
+        for slot in [*slots, *(s for s in taken if s not in slots)]:
+            values = (
+                [taken[slot]]
+                if slot in taken
+                else self.state.slot_values.get(slot) or [self.intent.optional_slots[slot]]
+            )
             if values[0] != DONTCARE:
                 exact = self.backend_value(values, slot)
                 confirm.append(act("CONFIRM", slot, values[:1], [exact]))

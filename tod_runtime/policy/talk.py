@@ -67,12 +67,19 @@ def _set_by_user(state: State, slots: Sequence[str]) -> list[str]:
     return [s for s in slots if state.slot_values.get(s) and state.slot_values[s][0] != DONTCARE]
 
 
-def no_results(intent: IntentSchema, state: State) -> list[Action]:
-    """A search that found nothing: say so, and ask about the constraint to relax."""
-    optional = _set_by_user(state, list(intent.optional_slots))
-    required = _set_by_user(state, intent.required_slots)
-    relax = (optional or required)[-1:] if optional or required else []
-    return [act("INFORM_COUNT", "count", ["0"]), *(act("REQUEST", s) for s in relax)]
+def no_results(intent: IntentSchema, state: State, previous: Sequence[Action] = ()) -> list[Action]:
+    """A search that found nothing: say so, and ask about the constraint to relax (the last
+    optional one the user set, else the last required one). When the system had just said
+    so and asked about one (``previous``), and the user kept it, the one before it is asked
+    about (round the list): asking for the same slot again gets the same answer, and the
+    same nothing."""
+    candidates = _set_by_user(state, [*intent.required_slots, *intent.optional_slots])
+    if not candidates:
+        return [act("INFORM_COUNT", "count", ["0"])]
+    again = any(a.act == "INFORM_COUNT" and a.values[:1] == ["0"] for a in previous)
+    asked = [a.slot for a in previous if a.act == "REQUEST" and a.slot in candidates]
+    relax = candidates[candidates.index(asked[0]) - 1] if again and asked else candidates[-1]
+    return [act("INFORM_COUNT", "count", ["0"]), act("REQUEST", relax)]
 
 
 def failed_transaction(intent: IntentSchema, schema: ServiceSchema, state: State) -> list[Action]:

@@ -6,7 +6,9 @@ its constraints and asks for another (REQUEST_ALTS) when the entity does not mee
 for the information it wants (REQUEST); takes up the transaction (INFORM_INTENT, or
 AFFIRM_INTENT to an OFFER_INTENT); checks a CONFIRM and AFFIRMs, or NEGATEs and corrects the
 values that differ (a value it said first on purpose, ``Task.change``, included); moves on to
-the next task after NOTIFY_SUCCESS or NOTIFY_FAILURE; closes with GOODBYE. What it compares
+the next task after NOTIFY_SUCCESS or NOTIFY_FAILURE; closes with GOODBYE. A system turn
+still about the task before (its question asked again after the user moved on) is not
+answered: the user says what it wants now again. What it compares
 is in the backend's form (``values.normalise``), read against the backend's today.
 """
 
@@ -93,6 +95,10 @@ class AgendaUser:
         kinds = {a.act for a in acts}
         service = task.service
         state = self.progress
+        if system.service is not None and system.service != service:
+            # still about the task before (its question again, after the user moved on):
+            # not this task's question, so the user says what they want now again
+            return self.restate(task)
         for a in acts:
             if a.act in ("INFORM", "OFFER") and a.slot and a.values:
                 state.known[a.slot] = a.values[0]

@@ -343,11 +343,17 @@ class GoalSampler:
         self, service: str, txn: IntentSchema, entity: Row, constraints: Row, values: Row
     ) -> bool:
         defaults = {s: d for s, d in txn.optional_slots.items() if d.lower() != DONTCARE}
-        slots = [*txn.required_slots, *txn.optional_slots]
-        params = {  # as a policy calls it: the schema's defaults for optional slots not given
+        params = {  # as a policy calls it: the entity's values for the required slots not
+            # given, the schema's defaults for the optional ones (not the entity's: a bus
+            # found with an "Economy extra" fare is booked "Economy" unless the user says)
             s: v
-            for s in slots
+            for s in txn.required_slots
             if (v := values.get(s) or constraints.get(s) or entity.get(s) or defaults.get(s))
+        }
+        params |= {
+            s: v
+            for s in txn.optional_slots
+            if (v := values.get(s) or constraints.get(s) or defaults.get(s))
         }
         return bool(await self.call(service, txn.name, params))
 

@@ -19,7 +19,7 @@ from datetime import date
 from tod_runtime.dialogue.models import DONTCARE, Action
 from tod_runtime.nlg.compose import lower_first as first_lower
 from tod_runtime.nlg.compose import noun_phrase, upper_first, yes_no
-from tod_runtime.nlg.user import dontcare_phrase, realise_user
+from tod_runtime.nlg.user import default_user_wording, dontcare_phrase, realise_user
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.values.normalise import slot_kind
 
@@ -130,9 +130,26 @@ class MinedRealiser:
     """User templates mined from SGD train's user turns (``tod train nlg``), composed from the
     schema's descriptions where none fits (``nlg.user``). ``place_said`` (set by the runner
     before each turn): whether the dialogue has named a place "there" can mean (a later task's
-    turn), else no template saying "there" of a place is used."""
+    turn), else no template saying "there" of a place is used.
+
+    A user who says the same acts again (the system asked again, or did not understand)
+    says them otherwise, as people do: not with a template said for them in the turns
+    before (another of the service's, a neighbour's, a generic one, else composed).
+    ``new_dialogue()`` forgets what was said."""
 
     place_said: bool = True
 
+    def __init__(self) -> None:
+        self._last: list[tuple[str, str, tuple[str, ...]]] = []
+        self._said: frozenset[str] = frozenset()
+
+    def new_dialogue(self) -> None:
+        self._last, self._said = [], frozenset()
+
     def realise(self, acts: Sequence[Action], schema: ServiceSchema, rng: random.Random) -> str:
-        return realise_user(acts, schema, rng, place_said=self.place_said)
+        said = [a.key() for a in acts]
+        avoid = self._said if said == self._last else frozenset()
+        wording = default_user_wording()
+        text = realise_user(acts, schema, rng, wording, self.place_said, avoid)
+        self._last, self._said = said, avoid | frozenset(wording.used)
+        return text

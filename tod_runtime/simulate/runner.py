@@ -159,6 +159,8 @@ class Session:
         rt, view = self.runtime, None
         services = None if self.options.all_services else user.goal.services
         wording = self.options.level == "text" or self.options.transcripts
+        if isinstance(self.realiser, MinedRealiser):
+            self.realiser.new_dialogue()
         for _ in range(self.options.max_turns):
             acts = user.respond(view)
             if not acts:
