@@ -39,7 +39,11 @@ def main() -> None:
     args = parser.parse_args()
     held, out = set(args.held.split(",")), Path(args.out)
     archive = zipfile.ZipFile(args.sgd_zip)
-    names = sorted(n for n in archive.namelist() if "/train/" in n and n.endswith(".json"))
+    names = sorted(
+        n
+        for n in archive.namelist()
+        if "/train/" in n and n.endswith(".json") and "/sgd_x/" not in n  # not a variant's schema
+    )
     schema = json.loads(archive.read(next(n for n in names if n.endswith("/schema.json"))))
     without: list[list[object]] = []
     only: list[list[object]] = []
