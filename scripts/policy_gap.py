@@ -128,6 +128,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--floors", default="0", help="offer_floor values to score")
+    parser.add_argument("--confirm", default="0", help="confirm_call values to score (0,1)")
     parser.add_argument("--out", default="/tmp/gap.pkl")
     parser.add_argument("--summary", action="store_true", help="summarise --out only")
     args = parser.parse_args()
@@ -149,12 +150,14 @@ def main() -> int:
                 continue
             fitted = fit_rows(counts, held)
             for floor in [float(x) for x in args.floors.split(",")]:
-                model = PolicyModel(fitted.weights, {**fitted.config, "offer_floor": floor})
-                jobs = [(f, model, held) for f in score_files]
-                for part in pool.imap(_score_file, jobs):
-                    for r in part:
-                        r["fold"], r["floor"] = i, floor
-                    records.extend(part)
+                for confirm in [bool(int(x)) for x in args.confirm.split(",")]:
+                    config = {**fitted.config, "offer_floor": floor, "confirm_call": confirm}
+                    model = PolicyModel(fitted.weights, config)
+                    jobs = [(f, model, held) for f in score_files]
+                    for part in pool.imap(_score_file, jobs):
+                        for r in part:
+                            r["fold"], r["floor"], r["confirm"] = i, floor, confirm
+                        records.extend(part)
             print(f"fold {i} done: {sorted(held)}", file=sys.stderr)
     with open(args.out, "wb") as f:
         pickle.dump(records, f)
@@ -163,9 +166,15 @@ def main() -> int:
 
 
 def report(records: list[dict[str, Any]]) -> None:
-    for floor in sorted({r.get("floor", 0.0) for r in records}):
-        print(f"== offer_floor {floor}")
-        summarise([r for r in records if r.get("floor", 0.0) == floor])
+    for floor, confirm in sorted({(r.get("floor", 0.0), r.get("confirm", False)) for r in records}):
+        print(f"== offer_floor {floor} confirm_call {confirm}")
+        summarise(
+            [
+                r
+                for r in records
+                if r.get("floor", 0.0) == floor and r.get("confirm", False) == confirm
+            ]
+        )
 
 
 if __name__ == "__main__":
