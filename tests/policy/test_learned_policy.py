@@ -134,3 +134,30 @@ def test_a_first_confirmation_names_every_value_of_the_call() -> None:
     assert confirmed({"confirm_call": True}, [system(a("REQUEST", "time"))]) == every
     again = [system(a("CONFIRM", "time", "4 pm")), system(a("REQUEST", "time"))]
     assert confirmed({"confirm_call": True}, again) == ["time"]  # what changed only
+
+
+def test_a_request_brings_the_requests_scored_near_it() -> None:
+    schema = schemas()[SERVICE]
+    state = State(active_intent="ReserveCafe", slot_values={"city": ["Oslo"]})
+    context = TurnContext(schemas(), [system(a("OFFER_INTENT", "intent", "ReserveCafe"))],
+                          {SERVICE: state})  # fmt: skip
+    turn = PolicyInput(context, {SERVICE: [a("AFFIRM_INTENT")]}, SERVICE)
+    v = views(Situation.of(turn, SERVICE, schema))
+    asks = [c for c in candidates(v) if c[0] == "REQUEST"]
+    weights = np.zeros(1 << BITS, dtype=np.float32)
+    mine = {c: set(hashed(strings(v, c))) for c in candidates(v)}
+    requests = set().union(*(mine[c] for c in asks))
+    others = {f for c, fs in mine.items() if c[0] != "REQUEST" for f in fs} - requests
+    weights[list(others)] = -5.0  # nothing but REQUESTs near the threshold
+    first = ("REQUEST", "cafe_name")
+    for c in asks:  # the name's REQUEST over the threshold (p 0.73), the others under (0.38)
+        own = mine[c] - others - set().union(*(mine[x] for x in asks if x != c))
+        weights[min(own)] = 1.0 if c == first else -0.5
+
+    def asked(floor: float) -> list[str]:
+        model = PolicyModel(weights, {"request_floor": floor})
+        plan = decide(turn, SERVICE, schema, model, SGD_REFERENCE_DATE)
+        return sorted(x.slot for x in plan.actions if x.act == "REQUEST")
+
+    assert asked(0.0) == ["cafe_name"]
+    assert asked(0.5) == sorted(c[1] for c in asks)

@@ -25,6 +25,12 @@ class PolicyModel(LinearModel):
         return float(self.config.get("offer_floor", 0.0))
 
     @property
+    def request_floor(self) -> float:
+        """When a REQUEST is said, the REQUESTs scored within this ratio of the best are said
+        with it (0: none)."""
+        return float(self.config.get("request_floor", 0.0))
+
+    @property
     def confirm_call(self) -> bool:
         """A transaction's first confirmation names every value of its call the user did not
         leave open: its required slots and the optional ones with a default of their own."""

@@ -95,6 +95,7 @@ def decide(
         best = max((c for c in scored if c[0] != CALL), key=lambda c: scored[c], default=None)
         chosen = [best] if best is not None else []
     chosen += _offer_floor(s, scored, chosen, model.offer_floor)
+    chosen += _request_floor(scored, chosen, model.request_floor)
     if model.confirm_call:
         chosen += _confirm_call(s, chosen)
     chosen.sort(key=lambda c: (ORDER.get(c[0], 99), c[1]))
@@ -117,6 +118,19 @@ def _offer_floor(
         return []
     top = max(offers.values())
     return [c for c, p in offers.items() if p >= ratio * top]
+
+
+def _request_floor(
+    scored: dict[Candidate, float], chosen: list[Candidate], ratio: float
+) -> list[Candidate]:
+    """When a REQUEST is said, the other REQUESTs scored within ``ratio`` of the best one
+    (SGD's systems ask for one missing slot or several, so their scores sit near the
+    threshold, and which side of it they fall on changed from one training to the next)."""
+    if not ratio or not any(c[0] == "REQUEST" for c in chosen):
+        return []
+    asks = {c: p for c, p in scored.items() if c[0] == "REQUEST"}
+    top = max(asks.values())
+    return [c for c, p in asks.items() if p >= ratio * top and c not in chosen]
 
 
 def _confirm_call(s: Situation, chosen: list[Candidate]) -> list[Candidate]:
