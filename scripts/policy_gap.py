@@ -7,6 +7,9 @@ unseen dialogues. Writes one record per scored turn (a pickle) and prints act F1
 the micro F1 per act type and per slot role (how the active intent takes the slot).
 
     python scripts/policy_gap.py SGD_ZIP --rows 24 --score 12 --folds 5 --out /tmp/gap.pkl
+
+``--floors 0.5,0`` and ``--confirm 0,1`` score each fold's model with those offer floors and
+with ``confirm_call`` off and on (the model's weights do not depend on them).
 """
 
 from __future__ import annotations

@@ -5,9 +5,11 @@ Candidates: ``CALL`` (make a service call now, first pass only), the slot-less s
 (``GLOBAL_ACTS``) and, per slot of the service, REQUEST, CONFIRM, OFFER and INFORM. A slot
 enters only through its schema and the dialogue: how the active intent takes it (required,
 optional, a result only), whether it is filled, asked, offered, confirmed, requested by the
-user, held by the entity on offer, its value type and whether it is categorical; never through
-its name or its service's. So renaming every service, intent and slot leaves every feature
-unchanged, and the model works on services it never saw.
+user, held by the entity on offer (and offered of the same search before in the dialogue, its
+place among the search's outputs, moved by a transaction's result), its value type and
+whether it is categorical; never through its name or its service's. So renaming every
+service, intent and slot leaves every feature unchanged, and the model works on services it
+never saw.
 """
 
 from __future__ import annotations
