@@ -7,6 +7,9 @@ unseen dialogues. Writes one record per scored turn (a pickle) and prints act F1
 the micro F1 per act type and per slot role (how the active intent takes the slot).
 
     python scripts/policy_gap.py SGD_ZIP --rows 24 --score 12 --folds 5 --out /tmp/gap.pkl
+
+``--floors 0.5,0`` and ``--confirm 0,1`` score each fold's model with those offer floors and
+with ``confirm_call`` off and on (the model's weights do not depend on them).
 """
 
 from __future__ import annotations
@@ -128,6 +131,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--floors", default="0", help="offer_floor values to score")
+    parser.add_argument("--confirm", default="0", help="confirm_call values to score (0,1)")
     parser.add_argument("--out", default="/tmp/gap.pkl")
     parser.add_argument("--summary", action="store_true", help="summarise --out only")
     args = parser.parse_args()
@@ -149,12 +153,14 @@ def main() -> int:
                 continue
             fitted = fit_rows(counts, held)
             for floor in [float(x) for x in args.floors.split(",")]:
-                model = PolicyModel(fitted.weights, {**fitted.config, "offer_floor": floor})
-                jobs = [(f, model, held) for f in score_files]
-                for part in pool.imap(_score_file, jobs):
-                    for r in part:
-                        r["fold"], r["floor"] = i, floor
-                    records.extend(part)
+                for confirm in [bool(int(x)) for x in args.confirm.split(",")]:
+                    config = {**fitted.config, "offer_floor": floor, "confirm_call": confirm}
+                    model = PolicyModel(fitted.weights, config)
+                    jobs = [(f, model, held) for f in score_files]
+                    for part in pool.imap(_score_file, jobs):
+                        for r in part:
+                            r["fold"], r["floor"], r["confirm"] = i, floor, confirm
+                        records.extend(part)
             print(f"fold {i} done: {sorted(held)}", file=sys.stderr)
     with open(args.out, "wb") as f:
         pickle.dump(records, f)
@@ -163,9 +169,15 @@ def main() -> int:
 
 
 def report(records: list[dict[str, Any]]) -> None:
-    for floor in sorted({r.get("floor", 0.0) for r in records}):
-        print(f"== offer_floor {floor}")
-        summarise([r for r in records if r.get("floor", 0.0) == floor])
+    for floor, confirm in sorted({(r.get("floor", 0.0), r.get("confirm", False)) for r in records}):
+        print(f"== offer_floor {floor} confirm_call {confirm}")
+        summarise(
+            [
+                r
+                for r in records
+                if r.get("floor", 0.0) == floor and r.get("confirm", False) == confirm
+            ]
+        )
 
 
 if __name__ == "__main__":

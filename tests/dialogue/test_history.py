@@ -66,6 +66,13 @@ def test_offers_confirmations_and_requests() -> None:
     assert not history.asked(SERVICE, "time")
 
 
+def test_the_slots_offered_of_a_search_method() -> None:
+    assert History(TURNS[:3]).offered(SERVICE, "FindCafes") is None  # nothing offered yet
+    assert History(TURNS).offered(SERVICE, "FindCafes") == {"cafe_name"}
+    assert History(TURNS).offered(SERVICE, "ReserveCafe") is None
+    assert History(TURNS).offered(OTHER, "FindCafes") is None
+
+
 def test_the_last_search_counts_offers_since() -> None:
     frame, shown = History(TURNS[:4]).last_search(SERVICE)
     assert frame is not None and shown == 1

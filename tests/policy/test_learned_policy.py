@@ -109,3 +109,55 @@ def test_a_search_with_results_offers_something_even_when_no_offer_is_over_thres
     plan = decide(booked, SERVICE, schema, PolicyModel(weights, {"offer_floor": 0.5}),
                   SGD_REFERENCE_DATE)  # fmt: skip
     assert not [x for x in plan.actions if x.act == "OFFER"]  # a booking offers nothing
+
+
+def test_a_first_confirmation_names_every_value_of_the_call() -> None:
+    schema = schemas()[SERVICE]
+    values = {"cafe_name": ["Grind"], "city": ["Oslo"], "time": ["5 pm"]}
+    state = State(active_intent="ReserveCafe", slot_values=values)
+    context = TurnContext(schemas(), [system(a("REQUEST", "time"))], {SERVICE: state})
+    turn = PolicyInput(context, {SERVICE: [a("INFORM", "time", "5 pm")]}, SERVICE)
+    v = views(Situation.of(turn, SERVICE, schema))
+    weights = np.zeros(1 << BITS, dtype=np.float32)
+    others = {f for c in candidates(v) if c != ("CONFIRM", "time") for f in hashed(strings(v, c))}
+    weights[list(others)] = -5.0  # only the CONFIRM of the time the user just gave is said
+    weights[list(set(hashed(strings(v, ("CONFIRM", "time")))) - others)] = 20.0
+
+    def confirmed(config: dict[str, object], history: list[object]) -> list[str]:
+        ctx = TurnContext(schemas(), history, {SERVICE: state})  # type: ignore[arg-type]
+        asked = PolicyInput(ctx, turn.user_acts, SERVICE)
+        plan = decide(asked, SERVICE, schema, PolicyModel(weights, config), SGD_REFERENCE_DATE)
+        return sorted(x.slot for x in plan.actions if x.act == "CONFIRM")
+
+    assert confirmed({}, [system(a("REQUEST", "time"))]) == ["time"]
+    every = ["cafe_name", "city", "party_size", "time"]  # the default party size included
+    assert confirmed({"confirm_call": True}, [system(a("REQUEST", "time"))]) == every
+    again = [system(a("CONFIRM", "time", "4 pm")), system(a("REQUEST", "time"))]
+    assert confirmed({"confirm_call": True}, again) == ["time"]  # what changed only
+
+
+def test_a_request_brings_the_requests_scored_near_it() -> None:
+    schema = schemas()[SERVICE]
+    state = State(active_intent="ReserveCafe", slot_values={"city": ["Oslo"]})
+    context = TurnContext(schemas(), [system(a("OFFER_INTENT", "intent", "ReserveCafe"))],
+                          {SERVICE: state})  # fmt: skip
+    turn = PolicyInput(context, {SERVICE: [a("AFFIRM_INTENT")]}, SERVICE)
+    v = views(Situation.of(turn, SERVICE, schema))
+    asks = [c for c in candidates(v) if c[0] == "REQUEST"]
+    weights = np.zeros(1 << BITS, dtype=np.float32)
+    mine = {c: set(hashed(strings(v, c))) for c in candidates(v)}
+    requests = set().union(*(mine[c] for c in asks))
+    others = {f for c, fs in mine.items() if c[0] != "REQUEST" for f in fs} - requests
+    weights[list(others)] = -5.0  # nothing but REQUESTs near the threshold
+    first = ("REQUEST", "cafe_name")
+    for c in asks:  # the name's REQUEST over the threshold (p 0.73), the others under (0.38)
+        own = mine[c] - others - set().union(*(mine[x] for x in asks if x != c))
+        weights[min(own)] = 1.0 if c == first else -0.5
+
+    def asked(floor: float) -> list[str]:
+        model = PolicyModel(weights, {"request_floor": floor})
+        plan = decide(turn, SERVICE, schema, model, SGD_REFERENCE_DATE)
+        return sorted(x.slot for x in plan.actions if x.act == "REQUEST")
+
+    assert asked(0.0) == ["cafe_name"]
+    assert asked(0.5) == sorted(c[1] for c in asks)

@@ -24,6 +24,7 @@ class History(Sequence[Turn]):
         self._turns: list[Turn] = []
         self._last_system: Turn | None = None
         self._offers: dict[str, list[Action]] = {}
+        self._offered: dict[tuple[str, str], set[str]] = {}
         self._confirmed: dict[tuple[str, str], list[str]] = {}
         self._asked: set[tuple[str, str]] = set()
         self._search: dict[str, tuple[Frame, int]] = {}
@@ -101,6 +102,12 @@ class History(Sequence[Turn]):
         elif offered and service in self._search:
             search, shown = self._search[service]
             self._search[service] = (search, shown + 1)
+        if offers and service in self._search:
+            call = self._search[service][0].service_call
+            if call is not None:
+                self._offered.setdefault((service, call.method), set()).update(
+                    a.slot for a in offers
+                )
 
     # ------------------------------------------------------------ what the system said
 
@@ -119,6 +126,12 @@ class History(Sequence[Turn]):
         """The OFFER acts of the latest system turn in ``service`` that made an offer, unless
         a later NOTIFY_FAILURE there took it off the table."""
         return list(self._offers.get(service, ()))
+
+    def offered(self, service: str, method: str) -> frozenset[str] | None:
+        """The slots the system has offered in ``service`` of the results of a ``method`` call
+        in this dialogue (None when it has offered none of them yet)."""
+        found = self._offered.get((service, method))
+        return frozenset(found) if found is not None else None
 
     def confirmed(self, service: str, slot: str) -> list[str]:
         """The values the system last asked the user to confirm for ``slot`` in ``service``."""

@@ -5,9 +5,11 @@ Candidates: ``CALL`` (make a service call now, first pass only), the slot-less s
 (``GLOBAL_ACTS``) and, per slot of the service, REQUEST, CONFIRM, OFFER and INFORM. A slot
 enters only through its schema and the dialogue: how the active intent takes it (required,
 optional, a result only), whether it is filled, asked, offered, confirmed, requested by the
-user, held by the entity on offer, its value type and whether it is categorical; never through
-its name or its service's. So renaming every service, intent and slot leaves every feature
-unchanged, and the model works on services it never saw.
+user, held by the entity on offer (and offered of the same search before in the dialogue, its
+place among the search's outputs, moved by a transaction's result), its value type and
+whether it is categorical; never through its name or its service's. So renaming every
+service, intent and slot leaves every feature unchanged, and the model works on services it
+never saw.
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ class Situation:
     search: Frame | None
     transactional_call: bool = False
     called: str = ""  # the intent called (second pass)
+    parameters: dict[str, str] = field(default_factory=dict)  # the call's (second pass)
     turns: int = 0
     other_user: list[str] = field(default_factory=list)
     switched: bool = False
@@ -110,6 +113,7 @@ class Situation:
             search=search,
             transactional_call=transactional,
             called=method,
+            parameters=dict(turn.service_call.parameters) if turn.service_call else {},
             turns=len(history),
             other_user=sorted(
                 {a.act for s, acts in turn.user_acts.items() if s != service for a in acts}
@@ -140,6 +144,17 @@ class Situation:
         if self.shown < len(self.results):
             return self.results[self.shown]
         return None
+
+    def moved(self) -> list[str]:
+        """The call's parameters its first result holds with another value: a transaction
+        that answers with an alternative (another time, another date) instead of what was
+        asked."""
+        first = self.results[0] if self.second and self.results else {}
+        return [
+            k
+            for k, v in self.parameters.items()
+            if k in first and first[k].strip().lower() != v.strip().lower()
+        ]
 
     def missing(self) -> list[str]:
         if self.intent is None:
@@ -179,6 +194,7 @@ def views(s: Situation) -> Views:
     prev = sorted({a.act for a in s.previous})
     intent = "none" if s.intent is None else ("tr" if s.intent.is_transactional else "search")
     missing = s.missing()
+    moved = s.moved()
     results = len(s.results)
     status = _search_status(s)
     exhausted = not s.second and s.shown >= results
@@ -204,6 +220,7 @@ def views(s: Situation) -> Views:
         f"req={_bucket(len(s.state.requested_slots), 0, 1)}",
         f"res={_bucket(results, 0, 1, 3)}|st={status}",
         f"trcall={s.transactional_call}|res0={results == 0}",
+        f"trcall={s.transactional_call}|moved={_bucket(len(moved), 0, 1)}",
         f"exh={exhausted}|st={status}",
         f"booked={booked}",
         f"pos={_bucket(s.turns, 0, 2, 6, 12)}",
@@ -222,7 +239,7 @@ def views(s: Situation) -> Views:
     ]
     slots = {slot: _slot_strings(s, slot, missing) for slot in _slots(s)}
     words = {slot: _words(s.schema, slot) for slot in slots}
-    entity = {slot: _entity_strings(s, slot, _filled(s, slot)) for slot in slots}
+    entity = {slot: _entity_strings(s, slot, _filled(s, slot), moved) for slot in slots}
     return Views(s, common, keys, slots, words, entity)
 
 
@@ -306,7 +323,7 @@ def _searched(s: Situation) -> IntentSchema | None:
     return s.schema.intent(s.search.service_call.method)
 
 
-def _entity_strings(s: Situation, slot: str, filled: str) -> list[str]:
+def _entity_strings(s: Situation, slot: str, filled: str, moved: Sequence[str]) -> list[str]:
     """What the results say of the slot, as any service's results would: whether its values
     tell the results apart (all different, some, all the same, a single result), and whether
     it is one of the searched intent's outputs (a result slot that is not an input), with how
@@ -323,11 +340,26 @@ def _entity_strings(s: Situation, slot: str, filled: str) -> list[str]:
     inputs = set(searched.required_slots) | set(searched.optional_slots) if searched else set()
     outputs = [x for x in searched.result_slots if x not in inputs] if searched else []
     output = "none" if searched is None else str(slot in outputs)
+    free = [x for x in outputs if not s.schema.slot_map[x].is_categorical]
+    rank = (  # its place among the free-text outputs: the first is often the entity's name
+        "none"
+        if slot not in outputs
+        else "cat"
+        if s.schema.slot_map[slot].is_categorical
+        else _bucket(free.index(slot), 0, 1)
+    )
+    before = s.history.offered(s.service, searched.name) if searched is not None else None
+    habit = "none" if before is None else str(slot in before)  # the service's own habit
     return [
         f"spread={spread}",
         f"spread={spread}|f={filled}",
         f"out={output}|f={filled}",
         f"out={output}|spread={spread}|of={_bucket(len(outputs), 2, 4, 8)}",
+        f"before={habit}",
+        f"before={habit}|out={output}",
+        f"moved={slot in moved}|trcall={s.transactional_call}",
+        f"rank={rank}",
+        f"rank={rank}|f={filled}|of={_bucket(len(free), 1, 3)}",
     ]
 
 

@@ -24,6 +24,18 @@ class PolicyModel(LinearModel):
         within this ratio of the best are said (0: none)."""
         return float(self.config.get("offer_floor", 0.0))
 
+    @property
+    def request_floor(self) -> float:
+        """When a REQUEST is said, the REQUESTs scored within this ratio of the best are said
+        with it (0: none)."""
+        return float(self.config.get("request_floor", 0.0))
+
+    @property
+    def confirm_call(self) -> bool:
+        """A transaction's first confirmation names every value of its call the user did not
+        leave open: its required slots and the optional ones with a default of their own."""
+        return bool(self.config.get("confirm_call", False))
+
     def threshold(self, kind: str) -> float:
         """The decision threshold of a candidate kind ("CALL" or "acts")."""
         return float(self.config.get("thresholds", {}).get(kind, 0.5))

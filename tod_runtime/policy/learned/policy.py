@@ -95,6 +95,9 @@ def decide(
         best = max((c for c in scored if c[0] != CALL), key=lambda c: scored[c], default=None)
         chosen = [best] if best is not None else []
     chosen += _offer_floor(s, scored, chosen, model.offer_floor)
+    chosen += _request_floor(scored, chosen, model.request_floor)
+    if model.confirm_call:
+        chosen += _confirm_call(s, chosen)
     chosen.sort(key=lambda c: (ORDER.get(c[0], 99), c[1]))
     actions = [a for c in chosen if (a := fill(s, c, turn, today)) is not None]
     return SystemPlan(service, actions or [act("REQ_MORE")])
@@ -115,6 +118,37 @@ def _offer_floor(
         return []
     top = max(offers.values())
     return [c for c, p in offers.items() if p >= ratio * top]
+
+
+def _request_floor(
+    scored: dict[Candidate, float], chosen: list[Candidate], ratio: float
+) -> list[Candidate]:
+    """When a REQUEST is said, the other REQUESTs scored within ``ratio`` of the best one
+    (SGD's systems ask for one missing slot or several, so their scores sit near the
+    threshold, and which side of it they fall on changed from one training to the next)."""
+    if not ratio or not any(c[0] == "REQUEST" for c in chosen):
+        return []
+    asks = {c: p for c, p in scored.items() if c[0] == "REQUEST"}
+    top = max(asks.values())
+    return [c for c, p in asks.items() if p >= ratio * top and c not in chosen]
+
+
+def _confirm_call(s: Situation, chosen: list[Candidate]) -> list[Candidate]:
+    """When a transaction is first confirmed, every value its call takes that the user did
+    not leave open: the required slots and the optional ones with a default of their own
+    (filled or not), once none of the required slots is missing. An optional slot whose
+    default is dontcare is left to the model (SGD's systems do not confirm it); a later
+    confirmation (after the user changed a value) names what the model chooses."""
+    intent = s.intent
+    if s.second or intent is None or not intent.is_transactional or s.missing():
+        return []
+    if not any(c[0] == "CONFIRM" for c in chosen):
+        return []
+    slots = [*intent.required_slots, *s.defaults()]
+    if any(s.history.confirmed(s.service, slot) for slot in slots):
+        return []
+    known = [x for x in slots if x in s.state.slot_values or x in s.defaults()]
+    return [("CONFIRM", x) for x in known if ("CONFIRM", x) not in chosen]
 
 
 def finder(s: Situation) -> IntentSchema | None:

@@ -46,6 +46,8 @@ from tod_runtime.schema.models import ServiceSchema
 SETTINGS: dict[str, Any] = {"bits": BITS, "l2": 1.0, "iterations": 150, "rate": 0.5}
 THRESHOLDS = {CALL: 0.5, "acts": 0.5}
 OFFER_FLOOR = 0.5  # chosen on train's held-out-services folds (scripts/policy_gap.py)
+CONFIRM_CALL = True  # the same (docs/policy.md)
+REQUEST_FLOOR = 0.3  # chosen on train files the shipped model did not see (docs/policy.md)
 
 Counts = dict[tuple[str, tuple[int, ...]], list[int]]  # (service, features) -> [pos, neg]
 
@@ -150,7 +152,14 @@ def fit_rows(counts: Counts, held_out: frozenset[str] = frozenset()) -> PolicyMo
     ]
     settings = {k: SETTINGS[k] for k in ("bits", "l2", "iterations", "rate")}
     weights = fit(rows, **settings)
-    return PolicyModel(weights, {**SETTINGS, "thresholds": THRESHOLDS, "offer_floor": OFFER_FLOOR})
+    config = {
+        **SETTINGS,
+        "thresholds": THRESHOLDS,
+        "offer_floor": OFFER_FLOOR,
+        "confirm_call": CONFIRM_CALL,
+        "request_floor": REQUEST_FLOOR,
+    }
+    return PolicyModel(weights, config)
 
 
 # ---------------------------------------------------------------- scoring
@@ -265,6 +274,8 @@ def run_train_policy(args: argparse.Namespace) -> int:
         "settings": SETTINGS,
         "thresholds": THRESHOLDS,
         "offer_floor": OFFER_FLOOR,
+        "confirm_call": CONFIRM_CALL,
+        "request_floor": REQUEST_FLOOR,
         "seed": args.seed,
     }
     with split_pool(split, args.workers) as pool:
