@@ -36,13 +36,14 @@ _WORD = re.compile(r"[a-z]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")  # "ReserveRestaurant" -> "Reserve Restaurant"
 STOP = FUNCTION_WORDS | {"the", "a", "an", "in", "any", "this", "it", "its", "their", "number"}
 STOP |= {"not", "no", "up", "out", "off"}  # English particles, never a service's own words
-MIN_SLOT = 0.2  # a slot match below this is no match
+MIN_SLOT = 0.05  # a slot match below this is no match
+MIN_BOOL = 0.2  # ... for a boolean, whose templates' words are what it says
 RELATIVE = 0.75  # a neighbour this much less close than the closest is left out
-MIN_SERVICE = 0.15  # a service below this closeness is not a neighbour
+MIN_SERVICE = 0.12  # a service below this closeness is not a neighbour
 CLOSE = 0.3  # acts without slots are borrowed only from a neighbour this close
 NEIGHBOURS = 3
-LIFT = 2.0
-COMMON_WEIGHT = 0.25  # a word of many of a service's slots counts this much in a slot match  # how much more the owners of a service word use it than the others
+LIFT = 2.0  # how much more the owners of a service word use it than the others
+COMMON_WEIGHT = 0.25  # a word of many of a service's slots counts this much in a slot match
 
 
 @dataclass(frozen=True)
@@ -181,7 +182,8 @@ def align(target: Profile, source_name: str, source: Profile) -> Alignment:
     best: dict[str, float] = {}
     # one-to-one, best pairs first; equal pairs told apart by all their words
     for score, _, slot, other in sorted(pairs, reverse=True):
-        if score >= MIN_SLOT and slot not in slot_map and other not in slot_map.values():
+        least = MIN_BOOL if target.slots[slot][0] == "bool" else MIN_SLOT
+        if score >= least and slot not in slot_map and other not in slot_map.values():
             slot_map[slot], best[slot] = other, score
     intent_map: dict[str, str] = {}
     for intent, description in target.intents.items():
