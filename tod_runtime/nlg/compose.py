@@ -41,11 +41,18 @@ def join(parts: Sequence[str]) -> str:
     return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
+def head_words(description: str) -> list[str]:
+    """A description's head (``schema.roles.description_head``) up to an "in" too: "City in
+    which the restaurant is located" -> city (was "city in")."""
+    head = description_head(description)
+    return head[: head.index("in")] if "in" in head else head
+
+
 def noun_phrase(schema: ServiceSchema | None, slot: str) -> str:
     spec = schema.slot(slot) if schema else None
     if spec is None:
         return slot.replace("_", " ")
-    head = [w for w in description_head(spec.description) if w not in ARTICLES]
+    head = [w for w in head_words(spec.description) if w not in ARTICLES]
     if head and len(head) <= 3 and not set(head) & VAGUE_HEADS:
         return " ".join(head)
     return description_phrase(spec)
@@ -67,7 +74,7 @@ def short_noun_phrase(schema: ServiceSchema | None, slot: str) -> str:
     people do, briefly."""
     spec = schema.slot(slot) if schema else None
     phrase = noun_phrase(schema, slot)
-    if spec is None or phrase == " ".join(description_head(spec.description)):
+    if spec is None or phrase == " ".join(head_words(spec.description)):
         return phrase
     words = phrase.split()
     cut = [i for i, w in enumerate(words) if w.lower().strip(",") in BREAKS]
