@@ -47,7 +47,9 @@ _INFO: dict[int, tuple[ServiceSchema, dict[str, SlotInfo], dict[str, str]]] = {}
 def _label(description: str, kind: str) -> str:
     if kind == "bool":
         return kind
-    head = [w for w in description_head(description) if w not in _ARTICLES][-3:]
+    head = description_head(description)
+    head = head[: head.index("in")] if "in" in head else head
+    head = [w for w in head if w not in _ARTICLES][-3:]
     return "_".join(head) or kind
 
 
