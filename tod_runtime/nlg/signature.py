@@ -160,10 +160,34 @@ def _tidy(text: str) -> str:
     return _ON_DAY.sub(r"\1", _COUNTED.sub(_agree, text))
 
 
+_ONE_OF = re.compile(r"\{([a-z0-9_.]+)\} ([a-z]+[^s\W]s)\b")
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes", "sses", "uses")):
+        return word[:-2]
+    return word[:-1]
+
+
+def _counted(template: str, values: Mapping[str, str]) -> str:
+    """A plural after a placeholder whose value is 1 made singular ("I found {count}
+    flights" with 1: "I found 1 flight"): a key's templates were written for any count."""
+
+    def one(match: re.Match[str]) -> str:
+        if values.get(match[1], "").strip() not in ("1", "one"):
+            return match[0]
+        return "{" + match[1] + "} " + _singular(match[2])
+
+    return _ONE_OF.sub(one, template) if "s" in template else template
+
+
 def fill(template: str, values: Mapping[str, str]) -> str | None:
-    """The template with its placeholders replaced and tidied (``_tidy``); None when one has
-    no value."""
+    """The template with its placeholders replaced and tidied (``_tidy``; a plural after a
+    count of 1 singular, ``_counted``); None when one has no value."""
     missing = False
+    template = _counted(template, values)
 
     def sub(match: re.Match[str]) -> str:
         nonlocal missing
