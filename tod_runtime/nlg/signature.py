@@ -183,11 +183,33 @@ def _counted(template: str, values: Mapping[str, str]) -> str:
     return _ONE_OF.sub(one, template) if "s" in template else template
 
 
+_SAID_YOU = ("uni", "use", "usu", "uti", "eu", "one")  # a vowel letter said as a consonant
+_ARTICLE_OF = re.compile(r"\b([Aa]n?) \{([a-z0-9_.]+)\}")
+
+
+def _articles(template: str, values: Mapping[str, str]) -> str:
+    """"a" or "an" before a placeholder as its value begins ("an {airlines} flight" with
+    "Delta Airlines": "a Delta Airlines flight"); by the first letter ("a United Airlines
+    flight": a few beginnings said as a consonant)."""
+
+    def article(match: re.Match[str]) -> str:
+        value = values.get(match[2], "").strip()
+        if not value[:1].isalpha():
+            return match[0]
+        lowered = value.lower()
+        vowel = lowered[0] in "aeiou" and not lowered.startswith(_SAID_YOU)
+        said = "an" if vowel else "a"
+        return f"{said if match[1][0] == 'a' else said.capitalize()} {{{match[2]}}}"
+
+    return _ARTICLE_OF.sub(article, template) if "{" in template else template
+
+
 def fill(template: str, values: Mapping[str, str]) -> str | None:
     """The template with its placeholders replaced and tidied (``_tidy``; a plural after a
-    count of 1 singular, ``_counted``); None when one has no value."""
+    count of 1 singular, ``_counted``; "a" or "an" before a value, ``_articles``); None when
+    one has no value."""
     missing = False
-    template = _counted(template, values)
+    template = _articles(_counted(template, values), values)
 
     def sub(match: re.Match[str]) -> str:
         nonlocal missing
