@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 from tod_runtime.dialogue.models import Action
 from tod_runtime.schema.models import ServiceSchema, SlotSchema
-from tod_runtime.schema.roles import FUNCTION_WORDS, description_head
+from tod_runtime.nlg.signature import head_words
+from tod_runtime.schema.roles import FUNCTION_WORDS
 
 _WORD = re.compile(r"[A-Za-z0-9'-]+|[^\sA-Za-z0-9'-]")
 VAGUE_HEADS = frozenset({"number", "amount", "type", "kind", "count", "whether", "boolean"})
@@ -39,13 +40,6 @@ def join(parts: Sequence[str]) -> str:
     if len(parts) <= 1:
         return "".join(parts)
     return ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
-def head_words(description: str) -> list[str]:
-    """A description's head (``schema.roles.description_head``) up to an "in" too: "City in
-    which the restaurant is located" -> city (was "city in")."""
-    head = description_head(description)
-    return head[: head.index("in")] if "in" in head else head
 
 
 def noun_phrase(schema: ServiceSchema | None, slot: str) -> str:

@@ -11,7 +11,7 @@ Two namings of the slots give two signatures of the same acts:
 
 * per service: the slot's own name (``restaurant_name``);
 * generic, across services, by what the slot is: its *label*, the head of its description
-  (the words before the first function word, ``schema.roles.description_head``: "Name of the
+  (the words before the first function word and a last "in", ``head_words``: "Name of the
   restaurant" -> ``name``, "Check in date for reservation" -> ``check_in_date``), ``bool``
   for a boolean, or the value kind when the head is empty; an intent's label is the first
   word of its description ("Reserve a table at a restaurant" -> ``reserve``). Two slots of
@@ -44,12 +44,17 @@ class SlotInfo:
 _INFO: dict[int, tuple[ServiceSchema, dict[str, SlotInfo], dict[str, str]]] = {}
 
 
+def head_words(description: str) -> list[str]:
+    """A description's head (``schema.roles.description_head``) without a last "in": "City
+    in which the restaurant is located" -> city (was "city in")."""
+    head = description_head(description)
+    return head[:-1] if head[-1:] == ["in"] else head
+
+
 def _label(description: str, kind: str) -> str:
     if kind == "bool":
         return kind
-    head = description_head(description)
-    head = head[: head.index("in")] if "in" in head else head
-    head = [w for w in head if w not in _ARTICLES][-3:]
+    head = [w for w in head_words(description) if w not in _ARTICLES][-3:]
     return "_".join(head) or kind
 
 
