@@ -88,6 +88,8 @@ class YesNo:
 def yes_no(description: str) -> YesNo:
     """A boolean slot's description as a question and two statements."""
     words = description.rstrip(". ?").split()
+    if [w.lower() for w in words[-2:]] == ["or", "not"]:  # "Whether ... is refundable or not"
+        words = words[:-2]
     lowered = [w.lower() for w in words[:5]]
     for marker in ("whether", "if"):
         if marker in lowered:
