@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tod_runtime.dialogue.models import Action
-from tod_runtime.schema.models import ServiceSchema, SlotSchema
 from tod_runtime.nlg.signature import head_words
+from tod_runtime.schema.models import ServiceSchema, SlotSchema
 from tod_runtime.schema.roles import FUNCTION_WORDS
 
 _WORD = re.compile(r"[A-Za-z0-9'-]+|[^\sA-Za-z0-9'-]")

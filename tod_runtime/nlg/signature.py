@@ -193,7 +193,7 @@ _ARTICLE_OF = re.compile(r"\b([Aa]n?) \{([a-z0-9_.]+)\}")
 
 
 def _articles(template: str, values: Mapping[str, str]) -> str:
-    """"a" or "an" before a placeholder as its value begins ("an {airlines} flight" with
+    """ "a" or "an" before a placeholder as its value begins ("an {airlines} flight" with
     "Delta Airlines": "a Delta Airlines flight"); by the first letter ("a United Airlines
     flight": a few beginnings said as a consonant)."""
 
