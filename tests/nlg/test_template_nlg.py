@@ -448,3 +448,65 @@ def test_the_choice_among_templates_does_not_depend_on_string_hashing() -> None:
     ]
     assert said[0].count("\n") > 100
     assert said[0] == said[1] == said[2]
+
+
+def test_a_filled_template_agrees_with_its_values() -> None:
+    """A plural after a value of 1 is singular (a key's template was written for any count),
+    and "a"/"an" before a value follows how the value begins."""
+    assert fill("I found {count} flights.", {"count": "1"}) == "I found 1 flight."
+    assert fill("I found {count} flights.", {"count": "3"}) == "I found 3 flights."
+    assert fill("{n} properties, {m} buses", {"n": "1", "m": "1"}) == "1 property, 1 bus"
+    assert fill("There is an {a} flight.", {"a": "Delta Airlines"}) == (
+        "There is a Delta Airlines flight."
+    )
+    assert fill("A {a} flight.", {"a": "American Airlines"}) == "An American Airlines flight."
+    assert fill("an {a} flight", {"a": "United Airlines"}) == "a United Airlines flight"
+    assert fill("a {n} star hotel", {"n": "4"}) == "a 4 star hotel"
+
+
+async def test_a_booleans_value_is_never_said_with_a_generic_template(tmp_path: Path) -> None:
+    """The generic label ``bool`` knows only yes or no: the slot's own statement says what."""
+    generic = {"templates": {"INFORM(bool=False)": [["It is not.", 40]]}}
+    nlg = generator(templates=write_templates(tmp_path, {"_generic": generic}))
+    no = await nlg.generate(SERVICE, [a("INFORM", "has_wifi", "False")])
+    assert no == "The cafe does not have wifi."
+
+
+def test_slots_are_matched_by_their_own_words_not_their_services() -> None:
+    """A word in many of a service's slots ("account") counts little in a slot match, and
+    slots alike in content words are told apart by all their words (check in / out)."""
+    from tod_runtime.nlg.neighbours import Profile, align
+
+    hotels = Profile(
+        "Book hotels",
+        {
+            "check_in_date": ("date", "Check in date for the reservation"),
+            "check_out_date": ("date", "Check out date for the reservation"),
+        },
+        {},
+    )
+    mine = Profile("Hotel stays", {"arrival": ("date", "Check in date for reservation")}, {})
+    assert align(mine, "Hotels_X", hotels).slots == {"arrival": "check_in_date"}
+    bank = Profile(
+        "Bank accounts",
+        {
+            "account_type": ("text", "The account type of the user"),
+            "balance": ("amount", "Amount of money held in the account"),
+            "amount": ("amount", "Amount of money to transfer from the account"),
+            "recipient": ("text", "Name of the account to transfer money to"),
+        },
+        {},
+    )
+    other = Profile(
+        "Banking",
+        {
+            "account_type": ("text", "The user's account type"),
+            "transfer_amount": ("amount", "The amount of money to transfer"),
+            "recipient_name": ("text", "The name of the recipient to transfer the money to"),
+            "transfer_days": ("count", "Days for the transfer to go through"),
+        },
+        {},
+    )
+    slots = align(other, "Banks_X", bank).slots
+    assert slots["account_type"] == "account_type"
+    assert slots["transfer_amount"] == "amount"

@@ -16,8 +16,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tod_runtime.dialogue.models import Action
+from tod_runtime.nlg.signature import head_words
 from tod_runtime.schema.models import ServiceSchema, SlotSchema
-from tod_runtime.schema.roles import FUNCTION_WORDS, description_head
+from tod_runtime.schema.roles import FUNCTION_WORDS
 
 _WORD = re.compile(r"[A-Za-z0-9'-]+|[^\sA-Za-z0-9'-]")
 VAGUE_HEADS = frozenset({"number", "amount", "type", "kind", "count", "whether", "boolean"})
@@ -45,7 +46,7 @@ def noun_phrase(schema: ServiceSchema | None, slot: str) -> str:
     spec = schema.slot(slot) if schema else None
     if spec is None:
         return slot.replace("_", " ")
-    head = [w for w in description_head(spec.description) if w not in ARTICLES]
+    head = [w for w in head_words(spec.description) if w not in ARTICLES]
     if head and len(head) <= 3 and not set(head) & VAGUE_HEADS:
         return " ".join(head)
     return description_phrase(spec)
@@ -67,7 +68,7 @@ def short_noun_phrase(schema: ServiceSchema | None, slot: str) -> str:
     people do, briefly."""
     spec = schema.slot(slot) if schema else None
     phrase = noun_phrase(schema, slot)
-    if spec is None or phrase == " ".join(description_head(spec.description)):
+    if spec is None or phrase == " ".join(head_words(spec.description)):
         return phrase
     words = phrase.split()
     cut = [i for i, w in enumerate(words) if w.lower().strip(",") in BREAKS]
@@ -87,6 +88,8 @@ class YesNo:
 def yes_no(description: str) -> YesNo:
     """A boolean slot's description as a question and two statements."""
     words = description.rstrip(". ?").split()
+    if [w.lower() for w in words[-2:]] == ["or", "not"]:  # "Whether ... is refundable or not"
+        words = words[:-2]
     lowered = [w.lower() for w in words[:5]]
     for marker in ("whether", "if"):
         if marker in lowered:

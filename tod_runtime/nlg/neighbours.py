@@ -4,8 +4,11 @@ Each per-service template file carries a *profile* of its service's schema: the 
 description and each slot's kind and description and each intent's description. A service
 without templates is aligned with every profiled service by those texts alone (never by the
 service's name): each of its slots goes to the source slot of the same kind whose name and
-description share the most words (Jaccard over content words), each intent likewise, and the
-services' closeness is the mean of the slot matches and the descriptions' overlap. The
+description share the most words (Jaccard over content words; a word in many of either
+service's slots, "account" or "transfer" in a bank's, counts a quarter: it says which service
+more than which slot; slots alike in content words are told apart by all their words, "check
+in" from "check out"), each intent likewise, and the services' closeness is the mean of the
+slot matches and the descriptions' overlap. The
 generator then looks its acts up in the closest services' tables with the slots renamed.
 
 The same texts say which words belong to a service (``vocabulary``: the words of its name,
@@ -33,12 +36,14 @@ _WORD = re.compile(r"[a-z]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")  # "ReserveRestaurant" -> "Reserve Restaurant"
 STOP = FUNCTION_WORDS | {"the", "a", "an", "in", "any", "this", "it", "its", "their", "number"}
 STOP |= {"not", "no", "up", "out", "off"}  # English particles, never a service's own words
-MIN_SLOT = 0.2  # a slot match below this is no match
+MIN_SLOT = 0.05  # a slot match below this is no match
+MIN_BOOL = 0.2  # ... for a boolean, whose templates' words are what it says
 RELATIVE = 0.75  # a neighbour this much less close than the closest is left out
-MIN_SERVICE = 0.15  # a service below this closeness is not a neighbour
+MIN_SERVICE = 0.12  # a service below this closeness is not a neighbour
 CLOSE = 0.3  # acts without slots are borrowed only from a neighbour this close
 NEIGHBOURS = 3
 LIFT = 2.0  # how much more the owners of a service word use it than the others
+COMMON_WEIGHT = 0.25  # a word of many of a service's slots counts this much in a slot match
 
 
 @dataclass(frozen=True)
@@ -89,6 +94,12 @@ def words(*texts: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def all_words(*texts: str) -> frozenset[str]:
+    """Every word of ``texts``, function words and particles too ("check in" and "check out"
+    differ only there): ``align``'s tie-break between slots whose content words are alike."""
+    return frozenset(_stem(w) for t in texts for w in _WORD.findall(_CAMEL.sub(" ", t).lower()))
+
+
 def vocabulary(service: str, profile: Profile) -> frozenset[str]:
     """The words of a service's name, description, slots and intents."""
     return words(
@@ -126,6 +137,16 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a or b else 0.0
 
 
+def _weighted_jaccard(a: frozenset[str], b: frozenset[str], common: frozenset[str]) -> float:
+    """Jaccard with the ``common`` words (``_common``) weighing ``COMMON_WEIGHT``."""
+
+    def weight(ws: frozenset[str]) -> float:
+        return sum(COMMON_WEIGHT if w in common else 1.0 for w in ws)
+
+    union = weight(a | b)
+    return weight(a & b) / union if union else 0.0
+
+
 @dataclass(frozen=True)
 class Alignment:
     service: str
@@ -147,17 +168,22 @@ def _common(profile: Profile) -> frozenset[str]:
 
 def align(target: Profile, source_name: str, source: Profile) -> Alignment:
     mine_common, theirs_common = _common(target), _common(source)
+    common = mine_common | theirs_common
     pairs = []
     for slot, (kind, description) in target.slots.items():
-        mine = words(slot, description) - mine_common
+        mine = words(slot, description)
+        every = all_words(slot, description)
         for other, (other_kind, other_description) in source.slots.items():
             if other_kind == kind:
-                theirs = words(other, other_description) - theirs_common
-                pairs.append((_jaccard(mine, theirs), slot, other))
+                theirs = words(other, other_description)
+                tie = _jaccard(every, all_words(other, other_description))
+                pairs.append((_weighted_jaccard(mine, theirs, common), tie, slot, other))
     slot_map: dict[str, str] = {}
     best: dict[str, float] = {}
-    for score, slot, other in sorted(pairs, reverse=True):  # one-to-one, best pairs first
-        if score >= MIN_SLOT and slot not in slot_map and other not in slot_map.values():
+    # one-to-one, best pairs first; equal pairs told apart by all their words
+    for score, _, slot, other in sorted(pairs, reverse=True):
+        least = MIN_BOOL if target.slots[slot][0] == "bool" else MIN_SLOT
+        if score >= least and slot not in slot_map and other not in slot_map.values():
             slot_map[slot], best[slot] = other, score
     intent_map: dict[str, str] = {}
     for intent, description in target.intents.items():

@@ -12,7 +12,9 @@ alone; what is still uncovered is composed from the schema's descriptions (``nlg
 
 A template from another service's table (borrowed, or generic) is used only when every
 *service word* it carries is in the service's own vocabulary (``neighbours.service_words``):
-no "movie" in a hotel's reply.
+no "movie" in a hotel's reply. Acts saying a boolean's value are never looked up in the
+generic table (its label ``bool`` knows only yes or no: "It is not."); the slot's own
+statement is composed from its description instead.
 
 Values are said as people say them (``values.say``: dates, times, amounts) by the slot's kind.
 A key's templates are stored best first; the first ``choices`` of them are equivalent, and
@@ -45,6 +47,7 @@ from tod_runtime.nlg.signature import (
     Signature,
     fill,
     generic_signature,
+    is_bool,
     placeholders,
     schema_info,
 )
@@ -198,7 +201,7 @@ class Realiser:
         elif schema is not None:
             found += [self._borrowing(a, say, fits) for a in self.neighbours(service, schema)]
         if self.generic:
-            generic = Source(self.generic, lambda acts: generic_signature(acts, schema), say, fits)
+            generic = Source(self.generic, lambda acts: _generic(acts, schema), say, fits)
             found.append(generic)
         return found
 
@@ -407,6 +410,17 @@ class Realiser:
         if left:
             sentences.append(self.compose(kind, left, schema, said))
         return sentences
+
+
+def _generic(actions: Sequence[Action], schema: ServiceSchema | None) -> Signature | None:
+    """The acts' generic signature; None when one says a boolean's value: the generic label
+    ``bool`` knows only yes or no ("It is not."), the slot's own statement says what ("The
+    restaurant does not have live music.", ``compose.yes_no``)."""
+    for action in actions:
+        values = action.values or action.canonical_values
+        if values and is_bool(values[0]):
+            return None
+    return generic_signature(actions, schema)
 
 
 def _items(source: Source, actions: Sequence[Action]) -> dict[str, Action]:

@@ -11,7 +11,7 @@ Two namings of the slots give two signatures of the same acts:
 
 * per service: the slot's own name (``restaurant_name``);
 * generic, across services, by what the slot is: its *label*, the head of its description
-  (the words before the first function word, ``schema.roles.description_head``: "Name of the
+  (the words before the first function word and a last "in", ``head_words``: "Name of the
   restaurant" -> ``name``, "Check in date for reservation" -> ``check_in_date``), ``bool``
   for a boolean, or the value kind when the head is empty; an intent's label is the first
   word of its description ("Reserve a table at a restaurant" -> ``reserve``). Two slots of
@@ -44,10 +44,17 @@ class SlotInfo:
 _INFO: dict[int, tuple[ServiceSchema, dict[str, SlotInfo], dict[str, str]]] = {}
 
 
+def head_words(description: str) -> list[str]:
+    """A description's head (``schema.roles.description_head``) without a last "in": "City
+    in which the restaurant is located" -> city (was "city in")."""
+    head = description_head(description)
+    return head[:-1] if head[-1:] == ["in"] else head
+
+
 def _label(description: str, kind: str) -> str:
     if kind == "bool":
         return kind
-    head = [w for w in description_head(description) if w not in _ARTICLES][-3:]
+    head = [w for w in head_words(description) if w not in _ARTICLES][-3:]
     return "_".join(head) or kind
 
 
@@ -158,10 +165,56 @@ def _tidy(text: str) -> str:
     return _ON_DAY.sub(r"\1", _COUNTED.sub(_agree, text))
 
 
+_ONE_OF = re.compile(r"\{([a-z0-9_.]+)\} ([a-z]+[^s\W]s)\b")
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes", "sses", "uses")):
+        return word[:-2]
+    return word[:-1]
+
+
+def _counted(template: str, values: Mapping[str, str]) -> str:
+    """A plural after a placeholder whose value is 1 made singular ("I found {count}
+    flights" with 1: "I found 1 flight"): a key's templates were written for any count."""
+
+    def one(match: re.Match[str]) -> str:
+        if values.get(match[1], "").strip() not in ("1", "one"):
+            return match[0]
+        return "{" + match[1] + "} " + _singular(match[2])
+
+    return _ONE_OF.sub(one, template) if "s" in template else template
+
+
+_SAID_YOU = ("uni", "use", "usu", "uti", "eu", "one")  # a vowel letter said as a consonant
+_ARTICLE_OF = re.compile(r"\b([Aa]n?) \{([a-z0-9_.]+)\}")
+
+
+def _articles(template: str, values: Mapping[str, str]) -> str:
+    """ "a" or "an" before a placeholder as its value begins ("an {airlines} flight" with
+    "Delta Airlines": "a Delta Airlines flight"); by the first letter ("a United Airlines
+    flight": a few beginnings said as a consonant)."""
+
+    def article(match: re.Match[str]) -> str:
+        value = values.get(match[2], "").strip()
+        if not value[:1].isalpha():
+            return match[0]
+        lowered = value.lower()
+        vowel = lowered[0] in "aeiou" and not lowered.startswith(_SAID_YOU)
+        said = "an" if vowel else "a"
+        return f"{said if match[1][0] == 'a' else said.capitalize()} {{{match[2]}}}"
+
+    return _ARTICLE_OF.sub(article, template) if "{" in template else template
+
+
 def fill(template: str, values: Mapping[str, str]) -> str | None:
-    """The template with its placeholders replaced and tidied (``_tidy``); None when one has
-    no value."""
+    """The template with its placeholders replaced and tidied (``_tidy``; a plural after a
+    count of 1 singular, ``_counted``; "a" or "an" before a value, ``_articles``); None when
+    one has no value."""
     missing = False
+    template = _articles(_counted(template, values), values)
 
     def sub(match: re.Match[str]) -> str:
         nonlocal missing
