@@ -21,7 +21,7 @@ from tod_runtime.nlu.learned.model import NLUModel, load_model
 from tod_runtime.nlu.learned.reader import ValueReader
 from tod_runtime.nlu.learned.scorer import Intent, Scorer, view
 from tod_runtime.nlu.learned.spelling import VOCABULARY, Speller, read_vocabulary, service_words
-from tod_runtime.nlu.learned.values import known_values, slot_views, value_turn
+from tod_runtime.nlu.learned.values import known_values, normalised, slot_views, value_turn
 from tod_runtime.nlu.rules import RulesNLU, dedupe
 from tod_runtime.plugins import ComponentContext
 
@@ -50,6 +50,7 @@ class LearnedNLU(RulesNLU):
         self.ask_floor = model.threshold("ask_floor", self.ask)
         self._views = {name: slot_views(schema) for name, schema in self.schemas.items()}
         self._known: dict[str, Mapping[str, frozenset[str]]] = {}
+        self._spellings: dict[str, Mapping[tuple[str, str], str]] = {}
 
     async def _known_values(self, service: str) -> Mapping[str, frozenset[str]]:
         if service not in self._known:
@@ -79,12 +80,25 @@ class LearnedNLU(RulesNLU):
         takes = {s for spec in specs if spec for s in (*spec.required_slots, *spec.optional_slots)}
         if takes and None not in specs:
             views = [v for v in views if v.name in takes]
+        spelt = await self._spelt(service)
         acts, filled = [], set()
         for read in self.reader.read(turn, views):
             if read.slot not in filled:
                 filled.add(read.slot)
-                acts.append(act("INFORM", read.slot, [read.value], [read.canonical]))
+                # a value the backend knows for the slot, as the backend writes it ("austin"
+                # is said back as "Austin")
+                value = spelt.get((read.slot, normalised(read.value)), read.value)
+                acts.append(act("INFORM", read.slot, [value], [read.canonical]))
         return acts
+
+    async def _spelt(self, service: str) -> Mapping[tuple[str, str], str]:
+        """(slot, normalised value) -> the backend's own spelling of the value."""
+        if service not in self._spellings:
+            entities = await self._entity_values(service)
+            self._spellings[service] = {
+                (slot, normalised(v)): v for slot, values in entities.items() for v in values
+            }
+        return self._spellings[service]
 
     def _intent_for_values(
         self, service: str, intent: str, near: Sequence[tuple[float, str]], read: Sequence[Action]
