@@ -12,6 +12,7 @@ repair, see ``spelling.py``); ``english_only`` as for the rules NLU.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -33,6 +34,12 @@ def cached_model(path: str | None) -> NLUModel:
     return load_model(path)
 
 
+@dataclass(frozen=True)
+class _Known:
+    slots: Mapping[str, frozenset[str]]  # normalised value -> the slots it is a value of
+    spelt: Mapping[tuple[str, str], str]  # (slot, normalised value) -> the backend's spelling
+
+
 class LearnedNLU(RulesNLU):
     def __init__(self, ctx: ComponentContext) -> None:
         super().__init__(ctx)
@@ -49,13 +56,17 @@ class LearnedNLU(RulesNLU):
         self.ask = model.threshold("slots")
         self.ask_floor = model.threshold("ask_floor", self.ask)
         self._views = {name: slot_views(schema) for name, schema in self.schemas.items()}
-        self._known: dict[str, Mapping[str, frozenset[str]]] = {}
-        self._spellings: dict[str, Mapping[tuple[str, str], str]] = {}
+        self._known: dict[str, _Known] = {}
 
-    async def _known_values(self, service: str) -> Mapping[str, frozenset[str]]:
+    async def _known_values(self, service: str) -> _Known:
+        """What the backend knows of the service's values, asked for once: normalised value
+        -> its slots, and (slot, normalised value) -> the backend's own spelling."""
         if service not in self._known:
             entities = await self._entity_values(service)
-            self._known[service] = known_values(self.schemas[service], entities)
+            self._known[service] = _Known(
+                known_values(self.schemas[service], entities),
+                {(slot, normalised(v)): v for slot, values in entities.items() for v in values},
+            )
         return self._known[service]
 
     async def _spelling(self) -> Speller:
@@ -74,31 +85,22 @@ class LearnedNLU(RulesNLU):
         out wins over "dontcare"), among the slots ``intents`` take (all the service's when
         one of them is unknown)."""
         said = [(a.act, a.slot, a.values) for a in system]
-        turn = value_turn(text, said, await self._known_values(service))
+        known = await self._known_values(service)
+        turn = value_turn(text, said, known.slots)
         views = self._views[service]
         specs = [self.schemas[service].intent(i) for i in intents]
         takes = {s for spec in specs if spec for s in (*spec.required_slots, *spec.optional_slots)}
         if takes and None not in specs:
             views = [v for v in views if v.name in takes]
-        spelt = await self._spelt(service)
         acts, filled = [], set()
         for read in self.reader.read(turn, views):
             if read.slot not in filled:
                 filled.add(read.slot)
                 # a value the backend knows for the slot, as the backend writes it ("austin"
                 # is said back as "Austin")
-                value = spelt.get((read.slot, normalised(read.value)), read.value)
+                value = known.spelt.get((read.slot, normalised(read.value)), read.value)
                 acts.append(act("INFORM", read.slot, [value], [read.canonical]))
         return acts
-
-    async def _spelt(self, service: str) -> Mapping[tuple[str, str], str]:
-        """(slot, normalised value) -> the backend's own spelling of the value."""
-        if service not in self._spellings:
-            entities = await self._entity_values(service)
-            self._spellings[service] = {
-                (slot, normalised(v)): v for slot, values in entities.items() for v in values
-            }
-        return self._spellings[service]
 
     def _intent_for_values(
         self, service: str, intent: str, near: Sequence[tuple[float, str]], read: Sequence[Action]
@@ -110,8 +112,9 @@ class LearnedNLU(RulesNLU):
         slots = {a.slot for a in read}
         best, most = intent, self._takes(service, intent, slots)
         for gap, other in near:
-            if gap < self.values_margin and self._takes(service, other, slots) > most:
-                best, most = other, self._takes(service, other, slots)
+            taken = self._takes(service, other, slots) if gap < self.values_margin else -1
+            if taken > most:
+                best, most = other, taken
         return best
 
     async def _service_for_values(
