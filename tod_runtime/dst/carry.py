@@ -93,8 +93,10 @@ def candidates(
     out = []
     for rank, other in enumerate(others):
         source_schema = schemas[other]
+        booked = _booked(source_schema, history, other)
         for kind, slot, values in _sources(source_schema, state[other], history, other):
             source = slot_view(source_schema, slot)
+            was_booked = any(v.lower() in booked for v in values)
             for target, view, context in targets:
                 taken = list(values)
                 if view.categorical:
@@ -102,9 +104,22 @@ def candidates(
                     if spelled is None:
                         continue
                     taken = [spelled]
-                found = hashed(features(source, view, kind, rank, context), bits)
+                found = hashed(features(source, view, kind, rank, context, was_booked), bits)
                 same = source.value_type == view.value_type
                 out.append(Candidate(other, target, taken, found, same))
+    return out
+
+
+def _booked(schema: ServiceSchema, history: History, service: str) -> set[str]:
+    """The lower-cased values a successful call of a transactional intent of ``service`` took
+    or returned (the newest call of each such intent: its parameters and first result).
+    Results count: with the parameters only, CV 0.9634 -> 0.9615."""
+    out: set[str] = set()
+    for intent in schema.intents:
+        if intent.is_transactional:
+            found = history.last_success(service, intent.name)
+            if found is not None:
+                out |= {v.lower() for part in found for v in part.values()}
     return out
 
 
@@ -171,14 +186,20 @@ def carry_over(
         if p >= threshold and p > best.get(candidate.target, (-1.0, []))[0]:
             best[candidate.target] = (p, candidate.values)
     winner: dict[str, tuple[float, str]] = {}  # a distinct value -> its best target
+    tied: set[str] = set()  # distinct values two targets score exactly the same for
     for slot, (p, values) in best.items():
         key = values[0].lower()
-        if _distinct(schema, slot) and p > winner.get(key, (-1.0, ""))[0]:
+        if not _distinct(schema, slot):
+            continue
+        if p > winner.get(key, (-1.0, ""))[0]:
             winner[key] = (p, slot)
+            tied.discard(key)
+        elif p == winner[key][0]:
+            tied.add(key)
     for slot, (_, values) in best.items():
         key = values[0].lower()
-        if _distinct(schema, slot) and winner[key][1] != slot:
-            continue  # one place, date or name fills one slot of a frame
+        if _distinct(schema, slot) and (winner[key][1] != slot or key in tied):
+            continue  # one place, date or name fills one slot of a frame; none on a tie
         frame.slot_values[slot] = list(values)
 
 
