@@ -7,12 +7,13 @@ intent changes, every input slot it does not hold yet is a *target*; every value
 frame's state and every value the system last told of a slot in another service is a
 *source*. A learned model (``dst/learned``, trained on SGD train with ``tod train dst``)
 scores each (source, target) pair from what the schemas say of both slots (description words,
-value types, categorical or not, how the intents take them) and the moment (opening or a new
-intent, transactional or not); each target the active intent takes gets its best source when
-that scores over the model's threshold (0.3 at most for a required slot as the frame opens).
-A place, date or time fills one slot of the frame: the target where it scores highest, and
-none when another slot of the frame already holds it. No service, intent or slot name enters
-a decision.
+value types, categorical or not, how the intents take them), whether a successful booking of
+the source's service took or returned the value, and the moment (opening or a new intent,
+transactional or not); each target the active intent takes gets its best source when that
+scores over the model's threshold (0.3 at most for a required slot as the frame opens). A
+place, date or time fills one slot of the frame: the target where it scores highest (none
+when two score exactly the same: the model cannot tell them apart), and none when another
+slot of the frame already holds it. No service, intent or slot name enters a decision.
 
 Later turns of a frame show what the state holds through the system's acts there: when the
 system searched, offered, asked to confirm or reported an outcome without asking for anything,
