@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from tod_runtime.cli import main
 from tod_runtime.data.rename import Renaming
 from tod_runtime.dialogue.history import History
-from tod_runtime.dialogue.models import State, act
+from tod_runtime.dialogue.models import Frame, ServiceCall, State, Turn, act
 from tod_runtime.dst.carry import candidates, carry_over
-from tod_runtime.dst.learned.model import load_model
+from tod_runtime.dst.learned.model import CarryModel, load_model
 from tod_runtime.learning import content_words
 from tod_runtime.schema.models import ServiceSchema
 
@@ -82,6 +84,52 @@ def test_a_value_never_moves_to_a_slot_of_another_type() -> None:
     state["Shows_1"].slot_values["date"] = ["Friday"]
     carry_over(frame, "Trips_1", state, both, History(), opening=False, model=model, held=held)
     assert frame.slot_values == {"day": ["Friday"]}
+
+
+def _booked_turn(parameters: dict[str, str], results: list[dict[str, str]]) -> History:
+    call = ServiceCall(method="DoShows_1", parameters=parameters)
+    frame = Frame(service="Shows_1", actions=[act("NOTIFY_SUCCESS")], service_call=call)
+    frame.service_results = results
+    return History([Turn(speaker="SYSTEM", utterance="Done.", frames=[frame])])
+
+
+def test_a_value_a_booking_took_or_returned_is_told_apart() -> None:
+    # A successful call of a transactional intent took the city and returned the date: those
+    # sources get the "booked" features; a failed call (no results) books nothing.
+    shows = _service("Shows_1", [("city", "City of the show"), ("date", "Date of the show")], True)
+    trips = _service("Trips_1", [("to_city", "City to go to"), ("day", "Date of travel")], True)
+    both = {"Shows_1": shows, "Trips_1": trips}
+    state = {"Shows_1": State(slot_values={"city": ["Oslo"], "date": ["Friday"]})}
+    frame = state["Trips_1"] = State(active_intent="DoTrips_1")
+
+    def found(history: History) -> dict[tuple[str, str], tuple[int, ...]]:
+        pairs = candidates(frame, "Trips_1", state, both, history, opening=True)
+        return {(c.values[0], c.target): c.features for c in pairs}
+
+    plain = found(History())
+    booked = found(_booked_turn({"city": "oslo"}, [{"city": "Oslo", "date": "friday"}]))
+    failed = found(_booked_turn({"city": "Oslo"}, []))
+    assert plain.keys() == booked.keys() == failed.keys()
+    assert all(booked[key] != plain[key] for key in plain)
+    assert failed == plain
+    only_call = found(_booked_turn({"city": "Oslo"}, [{"city": "Oslo"}]))
+    assert only_call[("Oslo", "to_city")] != plain[("Oslo", "to_city")]
+    assert only_call[("Friday", "day")] == plain[("Friday", "day")]
+
+
+def test_a_place_two_slots_score_exactly_the_same_for_fills_neither() -> None:
+    # With every weight zero every pair scores 0.5: the model cannot tell which of two text
+    # slots the city fills, so it fills neither; with one such slot, that one.
+    shows = _service("Shows_1", [("city", "City of the show")], True)
+    two = _service("Trips_1", [("from_city", "City to leave"), ("to_city", "City to go to")], True)
+    one = _service("Trips_1", [("to_city", "City to go to")], True)
+    flat = CarryModel(np.zeros(1 << 16, dtype=np.float32), {"bits": 16, "threshold": 0.4})
+    for trips, expected in ((two, {}), (one, {"to_city": ["Oslo"]})):
+        both = {"Shows_1": shows, "Trips_1": trips}
+        state = {"Shows_1": State(slot_values={"city": ["Oslo"]})}
+        frame = state["Trips_1"] = State(active_intent="DoTrips_1")
+        carry_over(frame, "Trips_1", state, both, History(), opening=True, model=flat)
+        assert frame.slot_values == expected
 
 
 def test_tod_train_dst_writes_a_model_the_tracker_reads(tmp_path: Path) -> None:

@@ -7,12 +7,13 @@ intent changes, every input slot it does not hold yet is a *target*; every value
 frame's state and every value the system last told of a slot in another service is a
 *source*. A learned model (``dst/learned``, trained on SGD train with ``tod train dst``)
 scores each (source, target) pair from what the schemas say of both slots (description words,
-value types, categorical or not, how the intents take them) and the moment (opening or a new
-intent, transactional or not); each target the active intent takes gets its best source when
-that scores over the model's threshold (0.3 at most for a required slot as the frame opens).
-A place, date or time fills one slot of the frame: the target where it scores highest, and
-none when another slot of the frame already holds it. No service, intent or slot name enters
-a decision.
+value types, categorical or not, how the intents take them), whether a successful booking of
+the source's service took or returned the value, and the moment (opening or a new intent,
+transactional or not); each target the active intent takes gets its best source when that
+scores over the model's threshold (0.3 at most for a required slot as the frame opens). A
+place, date or time fills one slot of the frame: the target where it scores highest (none
+when two score exactly the same: the model cannot tell them apart), and none when another
+slot of the frame already holds it. No service, intent or slot name enters a decision.
 
 Later turns of a frame show what the state holds through the system's acts there: when the
 system searched, offered, asked to confirm or reported an outcome without asking for anything,
@@ -93,8 +94,10 @@ def candidates(
     out = []
     for rank, other in enumerate(others):
         source_schema = schemas[other]
+        booked = _booked(source_schema, history, other)
         for kind, slot, values in _sources(source_schema, state[other], history, other):
             source = slot_view(source_schema, slot)
+            was_booked = any(v.lower() in booked for v in values)
             for target, view, context in targets:
                 taken = list(values)
                 if view.categorical:
@@ -102,9 +105,22 @@ def candidates(
                     if spelled is None:
                         continue
                     taken = [spelled]
-                found = hashed(features(source, view, kind, rank, context), bits)
+                found = hashed(features(source, view, kind, rank, context, was_booked), bits)
                 same = source.value_type == view.value_type
                 out.append(Candidate(other, target, taken, found, same))
+    return out
+
+
+def _booked(schema: ServiceSchema, history: History, service: str) -> set[str]:
+    """The lower-cased values a successful call of a transactional intent of ``service`` took
+    or returned (the newest call of each such intent: its parameters and first result).
+    Results count: with the parameters only, CV 0.9634 -> 0.9615."""
+    out: set[str] = set()
+    for intent in schema.intents:
+        if intent.is_transactional:
+            found = history.last_success(service, intent.name)
+            if found is not None:
+                out |= {v.lower() for part in found for v in part.values()}
     return out
 
 
@@ -171,14 +187,20 @@ def carry_over(
         if p >= threshold and p > best.get(candidate.target, (-1.0, []))[0]:
             best[candidate.target] = (p, candidate.values)
     winner: dict[str, tuple[float, str]] = {}  # a distinct value -> its best target
+    tied: set[str] = set()  # distinct values two targets score exactly the same for
     for slot, (p, values) in best.items():
         key = values[0].lower()
-        if _distinct(schema, slot) and p > winner.get(key, (-1.0, ""))[0]:
+        if not _distinct(schema, slot):
+            continue
+        if p > winner.get(key, (-1.0, ""))[0]:
             winner[key] = (p, slot)
+            tied.discard(key)
+        elif p == winner[key][0]:
+            tied.add(key)
     for slot, (_, values) in best.items():
         key = values[0].lower()
-        if _distinct(schema, slot) and winner[key][1] != slot:
-            continue  # one place, date or name fills one slot of a frame
+        if _distinct(schema, slot) and (winner[key][1] != slot or key in tied):
+            continue  # one place, date or name fills one slot of a frame; none on a tie
         frame.slot_values[slot] = list(values)
 
 

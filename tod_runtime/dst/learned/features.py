@@ -7,7 +7,9 @@ type, whether it is categorical, whether some intent takes it as an input (requi
 optional, in a transactional intent or not); never through its name or its service's. So
 renaming every service, intent and slot leaves every feature unchanged. The candidate's
 context: where the value comes from (``state`` or ``told``), how recent its frame is, whether
-the frame opens or changes intent, whether its intent is transactional and takes the target.
+the frame opens or changes intent, whether its intent is transactional and takes the target;
+whether the value went through a booking of its service (a successful transactional call took
+it or returned it: the date of the visit booked, the address of the restaurant reserved).
 """
 
 from __future__ import annotations
@@ -92,10 +94,16 @@ def _pair(source: SlotView, target: SlotView) -> tuple[str, ...]:
 
 
 def features(
-    source: SlotView, target: SlotView, kind: str, rank: int, context: Context
+    source: SlotView,
+    target: SlotView,
+    kind: str,
+    rank: int,
+    context: Context,
+    booked: bool = False,
 ) -> list[str]:
     """The feature strings of one candidate (``kind``: "state" or "told"; ``rank``: 0 for the
-    newest other frame)."""
+    newest other frame; ``booked``: a successful transactional call of the source's service
+    took or returned the value)."""
     ctx = f"o={context.opens}|tr={context.transactional}|in={context.takes}"
     vt = f"{source.value_type}>{target.value_type}"
     out = ["bias", f"k={kind}|r={min(rank, 2)}", ctx, f"{ctx}|k={kind}", f"vt:{vt}|{ctx}"]
@@ -104,6 +112,8 @@ def features(
     out += [f"t:{b}|{ctx}" for b in target.words]
     out += [f"t:{b}|k={kind}" for b in target.words]
     out += [f"s:{a}|k={kind}|u={source.usage}" for a in source.words]
+    out.append(f"bk:{booked}|vt={target.value_type}|{ctx}")
+    out.append(f"bk:{booked}|k={kind}|vt={target.value_type}")
     return out
 
 
