@@ -161,3 +161,27 @@ def test_a_request_brings_the_requests_scored_near_it() -> None:
 
     assert asked(0.0) == ["cafe_name"]
     assert asked(0.5) == sorted(c[1] for c in asks)
+
+
+def test_an_offer_names_the_slots_offered_of_the_same_search_before() -> None:
+    schema = schemas()[SERVICE]
+    state = State(active_intent="FindCafes", slot_values={"city": ["Oslo"]})
+    call = ServiceCall(method="FindCafes", parameters={"city": "Oslo"})
+    rows = [
+        {"cafe_name": "Grind", "city": "Oslo", "phone": "1", "has_wifi": "True"},
+        {"cafe_name": "Bean", "city": "Oslo", "phone": "2", "has_wifi": "False"},
+    ]
+    earlier = system(a("OFFER", "cafe_name", "Grind"), a("OFFER", "phone", "1"))
+    earlier.frames[0].service_call, earlier.frames[0].service_results = call, rows
+    context = TurnContext(schemas(), [earlier], {SERVICE: state})
+    turn = PolicyInput(context, {SERVICE: [a("REQUEST_ALTS")]}, SERVICE)
+    weights = np.zeros(1 << BITS, dtype=np.float32)  # every act at 0.5: every slot offered
+
+    def offered(config: dict[str, object]) -> list[str]:
+        plan = decide(turn, SERVICE, schema, PolicyModel(weights, config), SGD_REFERENCE_DATE)
+        assert plan.service_call is None
+        return [f"{x.slot}={x.values[0]}" for x in plan.actions if x.act == "OFFER"]
+
+    calls = {"thresholds": {"CALL": 2.0}}  # no new call: offer the next result
+    assert offered(calls) == ["cafe_name=Bean", "city=Oslo", "has_wifi=False", "phone=2"]
+    assert offered({**calls, "offer_repeat": True}) == ["cafe_name=Bean", "phone=2"]

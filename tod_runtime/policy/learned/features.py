@@ -313,7 +313,7 @@ def _slot_strings(s: Situation, slot: str, missing: Sequence[str]) -> list[str]:
     return out
 
 
-def _searched(s: Situation) -> IntentSchema | None:
+def searched_intent(s: Situation) -> IntentSchema | None:
     """The search intent whose results the turn is about (the call's, else the last one's)."""
     if s.second:
         called = s.schema.intent(s.called)
@@ -336,7 +336,7 @@ def _entity_strings(s: Situation, slot: str, filled: str, moved: Sequence[str]) 
     else:
         distinct = len(set(values))
         spread = "all" if distinct == len(values) else ("same" if distinct == 1 else "some")
-    searched = _searched(s)
+    searched = searched_intent(s)
     inputs = set(searched.required_slots) | set(searched.optional_slots) if searched else set()
     outputs = [x for x in searched.result_slots if x not in inputs] if searched else []
     output = "none" if searched is None else str(slot in outputs)
@@ -383,7 +383,7 @@ def candidates(v: Views) -> list[Candidate]:
     return out
 
 
-def strings(v: Views, candidate: Candidate) -> list[str]:
+def strings(v: Views, candidate: Candidate, words: bool = True) -> list[str]:
     name, slot = candidate
     out = [f"{name}|{c}" for c in v.common]
     if slot:
@@ -394,7 +394,7 @@ def strings(v: Views, candidate: Candidate) -> list[str]:
             out += [f"{name}|e|{f}" for f in v.entity[slot]]
             out += [f"{name}|e|{f}|{v.keys[3]}" for f in v.entity[slot]]
         head = local[0]  # how the intent takes the slot
-        for word in v.words[slot]:
+        for word in v.words[slot] if words else ():
             out += [f"{name}|w|{word}", f"{name}|w|{word}|{head}", f"{name}|w|{word}|{v.keys[3]}"]
     return out
 
