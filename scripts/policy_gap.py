@@ -134,6 +134,7 @@ def main() -> int:
     parser.add_argument("--floors", default="0", help="offer_floor values to score")
     parser.add_argument("--confirm", default="0", help="confirm_call values to score (0,1)")
     parser.add_argument("--repeat", default="0", help="offer_repeat values to score (0,1)")
+    parser.add_argument("--balance", default="0", help="balance powers to fit with (0: none)")
     parser.add_argument(
         "--offer-threshold", default="0.5", help="OFFER thresholds to score (0.5: the acts')"
     )
@@ -156,8 +157,11 @@ def main() -> int:
         for i, held in enumerate(service_folds(split.schemas(), args.folds, args.seed)):
             if args.only >= 0 and i != args.only:
                 continue
-            fitted = fit_rows(counts, held)
-            for floor in [float(x) for x in args.floors.split(",")]:
+            for balance, floor in product(
+                [float(x) for x in args.balance.split(",")],
+                [float(x) for x in args.floors.split(",")],
+            ):
+                fitted = fit_rows(counts, held, balance)
                 for confirm in [bool(int(x)) for x in args.confirm.split(",")]:
                     for repeat, offer in product(
                         [bool(int(x)) for x in args.repeat.split(",")],
@@ -177,7 +181,7 @@ def main() -> int:
                             for r in part:
                                 r["fold"], r["floor"] = i, floor
                                 r["confirm"], r["repeat"] = confirm, repeat
-                                r["offer"] = offer
+                                r["offer"], r["balance"] = offer, balance
                             records.extend(part)
             print(f"fold {i} done: {sorted(held)}", file=sys.stderr)
     with open(args.out, "wb") as f:
@@ -187,17 +191,19 @@ def main() -> int:
 
 
 def report(records: list[dict[str, Any]]) -> None:
-    def key(r: dict[str, Any]) -> tuple[float, bool, bool, float]:
+    def key(r: dict[str, Any]) -> tuple[float, bool, bool, float, float]:
         return (
             r.get("floor", 0.0),
             r.get("confirm", False),
             r.get("repeat", False),
             r.get("offer", 0.5),
+            r.get("balance", 0.0),
         )
 
     for k in sorted({key(r) for r in records}):
         print(
-            f"== offer_floor {k[0]} confirm_call {k[1]} offer_repeat {k[2]} offer_threshold {k[3]}"
+            f"== offer_floor {k[0]} confirm_call {k[1]} offer_repeat {k[2]} "
+            f"offer_threshold {k[3]} balance {k[4]}"
         )
         summarise([r for r in records if key(r) == k])
 

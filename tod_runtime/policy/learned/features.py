@@ -383,7 +383,7 @@ def candidates(v: Views) -> list[Candidate]:
     return out
 
 
-def strings(v: Views, candidate: Candidate, words: bool = True) -> list[str]:
+def strings(v: Views, candidate: Candidate) -> list[str]:
     name, slot = candidate
     out = [f"{name}|{c}" for c in v.common]
     if slot:
@@ -394,7 +394,7 @@ def strings(v: Views, candidate: Candidate, words: bool = True) -> list[str]:
             out += [f"{name}|e|{f}" for f in v.entity[slot]]
             out += [f"{name}|e|{f}|{v.keys[3]}" for f in v.entity[slot]]
         head = local[0]  # how the intent takes the slot
-        for word in v.words[slot] if words else ():
+        for word in v.words[slot]:
             out += [f"{name}|w|{word}", f"{name}|w|{word}|{head}", f"{name}|w|{word}|{v.keys[3]}"]
     return out
 
