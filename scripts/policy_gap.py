@@ -18,6 +18,7 @@ import argparse
 import pickle
 import sys
 from collections import Counter, defaultdict
+from itertools import product
 from typing import Any
 
 from tod_runtime.data.sgd import open_split
@@ -132,6 +133,11 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--floors", default="0", help="offer_floor values to score")
     parser.add_argument("--confirm", default="0", help="confirm_call values to score (0,1)")
+    parser.add_argument("--repeat", default="0", help="offer_repeat values to score (0,1)")
+    parser.add_argument("--balance", default="0", help="balance powers to fit with (0: none)")
+    parser.add_argument(
+        "--offer-threshold", default="0.5", help="OFFER thresholds to score (0.5: the acts')"
+    )
     parser.add_argument("--out", default="/tmp/gap.pkl")
     parser.add_argument("--summary", action="store_true", help="summarise --out only")
     args = parser.parse_args()
@@ -151,16 +157,32 @@ def main() -> int:
         for i, held in enumerate(service_folds(split.schemas(), args.folds, args.seed)):
             if args.only >= 0 and i != args.only:
                 continue
-            fitted = fit_rows(counts, held)
-            for floor in [float(x) for x in args.floors.split(",")]:
+            for balance, floor in product(
+                [float(x) for x in args.balance.split(",")],
+                [float(x) for x in args.floors.split(",")],
+            ):
+                fitted = fit_rows(counts, held, balance)
                 for confirm in [bool(int(x)) for x in args.confirm.split(",")]:
-                    config = {**fitted.config, "offer_floor": floor, "confirm_call": confirm}
-                    model = PolicyModel(fitted.weights, config)
-                    jobs = [(f, model, held) for f in score_files]
-                    for part in pool.imap(_score_file, jobs):
-                        for r in part:
-                            r["fold"], r["floor"], r["confirm"] = i, floor, confirm
-                        records.extend(part)
+                    for repeat, offer in product(
+                        [bool(int(x)) for x in args.repeat.split(",")],
+                        [float(x) for x in args.offer_threshold.split(",")],
+                    ):
+                        thresholds = {**fitted.config["thresholds"], "OFFER": offer}
+                        config = {
+                            **fitted.config,
+                            "offer_floor": floor,
+                            "confirm_call": confirm,
+                            "offer_repeat": repeat,
+                            "thresholds": thresholds,
+                        }
+                        model = PolicyModel(fitted.weights, config)
+                        jobs = [(f, model, held) for f in score_files]
+                        for part in pool.imap(_score_file, jobs):
+                            for r in part:
+                                r["fold"], r["floor"] = i, floor
+                                r["confirm"], r["repeat"] = confirm, repeat
+                                r["offer"], r["balance"] = offer, balance
+                            records.extend(part)
             print(f"fold {i} done: {sorted(held)}", file=sys.stderr)
     with open(args.out, "wb") as f:
         pickle.dump(records, f)
@@ -169,15 +191,21 @@ def main() -> int:
 
 
 def report(records: list[dict[str, Any]]) -> None:
-    for floor, confirm in sorted({(r.get("floor", 0.0), r.get("confirm", False)) for r in records}):
-        print(f"== offer_floor {floor} confirm_call {confirm}")
-        summarise(
-            [
-                r
-                for r in records
-                if r.get("floor", 0.0) == floor and r.get("confirm", False) == confirm
-            ]
+    def key(r: dict[str, Any]) -> tuple[float, bool, bool, float, float]:
+        return (
+            r.get("floor", 0.0),
+            r.get("confirm", False),
+            r.get("repeat", False),
+            r.get("offer", 0.5),
+            r.get("balance", 0.0),
         )
+
+    for k in sorted({key(r) for r in records}):
+        print(
+            f"== offer_floor {k[0]} confirm_call {k[1]} offer_repeat {k[2]} "
+            f"offer_threshold {k[3]} balance {k[4]}"
+        )
+        summarise([r for r in records if key(r) == k])
 
 
 if __name__ == "__main__":

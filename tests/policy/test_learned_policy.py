@@ -24,7 +24,7 @@ from tod_runtime.policy.learned.features import (
 )
 from tod_runtime.policy.learned.model import PolicyModel, load_model
 from tod_runtime.policy.learned.policy import LearnedPolicy, decide
-from tod_runtime.policy.learned.train import dialogue_scores, points
+from tod_runtime.policy.learned.train import dialogue_scores, fit_rows, points, service_weights
 
 MINI = Path(__file__).parents[1] / "fixtures" / "sgd_mini"
 
@@ -161,3 +161,43 @@ def test_a_request_brings_the_requests_scored_near_it() -> None:
 
     assert asked(0.0) == ["cafe_name"]
     assert asked(0.5) == sorted(c[1] for c in asks)
+
+
+def test_an_offer_names_the_slots_offered_of_the_same_search_before() -> None:
+    schema = schemas()[SERVICE]
+    state = State(active_intent="FindCafes", slot_values={"city": ["Oslo"]})
+    call = ServiceCall(method="FindCafes", parameters={"city": "Oslo"})
+    rows = [
+        {"cafe_name": "Grind", "city": "Oslo", "phone": "1", "has_wifi": "True"},
+        {"cafe_name": "Bean", "city": "Oslo", "phone": "2", "has_wifi": "False"},
+    ]
+    earlier = system(a("OFFER", "cafe_name", "Grind"), a("OFFER", "phone", "1"))
+    earlier.frames[0].service_call, earlier.frames[0].service_results = call, rows
+    context = TurnContext(schemas(), [earlier], {SERVICE: state})
+    turn = PolicyInput(context, {SERVICE: [a("REQUEST_ALTS")]}, SERVICE)
+    weights = np.zeros(1 << BITS, dtype=np.float32)  # every act at 0.5: every slot offered
+
+    def offered(config: dict[str, object]) -> list[str]:
+        plan = decide(turn, SERVICE, schema, PolicyModel(weights, config), SGD_REFERENCE_DATE)
+        assert plan.service_call is None
+        return [f"{x.slot}={x.values[0]}" for x in plan.actions if x.act == "OFFER"]
+
+    calls = {"thresholds": {"CALL": 2.0}}  # no new call: offer the next result
+    assert offered(calls) == ["cafe_name=Bean", "city=Oslo", "has_wifi=False", "phone=2"]
+    assert offered({**calls, "offer_repeat": True}) == ["cafe_name=Bean", "phone=2"]
+
+
+def test_services_are_balanced_in_training() -> None:
+    seen = (1, 2)  # one feature row each: a large service says yes, a small one says no
+    counts = {("Big_1", seen): [90, 10], ("Small_1", seen): [0, 10], ("Out_1", (3,)): [5, 0]}
+    held = frozenset({"Out_1"})
+    assert service_weights(counts, held, 0.0) == {"Big_1": 1.0, "Small_1": 1.0}
+    weights = service_weights(counts, held, 1.0)  # mean 55 rows: 55/100 and 55/10
+    assert abs(weights["Big_1"] - 0.55) < 1e-9 and abs(weights["Small_1"] - 5.5) < 1e-9
+
+    def p(balance: float) -> float:
+        return fit_rows(counts, held, balance).probability(seen)
+
+    assert p(0.0) > 0.75  # the large service's habit
+    assert 0.35 < p(1.0) < 0.65  # each service counts as much
+    assert p(0.0) > p(0.5) > p(1.0)

@@ -313,7 +313,7 @@ def _slot_strings(s: Situation, slot: str, missing: Sequence[str]) -> list[str]:
     return out
 
 
-def _searched(s: Situation) -> IntentSchema | None:
+def searched_intent(s: Situation) -> IntentSchema | None:
     """The search intent whose results the turn is about (the call's, else the last one's)."""
     if s.second:
         called = s.schema.intent(s.called)
@@ -336,7 +336,7 @@ def _entity_strings(s: Situation, slot: str, filled: str, moved: Sequence[str]) 
     else:
         distinct = len(set(values))
         spread = "all" if distinct == len(values) else ("same" if distinct == 1 else "some")
-    searched = _searched(s)
+    searched = searched_intent(s)
     inputs = set(searched.required_slots) | set(searched.optional_slots) if searched else set()
     outputs = [x for x in searched.result_slots if x not in inputs] if searched else []
     output = "none" if searched is None else str(slot in outputs)

@@ -25,6 +25,12 @@ class PolicyModel(LinearModel):
         return float(self.config.get("offer_floor", 0.0))
 
     @property
+    def offer_repeat(self) -> bool:
+        """An offer of a search's results names the slots offered of that search before in
+        the dialogue, when there are any."""
+        return bool(self.config.get("offer_repeat", False))
+
+    @property
     def request_floor(self) -> float:
         """When a REQUEST is said, the REQUESTs scored within this ratio of the best are said
         with it (0: none)."""
@@ -39,6 +45,11 @@ class PolicyModel(LinearModel):
     def threshold(self, kind: str) -> float:
         """The decision threshold of a candidate kind ("CALL" or "acts")."""
         return float(self.config.get("thresholds", {}).get(kind, 0.5))
+
+    def act_threshold(self, name: str) -> float:
+        """The decision threshold of one act: its own, else the acts' one."""
+        thresholds = self.config.get("thresholds", {})
+        return float(thresholds.get(name, thresholds.get("acts", 0.5)))
 
 
 @cache

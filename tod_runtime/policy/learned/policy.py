@@ -20,6 +20,7 @@ from tod_runtime.policy.learned.features import (
     Situation,
     candidates,
     hashed,
+    searched_intent,
     strings,
     views,
 )
@@ -90,11 +91,13 @@ def decide(
         call = make_call(s, turn, today)
         if call is not None:
             return SystemPlan(service, service_call=call)
-    chosen = [c for c, p in scored.items() if c[0] != CALL and p >= model.threshold("acts")]
+    chosen = [c for c, p in scored.items() if c[0] != CALL and p >= model.act_threshold(c[0])]
     if not chosen:
         best = max((c for c in scored if c[0] != CALL), key=lambda c: scored[c], default=None)
         chosen = [best] if best is not None else []
     chosen += _offer_floor(s, scored, chosen, model.offer_floor)
+    if model.offer_repeat:
+        chosen = _offer_repeat(s, chosen)
     chosen += _request_floor(scored, chosen, model.request_floor)
     if model.confirm_call:
         chosen += _confirm_call(s, chosen)
@@ -118,6 +121,21 @@ def _offer_floor(
         return []
     top = max(offers.values())
     return [c for c, p in offers.items() if p >= ratio * top]
+
+
+def _offer_repeat(s: Situation, chosen: list[Candidate]) -> list[Candidate]:
+    """An offer of a search's results names the slots the system offered of that search's
+    results before in the dialogue (SGD's systems offer the same slots every time), when it
+    offered any and the entity holds them; a first offer is left to the model."""
+    if not any(c[0] == "OFFER" for c in chosen):
+        return chosen
+    searched = searched_intent(s)
+    before = s.history.offered(s.service, searched.name) if searched is not None else None
+    entity = s.next_entity() or {}
+    slots = sorted(x for x in before or () if x in entity)
+    if not slots:
+        return chosen
+    return [c for c in chosen if c[0] != "OFFER"] + [("OFFER", x) for x in slots]
 
 
 def _request_floor(
