@@ -462,6 +462,13 @@ def test_a_filled_template_agrees_with_its_values() -> None:
     assert fill("A {a} flight.", {"a": "American Airlines"}) == "An American Airlines flight."
     assert fill("an {a} flight", {"a": "United Airlines"}) == "a United Airlines flight"
     assert fill("a {n} star hotel", {"n": "4"}) == "a 4 star hotel"
+    # a count other than 1 makes the word after it plural, when the templates say that plural
+    plurals = frozenset({"movies", "properties"})
+    assert fill("I found {count} movie.", {"count": "25"}, plurals) == "I found 25 movies."
+    assert fill("I found {count} movie.", {"count": "1"}, plurals) == "I found 1 movie."
+    assert fill("{count} property", {"count": "2"}, plurals) == "2 properties"
+    assert fill("{count} available", {"count": "2"}, plurals) == "2 available"
+    assert fill("{n} star", {"n": "4", "count": "2"}, frozenset({"stars"})) == "4 star"
 
 
 async def test_a_booleans_value_is_never_said_with_a_generic_template(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ and other values or another seed may give another wording.
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -98,6 +99,9 @@ class Source:
     fits: Fits = _own
 
 
+_WORD = re.compile(r"[a-z]+")
+
+
 class Realiser:
     """Mined tables (per service and generic) and a composer, for one side."""
 
@@ -126,6 +130,15 @@ class Realiser:
         self._lengths: dict[str, int] = {}
         self.choices = max(1, choices)
         self.empty = empty
+        # the plurals the templates say, for a count other than 1 ("I found 25 movies")
+        self.plurals = frozenset(
+            word
+            for table in (*templates.services.values(), templates.generic)
+            for entries in table.values()
+            for template, _ in entries
+            for word in _WORD.findall(template.lower())
+            if word.endswith("s")
+        )
 
     # ------------------------------------------------------------ values
 
@@ -171,10 +184,10 @@ class Realiser:
         values = {h: source.say(sig.slots[h], v) for h, v in sig.values.items()}
         basis = sig.key + "\x1f" + "\x1f".join(values.values())
         digest = zlib.crc32(basis.encode()) ^ seed
-        text = fill(self._choose(entries, digest), values)
+        text = fill(self._choose(entries, digest), values, self.plurals)
         if text is None:  # an edited template naming a value the acts lack: try the others
             for other, _ in entries:
-                text = fill(other, values)
+                text = fill(other, values, self.plurals)
                 if text is not None:
                     break
         return text

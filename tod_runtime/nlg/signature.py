@@ -21,7 +21,7 @@ Two namings of the slots give two signatures of the same acts:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from tod_runtime.dialogue.models import Action
@@ -176,16 +176,38 @@ def _singular(word: str) -> str:
     return word[:-1]
 
 
-def _counted(template: str, values: Mapping[str, str]) -> str:
+_COUNT_OF = re.compile(r"\{count\} ([a-z]+)\b")
+
+
+def _plural(word: str) -> str:
+    if word.endswith("y") and word[-2:-1] not in ("a", "e", "i", "o", "u"):
+        return word[:-1] + "ies"
+    if word.endswith(("ch", "sh", "x", "s", "z")):
+        return word + "es"
+    return word + "s"
+
+
+def _counted(template: str, values: Mapping[str, str], plurals: Collection[str] = ()) -> str:
     """A plural after a placeholder whose value is 1 made singular ("I found {count}
-    flights" with 1: "I found 1 flight"): a key's templates were written for any count."""
+    flights" with 1: "I found 1 flight"): a key's templates were written for any count.
+    And the reverse after ``{count}`` (INFORM_COUNT's value) other than 1, when the plural
+    is a word of ``plurals`` ("I found {count} movie" with 25: "I found 25 movies"; not
+    "25 available")."""
 
     def one(match: re.Match[str]) -> str:
         if values.get(match[1], "").strip() not in ("1", "one"):
             return match[0]
         return "{" + match[1] + "} " + _singular(match[2])
 
-    return _ONE_OF.sub(one, template) if "s" in template else template
+    def many(match: re.Match[str]) -> str:
+        count = values.get("count", "").strip()
+        plural = _plural(match[1])
+        if not count.isdigit() or count == "1" or plural not in plurals:
+            return match[0]
+        return "{count} " + plural
+
+    template = _ONE_OF.sub(one, template) if "s" in template else template
+    return _COUNT_OF.sub(many, template) if plurals and "{count}" in template else template
 
 
 _SAID_YOU = ("uni", "use", "usu", "uti", "eu", "one")  # a vowel letter said as a consonant
@@ -209,12 +231,12 @@ def _articles(template: str, values: Mapping[str, str]) -> str:
     return _ARTICLE_OF.sub(article, template) if "{" in template else template
 
 
-def fill(template: str, values: Mapping[str, str]) -> str | None:
+def fill(template: str, values: Mapping[str, str], plurals: Collection[str] = ()) -> str | None:
     """The template with its placeholders replaced and tidied (``_tidy``; a plural after a
-    count of 1 singular, ``_counted``; "a" or "an" before a value, ``_articles``); None when
-    one has no value."""
+    count of 1 singular and a singular after another count plural, ``_counted``; "a" or
+    "an" before a value, ``_articles``); None when one has no value."""
     missing = False
-    template = _articles(_counted(template, values), values)
+    template = _articles(_counted(template, values, plurals), values)
 
     def sub(match: re.Match[str]) -> str:
         nonlocal missing
