@@ -130,7 +130,49 @@ def test_features_hashed_without_strings_are_the_strings_hashed() -> None:
     ):
         made += _check_features_hashed_without_strings(schema, text)
     kinds = {f.split(":")[0] for f in made}
-    assert {"wp", "tc", "pd", "nx", "pv", "adj", "yn", "sv"} <= kinds
+    assert {"wp", "tc", "pd", "nx", "pv", "adj", "yn", "sv", "os", "oos"} <= kinds
+
+
+def test_an_intent_is_also_read_by_the_rest_of_its_service() -> None:
+    """The words its service's description and other intents have and its own description
+    lacks count for an intent: "rent a comedy" speaks for a service that also rents movies,
+    without the intent's own description saying so."""
+    schema = ServiceSchema.model_validate(
+        {
+            "service_name": "S",
+            "description": "The widest selection of movie rentals",
+            "slots": [
+                {
+                    "name": "genre",
+                    "description": "Genre of the movie",
+                    "is_categorical": False,
+                    "possible_values": [],
+                }
+            ],
+            "intents": [
+                {
+                    "name": name,
+                    "description": description,
+                    "is_transactional": name == "B",
+                    "required_slots": [],
+                    "optional_slots": {},
+                    "result_slots": ["genre"],
+                }
+                for name, description in (
+                    ("A", "Find movies to watch by genre"),
+                    ("B", "Rent a movie to watch"),
+                )
+            ],
+        }
+    )
+    described = describe_intent(schema.intents[0], schema)
+    assert described.service == {"widest", "selection", "rental", "rent"}
+    assert describe_intent(schema.intents[0]).service == frozenset()
+    u = Utterance.of("I want to rent a comedy")
+    strings = intent_strings(u, (), described, "other")
+    assert "os:1|other" in strings and "oos:0:1" in strings
+    alone = intent_strings(u, (), describe_intent(schema.intents[0]), "other")
+    assert "os:0|other" in alone
 
 
 def _check_features_hashed_without_strings(schema: ServiceSchema, text: str) -> list[str]:
@@ -139,7 +181,7 @@ def _check_features_hashed_without_strings(schema: ServiceSchema, text: str) -> 
     acts = ("OFFER", "REQUEST")
     for intent in schema.intents:
         for role in ("current", "other", "none"):
-            c = describe_intent(intent)
+            c = describe_intent(intent, schema)
             made += intent_strings(u, acts, c, role)
             assert intent_features(u, acts, c, role) == hashed(intent_strings(u, acts, c, role))
     for c in describe_slots(schema).values():

@@ -82,6 +82,10 @@ class Described:
     description: frozenset[str]  # the rest of its content words
     flag: bool  # intent: is_transactional; slot: is_categorical
     extra: bool = False  # slot: an input of some intent
+    # intent: the content words of its service's description and of the service's other
+    # intents' descriptions that its own description lacks ("movie rentals", "Rent a movie"
+    # beside "Find movies to watch by genre")
+    service: frozenset[str] = frozenset()
 
 
 NONE_INTENT = Described(frozenset(), frozenset(), False)
@@ -92,8 +96,13 @@ def head_and_rest(description: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(words[:HEAD_WORDS]), frozenset(words[HEAD_WORDS:])
 
 
-def describe_intent(intent: IntentSchema) -> Described:
-    return Described(*head_and_rest(intent.description), intent.is_transactional)
+def describe_intent(intent: IntentSchema, schema: ServiceSchema | None = None) -> Described:
+    head, rest = head_and_rest(intent.description)
+    around: set[str] = set()
+    if schema is not None:
+        for text in (schema.description, *(i.description for i in schema.intents)):
+            around.update(w for w in tokens(text) if w not in STOP)
+    return Described(head, rest, intent.is_transactional, service=frozenset(around - head - rest))
 
 
 def describe_slots(schema: ServiceSchema) -> dict[str, Described]:
@@ -160,6 +169,7 @@ def intent_pair_strings(u: Utterance, c: Described, role: str) -> list[str]:
     """The features of a pair that depend on the candidate's words."""
     oh, od = u.content & c.head, u.content & c.description
     counts = intent_count_strings(role, len(oh), len(od), len(c.head))
+    counts += service_count_strings(role, len(oh | od), len(u.content & c.service))
     return counts + overlap_strings(oh | od) + crossed("x", u.content, c.head)
 
 
@@ -168,6 +178,7 @@ def intent_pair_features(u: Utterance, c: Described, role: str, bits: int = BITS
     are remembered, the crossed words hashed without strings."""
     oh, od = u.content & c.head, u.content & c.description
     counts = _hashed_intent_counts(role, len(oh), len(od), len(c.head), bits)
+    counts += _hashed_service_counts(role, len(oh | od), len(u.content & c.service), bits)
     overlap = hashed(overlap_strings(oh | od), bits) if oh or od else []
     return [*counts, *overlap, *hashed_crossed("x", u.content, c.head, bits)]
 
@@ -187,6 +198,17 @@ def _hashed_intent_counts(
     role: str, in_head: int, in_rest: int, head_size: int, bits: int
 ) -> tuple[int, ...]:
     return tuple(hashed(intent_count_strings(role, in_head, in_rest, head_size), bits))
+
+
+def service_count_strings(role: str, own: int, around: int) -> list[str]:
+    """How many of the utterance's content words the rest of the candidate's service
+    describes (its description, its other intents'), beside how many its own holds."""
+    return [f"os:{_bucket(around, 2)}|{role}", f"oos:{_bucket(own, 2)}:{_bucket(around, 2)}"]
+
+
+@lru_cache(maxsize=1024)
+def _hashed_service_counts(role: str, own: int, around: int, bits: int) -> tuple[int, ...]:
+    return tuple(hashed(service_count_strings(role, own, around), bits))
 
 
 def overlap_strings(words: Iterable[str]) -> list[str]:

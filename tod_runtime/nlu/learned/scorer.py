@@ -65,7 +65,9 @@ def intent_candidates(schemas: Mapping[str, ServiceSchema]) -> list[Candidate]:
     """Every intent of every service, described by its words, and NONE (None) first."""
     candidates: list[Candidate] = [(None, NONE_INTENT)]
     candidates += [
-        ((s.service_name, i.name), describe_intent(i)) for s in schemas.values() for i in s.intents
+        ((s.service_name, i.name), describe_intent(i, s))
+        for s in schemas.values()
+        for i in s.intents
     ]
     return candidates
 
