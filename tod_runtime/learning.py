@@ -1,7 +1,7 @@
 """What the learned components share (stages do not import one another): the content words of
 a schema description, the folds over services of ``--cv K``, the linear model of the
 tracker's carry-over and the learned policy: its deterministic full-batch logistic-regression
-trainer and its file (float16 weights and a JSON config in a compressed ``.npz``), and the
+trainer and its file (float32 weights and a JSON config in a compressed ``.npz``), and the
 worker processes their trainers read a split with (``split_pool``, ``collect_rows``)."""
 
 from __future__ import annotations
