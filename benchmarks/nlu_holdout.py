@@ -4,6 +4,7 @@ first 10 files (1,280 dialogues) with that model; prints the replay's metrics as
     python benchmarks/nlu_holdout.py [--data ../shared/sgd/sgd-train-dev.zip] [--noise 0.15]
                                      [--seed 0] [--workers 2] [--thresholds spans=0.4,pick=0.5]...
                                      [--all-services] [--hold-fold F [--folds 5]]
+                                     [--reworded [--original-wording 0.5]]
 
 Each ``--thresholds`` (scorer=probability, comma-separated) replays the same fitted model
 with those decision thresholds (one line of JSON each); without it, the trained defaults.
@@ -12,6 +13,10 @@ replay --all-services`), not among the dialogue's own. ``--hold-fold F``: the mo
 fitted without the services of fold F of ``--folds`` (as `tod train nlu --cv`'s folds), and
 each line adds `held_out` (those services) and `held_out_jga` (their mean joint goal accuracy
 in the replay): how a change does on services the model never saw, in the whole pipeline.
+``--reworded``: the model also learns from SGD-X's rewordings of train, as `tod train nlu`
+does when the data carries them (``--original-wording``: the share of dialogues learned from
+in SGD's own wording). Such a model, saved with ``--model``, can be replayed over the held-out
+files in every variant (`tod replay DATA --split train --limit 1280 --sgdx --config ...`).
 
 The folds of `tod train nlu --cv` score turns in gold context; this scores the NLU in the
 whole pipeline, its own guesses carried forward, without touching dev (docs/learned.md).
@@ -27,7 +32,9 @@ import tempfile
 from pathlib import Path
 
 from tod_runtime.data.sgd import open_split
+from tod_runtime.data.sgdx import reworded_variants
 from tod_runtime.learning import service_folds
+from tod_runtime.nlu.learned import examples
 from tod_runtime.nlu.learned.examples import Featuriser
 from tod_runtime.nlu.learned.features import BITS
 from tod_runtime.nlu.learned.model import NLUModel, load_model
@@ -49,6 +56,15 @@ def main() -> int:
     )
     parser.add_argument("--hold-fold", type=int, metavar="F", help="fit without fold F's services")
     parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument(
+        "--reworded", action="store_true", help="learn also from SGD-X's rewordings of train"
+    )
+    parser.add_argument(
+        "--original-wording",
+        type=float,
+        default=examples.ORIGINAL_WORDING,
+        help="with --reworded: share of dialogues learned from as SGD wrote them",
+    )
     args = parser.parse_args()
     split = open_split(args.data, "train")
     files = split.dialogue_files()
@@ -62,7 +78,11 @@ def main() -> int:
     if args.model and Path(args.model).exists():
         model = load_model(args.model)
     else:
-        featuriser = Featuriser(schemas, BITS, args.noise, known_values_of(split, schemas))
+        examples.ORIGINAL_WORDING = args.original_wording
+        reworded = reworded_variants(split) if args.reworded else []
+        featuriser = Featuriser(
+            schemas, BITS, args.noise, known_values_of(split, schemas), reworded
+        )
         data = featurise(
             split, featuriser, seed=args.seed, hold=False, limit=None, workers=args.workers,
             files=files[HELD_FILES:],
