@@ -29,6 +29,7 @@ import re
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import groupby
 
 from tod_runtime.dialogue.models import Action
@@ -130,10 +131,14 @@ class Realiser:
         self._lengths: dict[str, int] = {}
         self.choices = max(1, choices)
         self.empty = empty
-        # the plurals the templates say, for a count other than 1 ("I found 25 movies")
-        self.plurals = frozenset(
+
+    @cached_property
+    def plurals(self) -> frozenset[str]:
+        """The plurals the templates say, for a count other than 1 ("I found 25 movies");
+        read at the first reply, not at start-up."""
+        return frozenset(
             word
-            for table in (*templates.services.values(), templates.generic)
+            for table in (*self.services.values(), self.generic)
             for entries in table.values()
             for template, _ in entries
             for word in _WORD.findall(template.lower())

@@ -53,8 +53,7 @@ class LearnedNLU(RulesNLU):
         self.margin = model.threshold("intent_margin", 0.0)
         self.values_margin = model.threshold("values_margin", 0.0)
         self.service_margin = model.threshold("service_margin", 0.0)
-        self.ask = model.threshold("slots")
-        self.ask_floor = model.threshold("ask_floor", self.ask)
+        self.ask_floor = model.threshold("ask_floor", model.threshold("slots"))
         self._views = {name: slot_views(schema) for name, schema in self.schemas.items()}
         self._known: dict[str, _Known] = {}
 
@@ -188,7 +187,7 @@ class LearnedNLU(RulesNLU):
             if a.slot:
                 slot_acts.setdefault(a.slot, []).append(a.act)
         asks = self.scorer.request_probabilities(turn, service, slot_acts)
-        requested = [slot for slot, p in asks.items() if p >= self.ask]
+        requested = self.scorer.asked(asks)
         # A user never gives a value to the slot they ask about in the same turn (0 of SGD
         # train's 15,113 user frames with a request), and asks only about what the system put
         # on the table (an offer, a confirmation, a booking, an answer): "is it expensive?"

@@ -113,9 +113,12 @@ class Scorer:
         self, turn: TurnView, service: str, slot_acts: Mapping[str, Sequence[str]]
     ) -> list[str]:
         """The slots of ``service`` the user asks about."""
+        return self.asked(self.request_probabilities(turn, service, slot_acts))
+
+    def asked(self, probabilities: Mapping[str, float]) -> list[str]:
+        """The slots of ``request_probabilities`` at or over the model's threshold."""
         threshold = self.model.threshold("slots")
-        probs = self.request_probabilities(turn, service, slot_acts)
-        return [slot for slot, p in probs.items() if p >= threshold]
+        return [slot for slot, p in probabilities.items() if p >= threshold]
 
     def request_probabilities(
         self, turn: TurnView, service: str, slot_acts: Mapping[str, Sequence[str]]
