@@ -9,14 +9,17 @@ turn, the system's last acts in the frame, another frame's state, what the syste
 another service, a service call). Train only: never run it on dev.
 
     python scripts/dst_cv_errors.py SGD_ZIP [--folds-dir DIR] [--every N] [--examples N]
-                                            [--float16]
+                                            [--float16] [--holdout NPZ]
 
 Prints the CV's joint goal (the same figure as ``tod train dst --cv 5``; 2.5 min on one core),
 then the classes by slot-error turns (onsets, turns the errors lasted, class) with examples,
 then the onsets by service, slot, kind and moment. ``--folds-dir`` caches the fold models
 (``fold{i}.npy``, float32) so tracker changes that do not touch the carry rows can be
 measured without refitting; delete it when the rows or features change. ``--float16``
-rounds the weights as the shipped ``carry.npz`` stores them.
+rounds the weights as the shipped ``carry.npz`` stores them. ``--holdout NPZ``: instead of
+the CV, the dialogue-held-out check of ``benchmarks/dst_holdout.py`` (every service of the
+held-out files scored, with the model fitted without those files; NPZ is reused when it
+exists, else the fit is saved there; the same joint goal as that benchmark).
 """
 
 from __future__ import annotations
@@ -32,8 +35,8 @@ from tod_runtime.data.sgd import open_split
 from tod_runtime.dialogue.context import DialogueState
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import DONTCARE
-from tod_runtime.dst.learned.model import CarryModel
-from tod_runtime.dst.learned.train import dialogue_rows, fit_rows
+from tod_runtime.dst.learned.model import CarryModel, load_model
+from tod_runtime.dst.learned.train import dialogue_rows, fit_rows, holdout_files
 from tod_runtime.dst.rules import track
 from tod_runtime.learning import service_folds
 from tod_runtime.replay.errors import frame_errors
@@ -63,6 +66,19 @@ def fold_models(
             np.save(cache / f"fold{i}.npy", model.weights.astype(np.float32))
         out.append((held, model))
     return out
+
+
+def holdout_model(split, path: Path) -> CarryModel:
+    if not path.exists():
+        held = set(holdout_files(split))
+        schemas = split.schemas()
+        counts: dict = {}
+        for file in split.dialogue_files():
+            if file not in held:
+                for dialogue in split.read_file(file):
+                    dialogue_rows(dialogue, schemas, counts)
+        fit_rows(counts).save(path)
+    return load_model(str(path))
 
 
 def low(values) -> set[str]:
@@ -124,10 +140,17 @@ def main() -> int:
     parser.add_argument(
         "--float16", action="store_true", help="round the weights as carry.npz does"
     )
+    parser.add_argument("--holdout", metavar="NPZ", help="the dialogue-held-out check instead")
     args = parser.parse_args()
     split = open_split(args.path, "train")
     schemas = split.schemas()
-    models = fold_models(split, args.k, args.seed, Path(args.folds_dir) if args.folds_dir else None)
+    if args.holdout:
+        models = [(frozenset(schemas), holdout_model(split, Path(args.holdout)))]
+        files = holdout_files(split)
+    else:
+        cache = Path(args.folds_dir) if args.folds_dir else None
+        models = fold_models(split, args.k, args.seed, cache)
+        files = split.dialogue_files()[:: args.every]
     if args.float16:
         models = [
             (held, CarryModel(m.weights.astype(np.float16).astype(np.float32), m.config))
@@ -139,7 +162,6 @@ def main() -> int:
     examples: dict = collections.defaultdict(list)
     total = count = 0.0
     per_fold = []
-    files = split.dialogue_files()[:: args.every]
     for held, model in models:
         ft = fc = 0.0
         for file in files:

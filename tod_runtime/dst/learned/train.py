@@ -37,6 +37,7 @@ from tod_runtime.schema.models import ServiceSchema
 
 SETTINGS: dict[str, Any] = {"bits": BITS, "l2": 10.0, "iterations": 300, "rate": 0.5}
 THRESHOLD = 0.4
+HELD_FILES = 10  # the dialogue-held-out check (benchmarks/dst_holdout.py)
 
 Key = tuple[str, str, tuple[int, ...]]  # source service, target service, features
 Counts = dict[Key, list[int]]  # -> [positive, negative]
@@ -93,6 +94,14 @@ def dialogue_rows(dialogue: Dialogue, schemas: Mapping[str, ServiceSchema], out:
                 if frame.state is not None:
                     gold[frame.service] = frame.state
         history.append(turn)
+
+
+def holdout_files(split: SGDSplit, n: int = HELD_FILES) -> list[str]:
+    """The dialogue files of the dialogue-held-out check: ``n`` files spread evenly over the
+    split's multi-domain files (single-domain dialogues carry nothing over)."""
+    files = split.dialogue_files()
+    multi = [f for f in files if any(len(d["services"]) > 1 for d in split.read_raw(f))]
+    return multi[:: max(len(multi) // n, 1)][:n]
 
 
 def fit_rows(counts: Counts, held_out: frozenset[str] = frozenset()) -> CarryModel:
