@@ -57,7 +57,7 @@ def main() -> int:
             rest = [f for f in files if f not in held]
             with split_pool(split, args.workers) as pool:
                 counts = collect_rows(pool, rest, dialogue_rows, "carry rows")
-            fit_rows(counts).save(path)
+            fit_rows(counts, schemas=split.schemas()).save(path)
         load_model(str(path))  # fails early, with a hint, on a bad file
         Path(f"{tmp}/config.toml").write_text(
             f"[options.tracker]\ncarry_model = {json.dumps(str(path.resolve()))}\n"

@@ -10,6 +10,7 @@ another service, a service call). Train only: never run it on dev.
 
     python scripts/dst_cv_errors.py SGD_ZIP [--folds-dir DIR] [--every N] [--examples N]
                                             [--float16] [--holdout NPZ]
+                                            [--dialogue-folds DIR]
 
 Prints the CV's joint goal (the same figure as ``tod train dst --cv 5``; 2.5 min on one core),
 then the classes by slot-error turns (onsets, turns the errors lasted, class) with examples,
@@ -20,6 +21,10 @@ rounds the weights as the shipped ``carry.npz`` stores them. ``--holdout NPZ``: 
 the CV, the dialogue-held-out check of ``benchmarks/dst_holdout.py`` (every service of the
 held-out files scored, with the model fitted without those files; NPZ is reused when it
 exists, else the fit is saved there; the same joint goal as that benchmark).
+``--dialogue-folds DIR``: seen services on more dialogues than the held-out files: train's
+other multi-domain files dealt into two folds, each scored with a model fitted on the rest of
+train (neither fold's files nor the held-out files); fold models cached in DIR as
+``--folds-dir`` does.
 """
 
 from __future__ import annotations
@@ -47,20 +52,19 @@ def fold_models(
     split, k: int, seed: int, cache: Path | None
 ) -> list[tuple[frozenset[str], CarryModel]]:
     folds = service_folds(list(split.schemas()), k, seed)
+    schemas = split.schemas()
     if cache is not None and all((cache / f"fold{i}.npy").exists() for i in range(k)):
-        config = fit_rows({}).config
         return [
-            (held, CarryModel(np.load(cache / f"fold{i}.npy"), config))
+            (held, CarryModel(np.load(cache / f"fold{i}.npy"), fit_rows({}, held, schemas).config))
             for i, held in enumerate(folds)
         ]
-    schemas = split.schemas()
     counts: dict = {}
     for file in split.dialogue_files():
         for dialogue in split.read_file(file):
             dialogue_rows(dialogue, schemas, counts)
     out = []
     for i, held in enumerate(folds):
-        model = fit_rows(counts, held)
+        model = fit_rows(counts, held, schemas)
         if cache is not None:
             cache.mkdir(parents=True, exist_ok=True)
             np.save(cache / f"fold{i}.npy", model.weights.astype(np.float32))
@@ -77,8 +81,34 @@ def holdout_model(split, path: Path) -> CarryModel:
             if file not in held:
                 for dialogue in split.read_file(file):
                     dialogue_rows(dialogue, schemas, counts)
-        fit_rows(counts).save(path)
+        fit_rows(counts, schemas=schemas).save(path)
     return load_model(str(path))
+
+
+def dialogue_fold_models(split, cache: Path) -> list[tuple[list[str], CarryModel]]:
+    """Two folds of train's multi-domain files outside ``holdout_files``, each with the model
+    fitted without its files and the held-out ones."""
+    schemas = split.schemas()
+    held = set(holdout_files(split))
+    multi = [
+        f
+        for f in split.dialogue_files()
+        if f not in held and any(len(d["services"]) > 1 for d in split.read_raw(f))
+    ]
+    out = []
+    for k in range(2):
+        part = multi[k::2]
+        path = cache / f"dialogue-fold{k}.npy"
+        if not path.exists():
+            counts: dict = {}
+            for file in split.dialogue_files():
+                if file not in held and file not in part:
+                    for dialogue in split.read_file(file):
+                        dialogue_rows(dialogue, schemas, counts)
+            cache.mkdir(parents=True, exist_ok=True)
+            np.save(path, fit_rows(counts).weights.astype(np.float32))
+        out.append((part, CarryModel(np.load(path), fit_rows({}, schemas=schemas).config)))
+    return out
 
 
 def low(values) -> set[str]:
@@ -141,20 +171,24 @@ def main() -> int:
         "--float16", action="store_true", help="round the weights as carry.npz does"
     )
     parser.add_argument("--holdout", metavar="NPZ", help="the dialogue-held-out check instead")
+    parser.add_argument("--dialogue-folds", metavar="DIR", help="two dialogue folds instead")
     args = parser.parse_args()
     split = open_split(args.path, "train")
     schemas = split.schemas()
+    every = frozenset(schemas)
     if args.holdout:
-        models = [(frozenset(schemas), holdout_model(split, Path(args.holdout)))]
-        files = holdout_files(split)
+        jobs = [(every, holdout_model(split, Path(args.holdout)), holdout_files(split))]
+    elif args.dialogue_folds:
+        folds = dialogue_fold_models(split, Path(args.dialogue_folds))
+        jobs = [(every, model, part) for part, model in folds]
     else:
         cache = Path(args.folds_dir) if args.folds_dir else None
-        models = fold_models(split, args.k, args.seed, cache)
         files = split.dialogue_files()[:: args.every]
+        jobs = [(h, m, files) for h, m in fold_models(split, args.k, args.seed, cache)]
     if args.float16:
-        models = [
-            (held, CarryModel(m.weights.astype(np.float16).astype(np.float32), m.config))
-            for held, m in models
+        jobs = [
+            (held, CarryModel(m.weights.astype(np.float16).astype(np.float32), m.config), f)
+            for held, m, f in jobs
         ]
     classes: collections.Counter = collections.Counter()
     weight: collections.Counter = collections.Counter()  # slot-error turns by onset class
@@ -162,7 +196,7 @@ def main() -> int:
     examples: dict = collections.defaultdict(list)
     total = count = 0.0
     per_fold = []
-    for held, model in models:
+    for held, model, files in jobs:
         ft = fc = 0.0
         for file in files:
             for dialogue in split.read_file(file):

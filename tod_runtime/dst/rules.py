@@ -72,8 +72,9 @@ def track(
         if is_new or frame.active_intent != intent_before:
             carry_over(frame, service, state, schemas, history, opening=is_new, model=model)
         elif (held := held_slots(frame, schema, history, service))[0]:
+            # Scored as when the frame opened: a late carry takes what the opening missed.
             carry_over(
-                frame, service, state, schemas, history, opening=False, model=model, held=held
+                frame, service, state, schemas, history, opening=True, model=model, held=held
             )
     return state
 

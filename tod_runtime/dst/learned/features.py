@@ -117,6 +117,12 @@ def features(
     return out
 
 
+def description_key(view: SlotView) -> int:
+    """A slot as the model knows it: its description's content words and its value type,
+    hashed (two services' slots described alike share a key)."""
+    return zlib.crc32(f"{'|'.join(view.words)}>{view.value_type}".encode())
+
+
 def hashed(strings: Iterable[str], bits: int = BITS) -> tuple[int, ...]:
     mask = (1 << bits) - 1
     return tuple(sorted({zlib.crc32(s.encode()) & mask for s in strings}))

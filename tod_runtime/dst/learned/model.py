@@ -5,9 +5,9 @@ seen) and its file (``carry.npz``: float32 weights and a JSON config)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
-from tod_runtime.dst.learned.features import BITS
+from tod_runtime.dst.learned.features import BITS, SlotView, description_key
 from tod_runtime.learning import LinearModel, load_linear
 
 
@@ -20,6 +20,15 @@ class CarryModel(LinearModel):
     @property
     def threshold(self) -> float:
         return float(self.config.get("threshold", 0.5))
+
+    @cached_property
+    def _known(self) -> frozenset[int]:
+        return frozenset(int(k) for k in self.config.get("known_slots", []))
+
+    def knows(self, view: SlotView) -> bool:
+        """Whether a slot of the services the model was trained on is described as ``view``
+        (its ``description_key``): its scores are those of a slot seen in training."""
+        return description_key(view) in self._known
 
 
 @cache

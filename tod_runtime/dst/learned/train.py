@@ -26,7 +26,7 @@ from tod_runtime.dialogue.context import DialogueState
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import Dialogue
 from tod_runtime.dst.carry import candidates
-from tod_runtime.dst.learned.features import BITS
+from tod_runtime.dst.learned.features import BITS, description_key, slot_view
 from tod_runtime.dst.learned.model import CarryModel
 from tod_runtime.dst.rules import track
 from tod_runtime.files import atomic_write
@@ -104,7 +104,27 @@ def holdout_files(split: SGDSplit, n: int = HELD_FILES) -> list[str]:
     return multi[:: max(len(multi) // n, 1)][:n]
 
 
-def fit_rows(counts: Counts, held_out: frozenset[str] = frozenset()) -> CarryModel:
+def known_slots(
+    schemas: Mapping[str, ServiceSchema], held_out: frozenset[str] = frozenset()
+) -> list[int]:
+    """The ``description_key`` of every slot of the services trained on (sorted)."""
+    return sorted(
+        {
+            description_key(slot_view(schema, spec.name))
+            for name, schema in schemas.items()
+            if name not in held_out
+            for spec in schema.slots
+        }
+    )
+
+
+def fit_rows(
+    counts: Counts,
+    held_out: frozenset[str] = frozenset(),
+    schemas: Mapping[str, ServiceSchema] | None = None,
+) -> CarryModel:
+    """The model fitted to ``counts`` without the rows of ``held_out``'s services; it knows
+    the slots of ``schemas``' other services (``CarryModel.knows``)."""
     rows = [
         (features, float(pos), float(neg))
         for (source, target, features), (pos, neg) in counts.items()
@@ -112,7 +132,8 @@ def fit_rows(counts: Counts, held_out: frozenset[str] = frozenset()) -> CarryMod
     ]
     settings = {k: SETTINGS[k] for k in ("bits", "l2", "iterations", "rate")}
     weights = fit(rows, **settings)
-    return CarryModel(weights, {**SETTINGS, "threshold": THRESHOLD})
+    known = known_slots(schemas, held_out) if schemas is not None else []
+    return CarryModel(weights, {**SETTINGS, "threshold": THRESHOLD, "known_slots": known})
 
 
 # ---------------------------------------------------------------- scoring
@@ -223,7 +244,7 @@ def run_train_dst(args: argparse.Namespace) -> int:
             report["cv"] = cross_validate(split, pool, counts, args.cv, args.seed, errors)
             if errors is not None:
                 atomic_write(args.errors, errors.report())
-    model = fit_rows(counts)
+    model = fit_rows(counts, schemas=split.schemas())
     model.save(out / "carry.npz")
     report["seconds"] = round(time.perf_counter() - start, 1)
     (out / "carry.json").write_text(json.dumps(report, indent=2) + "\n")
@@ -245,7 +266,7 @@ def cross_validate(
     total = count = 0.0
     per_fold = []
     for held in service_folds(services, k, seed):
-        model = fit_rows(counts, held)
+        model = fit_rows(counts, held, split.schemas())
         t, c = score(split, pool, model, held, errors)
         per_fold.append(
             {"services": sorted(held), "frames": c, "joint_goal_accuracy": round(t / max(c, 1), 4)}
