@@ -10,7 +10,7 @@ another service, a service call). Train only: never run it on dev.
 
     python scripts/dst_cv_errors.py SGD_ZIP [--folds-dir DIR] [--every N] [--examples N]
                                             [--float16] [--holdout NPZ]
-                                            [--dialogue-folds DIR]
+                                            [--dialogue-folds DIR] [--beside-unseen DIR]
 
 Prints the CV's joint goal (the same figure as ``tod train dst --cv 5``; 2.5 min on one core),
 then the classes by slot-error turns (onsets, turns the errors lasted, class) with examples,
@@ -24,7 +24,11 @@ exists, else the fit is saved there; the same joint goal as that benchmark).
 ``--dialogue-folds DIR``: seen services on more dialogues than the held-out files: train's
 other multi-domain files dealt into two folds, each scored with a model fitted on the rest of
 train (neither fold's files nor the held-out files); fold models cached in DIR as
-``--folds-dir`` does.
+``--folds-dir`` does. ``--beside-unseen DIR``: a seen service whose sources are of a service
+the model never saw: for each of the K folds over train's services, the model fitted without
+the fold's services and without the held-out files of ``--holdout``; scored on the frames of
+the *other* services in those files' dialogues that hold a service of the fold (models cached
+in DIR).
 """
 
 from __future__ import annotations
@@ -111,6 +115,30 @@ def dialogue_fold_models(split, cache: Path) -> list[tuple[list[str], CarryModel
     return out
 
 
+def beside_unseen_models(
+    split, k: int, seed: int, cache: Path
+) -> list[tuple[frozenset[str], CarryModel]]:
+    """For each fold over the services, the model fitted without its services and without
+    the held-out files."""
+    schemas = split.schemas()
+    folds = service_folds(list(schemas), k, seed)
+    held_files = set(holdout_files(split))
+    counts: dict = {}
+    if not all((cache / f"beside{i}.npy").exists() for i in range(k)):
+        for file in split.dialogue_files():
+            if file not in held_files:
+                for dialogue in split.read_file(file):
+                    dialogue_rows(dialogue, schemas, counts)
+    out = []
+    for i, held in enumerate(folds):
+        path = cache / f"beside{i}.npy"
+        if not path.exists():
+            cache.mkdir(parents=True, exist_ok=True)
+            np.save(path, fit_rows(counts, held).weights.astype(np.float32))
+        out.append((held, CarryModel(np.load(path), fit_rows({}, held, schemas).config)))
+    return out
+
+
 def low(values) -> set[str]:
     return {v.strip().lower() for v in values}
 
@@ -172,11 +200,18 @@ def main() -> int:
     )
     parser.add_argument("--holdout", metavar="NPZ", help="the dialogue-held-out check instead")
     parser.add_argument("--dialogue-folds", metavar="DIR", help="two dialogue folds instead")
+    parser.add_argument(
+        "--beside-unseen", metavar="DIR", help="seen services beside a held-out one instead"
+    )
     args = parser.parse_args()
     split = open_split(args.path, "train")
     schemas = split.schemas()
     every = frozenset(schemas)
-    if args.holdout:
+    beside = bool(args.beside_unseen)  # score the services the fold's model was trained on
+    if args.beside_unseen:
+        models = beside_unseen_models(split, args.k, args.seed, Path(args.beside_unseen))
+        jobs = [(h, m, holdout_files(split)) for h, m in models]
+    elif args.holdout:
         jobs = [(every, holdout_model(split, Path(args.holdout)), holdout_files(split))]
     elif args.dialogue_folds:
         folds = dialogue_fold_models(split, Path(args.dialogue_folds))
@@ -202,6 +237,8 @@ def main() -> int:
             for dialogue in split.read_file(file):
                 if not held & set(dialogue.services):
                     continue
+                if beside and not set(dialogue.services) - held:
+                    continue
                 history = History()
                 state: DialogueState = {}
                 prev_err: dict = {}
@@ -215,7 +252,7 @@ def main() -> int:
                     state = track(state, acts, history, schemas, carry=model)
                     for frame in turn.frames:
                         s = frame.service
-                        if frame.state is None or s not in held:
+                        if frame.state is None or (s in held) == beside:
                             continue
                         pred = state.get(s)
                         m = frame_state_metrics(frame.state, pred, schemas[s])
