@@ -570,3 +570,67 @@ async def test_a_value_the_backend_knows_is_said_as_the_backend_writes_it() -> N
     assert "INFORM(city=Austin)" in [str(x) for x in acts["Restaurants"]]
     acts = await nlu.parse("find me italian food in san jose", TurnContext(restaurants, [], {}))
     assert "INFORM(city=san jose)" in [str(x) for x in acts["Restaurants"]]
+
+
+def _movie_service(name: str, description: str, other: str | None) -> ServiceSchema:
+    """A movie service: a search by genre, and ``other`` (a transactional intent's
+    description) when given."""
+    intents = [
+        {
+            "name": "FindMovies",
+            "description": "Find movies by genre",
+            "is_transactional": False,
+            "required_slots": ["genre"],
+            "optional_slots": {},
+            "result_slots": ["genre", "title"],
+        }
+    ]
+    if other:
+        intents.append(
+            {
+                "name": "Act",
+                "description": other,
+                "is_transactional": True,
+                "required_slots": ["title"],
+                "optional_slots": {},
+                "result_slots": ["title"],
+            }
+        )
+    slots = [
+        {
+            "name": "genre",
+            "description": "Genre of the movie",
+            "is_categorical": False,
+            "possible_values": [],
+        },
+        {
+            "name": "title",
+            "description": "Title of the movie",
+            "is_categorical": False,
+            "possible_values": [],
+        },
+    ]
+    return ServiceSchema.model_validate(
+        {"service_name": name, "description": description, "slots": slots, "intents": intents}
+    )
+
+
+async def test_services_taking_the_same_values_are_told_apart_by_their_descriptions() -> None:
+    """Among services scored within ``service_margin`` whose intents take the same values,
+    the one whose descriptions (its own and its intents') hold more of the user's words wins,
+    whichever the scorer put first: "rent a comedy" goes to the service that rents movies."""
+    two = Schemas(
+        [
+            _movie_service("Browse", "Discover new movies", None),
+            _movie_service("Rentals", "Movie rentals", "Rent a movie to watch"),
+        ]
+    )
+    nlu = LearnedNLU(ComponentContext(schemas=two, backend=None))
+    text = "I want to rent a comedy movie"
+    context = TurnContext(two, [], {})
+    browse, rentals = ("Browse", "FindMovies"), ("Rentals", "FindMovies")
+    assert await nlu._service_for_values(text, context, [(1.0, browse), (0.5, rentals)]) == rentals
+    assert await nlu._service_for_values(text, context, [(1.0, rentals), (0.5, browse)]) == rentals
+    # no word of either's: the scorer's order stands
+    plain = "a comedy please"
+    assert await nlu._service_for_values(plain, context, [(1.0, browse), (0.5, rentals)]) == browse

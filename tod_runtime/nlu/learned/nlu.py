@@ -22,6 +22,7 @@ from tod_runtime.nlu.learned.model import NLUModel, load_model
 from tod_runtime.nlu.learned.reader import ValueReader
 from tod_runtime.nlu.learned.scorer import Intent, Scorer, view
 from tod_runtime.nlu.learned.spelling import VOCABULARY, Speller, read_vocabulary, service_words
+from tod_runtime.nlu.learned.text import content, tokens
 from tod_runtime.nlu.learned.values import known_values, normalised, slot_views, value_turn
 from tod_runtime.nlu.rules import RulesNLU, dedupe
 from tod_runtime.plugins import ComponentContext
@@ -55,6 +56,13 @@ class LearnedNLU(RulesNLU):
         self.service_margin = model.threshold("service_margin", 0.0)
         self.ask_floor = model.threshold("ask_floor", model.threshold("slots"))
         self._views = {name: slot_views(schema) for name, schema in self.schemas.items()}
+        # the content words of each service's description and its intents' descriptions
+        self._service_words = {
+            name: content(
+                [w for t in (s.description, *(i.description for i in s.intents)) for w in tokens(t)]
+            )
+            for name, s in self.schemas.items()
+        }
         self._known: dict[str, _Known] = {}
 
     async def _known_values(self, service: str) -> _Known:
@@ -122,7 +130,10 @@ class LearnedNLU(RulesNLU):
         """The best intent of another service scored within ``service_margin`` logits of the
         chosen one wins when its slots take more of the values read for it: "somewhere to
         stay in Seattle, ideally 5 stars" reads a city for a restaurant search and a city
-        and a star rating for a hotel search."""
+        and a star rating for a hotel search. Among rivals taking as many, the one whose
+        descriptions (its own and its intents') hold more of the user's words wins ("rent a
+        comedy" goes to the service of "movie rentals" that can "Rent a movie"), else the
+        scorer's order."""
         top, chosen = ranked[0]
         assert chosen is not None
         rivals = [chosen]
@@ -133,11 +144,16 @@ class LearnedNLU(RulesNLU):
                 rivals.append(candidate)
         if len(rivals) == 1:
             return chosen
-        best, most = chosen, -1
+        words = content(tokens(text))
+        best, most = chosen, (-1, -1)
         for service, intent in rivals:
             said = context.history.last_system_acts(service)
             read = await self._read_values(text, service, [intent], said)
-            taken = self._takes(service, intent, {a.slot for a in read})
+            # the values taken, then how many of the user's words the service describes
+            taken = (
+                self._takes(service, intent, {a.slot for a in read}),
+                len(words & self._service_words[service]),
+            )
             if taken > most:
                 best, most = (service, intent), taken
         return best
