@@ -12,7 +12,13 @@ from tod_runtime.data.rename import Renaming
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import Frame, ServiceCall, State, Turn, act
 from tod_runtime.dst.carry import NOT_ASKED_THRESHOLD, candidates, carry_over
-from tod_runtime.dst.learned.features import description_key, hashed, slot_view
+from tod_runtime.dst.learned.features import (
+    Context,
+    description_key,
+    features,
+    hashed,
+    slot_view,
+)
 from tod_runtime.dst.learned.model import CarryModel, load_model
 from tod_runtime.learning import content_words
 from tod_runtime.schema.models import ServiceSchema
@@ -131,6 +137,31 @@ def test_a_place_two_slots_score_exactly_the_same_for_fills_neither() -> None:
         frame = state["Trips_1"] = State(active_intent="DoTrips_1")
         carry_over(frame, "Trips_1", state, both, History(), opening=True, model=flat)
         assert frame.slot_values == expected
+
+
+def test_two_slots_described_alike_are_told_apart_by_their_order() -> None:
+    # The origin and the destination of a trip share their description but for one word: the
+    # first in the schema's order is 1, the second 2, whatever their names; a slot described
+    # otherwise, or of another value type, is in no pair.
+    slots = [
+        ("a", "Origin city for journey"),
+        ("b", "Destination city for journey"),
+        ("c", "Date of journey"),
+        ("d", "Name of the driver"),
+    ]
+    trips = _service("Trips_1", slots, True)
+    assert [slot_view(trips, n).pair for n, _ in slots] == [1, 2, 0, 0]
+    swapped = _service("Trips_1", [slots[1], slots[0], *slots[2:]], True)
+    assert slot_view(swapped, "b").pair == 1 and slot_view(swapped, "a").pair == 2
+    dates = _service("Stay_1", [("x", "Start date of stay"), ("y", "End date of stay")], True)
+    assert (slot_view(dates, "x").pair, slot_view(dates, "y").pair) == (1, 2)
+    city = slot_view(_service("Shows_1", [("city", "City of the show")], True), "city")
+    context = Context(opens=True, transactional=True, takes="req")
+    found = [set(features(city, slot_view(trips, n), "state", 0, context)) for n in "ab"]
+    assert {f for f in found[1] - found[0] if f.startswith("pr:")} == {
+        "pr:0>2|vt=text|o=True|tr=True|in=req",
+        "pr:0>2|vt=text|k=state",
+    }
 
 
 def test_tod_train_dst_writes_a_model_the_tracker_reads(tmp_path: Path) -> None:

@@ -4,7 +4,9 @@ told by the system in another service) against a target slot of the frame that o
 A slot enters only through what its schema says of it: the content words of its description
 (general English function words dropped, crudely stemmed so "ends" meets "ending"), its value
 type, whether it is categorical, whether some intent takes it as an input (required or
-optional, in a transactional intent or not); never through its name or its service's. So
+optional, in a transactional intent or not), and whether it is the first or the second of a
+pair of slots its service describes alike (an origin and a destination, a start and an end
+date: schemas list them in that order); never through its name or its service's. So
 renaming every service, intent and slot leaves every feature unchanged. The candidate's
 context: where the value comes from (``state`` or ``told``), how recent its frame is, whether
 the frame opens or changes intent, whether its intent is transactional and takes the target;
@@ -36,6 +38,7 @@ class SlotView:
     possible: tuple[str, ...]
     usage: str  # "req", "opt" (an input of some intent) or "out" (a result only)
     transactional: bool  # an input of a transactional intent
+    pair: int = 0  # 1 or 2: first or second of a pair of slots described alike (``_pair_of``)
 
     def possible_value(self, value: str) -> str | None:
         """``value`` as the schema spells it among the possible values (None if not one)."""
@@ -68,7 +71,34 @@ def _view(schema: ServiceSchema, slot: str) -> SlotView:
             i.is_transactional and (slot in i.required_slots or slot in i.optional_slots)
             for i in schema.intents
         ),
+        pair=_pair_of(schema, slot),
     )
+
+
+def _pair_of(schema: ServiceSchema, slot: str) -> int:
+    """1 or 2 when ``slot`` is the first or second (in the schema's order) of two slots of
+    its service that one intent requires both of, of one value type, neither categorical,
+    whose descriptions share at least half of their content words (the origin and the
+    destination of a trip, the start and the end of a stay); else 0."""
+    roles = slot_roles(schema)
+    spec = schema.slot_map[slot]
+    if spec.is_categorical:
+        return 0
+    mine = set(content_words(spec.description))
+    order = [s.name for s in schema.slots]
+    for other in schema.slots:
+        if other.name == slot or other.is_categorical:
+            continue
+        if roles[other.name].value_type != roles[slot].value_type:
+            continue
+        if not any(
+            slot in i.required_slots and other.name in i.required_slots for i in schema.intents
+        ):
+            continue
+        theirs = set(content_words(other.description))
+        if 2 * len(mine & theirs) >= len(mine | theirs):
+            return 1 if order.index(slot) < order.index(other.name) else 2
+    return 0
 
 
 @dataclass(frozen=True)
@@ -114,6 +144,8 @@ def features(
     out += [f"s:{a}|k={kind}|u={source.usage}" for a in source.words]
     out.append(f"bk:{booked}|vt={target.value_type}|{ctx}")
     out.append(f"bk:{booked}|k={kind}|vt={target.value_type}")
+    pairs = f"pr:{source.pair}>{target.pair}|vt={target.value_type}"
+    out += [f"{pairs}|{ctx}", f"{pairs}|k={kind}"]
     return out
 
 
