@@ -18,6 +18,7 @@ from tod_runtime.dst.learned.features import (
     features,
     hashed,
     slot_view,
+    unknown_source,
 )
 from tod_runtime.dst.learned.model import CarryModel, load_model
 from tod_runtime.learning import content_words
@@ -170,7 +171,7 @@ def test_tod_train_dst_writes_a_model_the_tracker_reads(tmp_path: Path) -> None:
     )
     assert code == 0
     model = load_model(str(tmp_path / "carry.npz"))
-    assert model.weights.shape == (1 << model.bits,)
+    assert model.weights.shape == (2 << model.bits,) and model.fallback  # main, fallback
     assert (tmp_path / "carry.json").is_file()
 
 
@@ -223,3 +224,39 @@ def test_a_slot_the_model_was_trained_on_needs_more_for_a_late_carry() -> None:
         held = (["day"], NOT_ASKED_THRESHOLD)
         carry_over(frame, "Trips_1", state, both, History(), opening=True, model=model, held=held)
         assert frame.slot_values == expected
+
+
+def test_a_source_the_model_never_saw_is_also_scored_by_the_fallback_model() -> None:
+    # The main model scores every pair 0.1 (under the 0.3 of a required slot as the frame
+    # opens), the fallback model 0.9. The fallback counts only for a service the model was
+    # trained on (every slot known) and a source slot it never saw.
+    shows = _service("Shows_1", [("date", "Date of the show")], True)
+    trips = _service("Trips_1", [("day", "Date of travel")], True)
+    both = {"Shows_1": shows, "Trips_1": trips}
+    weights = np.zeros(2 << 16, dtype=np.float32)
+    weights[list(hashed(["bias"]))] = np.log(0.1 / 0.9)
+    weights[[i + (1 << 16) for i in hashed(["bias"])]] = np.log(0.9 / 0.1)
+    day, date = (description_key(slot_view(s, n)) for s, n in ((trips, "day"), (shows, "date")))
+    cases = (([day], True, {"day": ["Friday"]}), ([day], False, {}), ([], True, {}))
+    for known, fallback, expected in cases + (([day, date], True, {}),):
+        config = {"bits": 16, "threshold": 0.4, "known_slots": known, "fallback": fallback}
+        state = {"Shows_1": State(slot_values={"date": ["Friday"]})}
+        frame = state["Trips_1"] = State(active_intent="DoTrips_1")
+        carry_over(
+            frame,
+            "Trips_1",
+            state,
+            both,
+            History(),
+            opening=True,
+            model=CarryModel(weights, config),
+        )
+        assert frame.slot_values == expected, (known, fallback)
+    found = candidates(
+        State(active_intent="DoTrips_1"), "Trips_1", state, both, History(), opening=True
+    )
+    strings = features(
+        slot_view(shows, "date"), slot_view(trips, "day"), "state", 0, Context(True, True, "req")
+    )
+    assert found[0].fallback == tuple(i + (1 << 16) for i in hashed(unknown_source(strings)))
+    assert not any(s.startswith(("s:", "x:")) for s in unknown_source(strings))

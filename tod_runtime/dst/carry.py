@@ -15,6 +15,14 @@ place, date or time fills one slot of the frame: the target where it scores high
 when two score exactly the same: the model cannot tell them apart), and none when another
 slot of the frame already holds it. No service, intent or slot name enters a decision.
 
+A source slot of a service the model never saw has description words that carry no weight, and
+the crosses of its known words were fitted beside them (a bus's destination from an unseen
+event's city scored under its origin). When the frame's service is one the model was trained
+on (every slot described as a slot of its training services) and the source slot is not, the
+pair also gets the score of a fallback model fitted on the same rows without the source's own
+words nor their crosses (``features.unknown_source``; its weights follow the main model's), and
+takes the larger: what the model knows of the target, the words both share, the value types.
+
 Later turns of a frame show what the state holds through the system's acts there: when the
 system searched, offered, asked to confirm or reported an outcome without asking for anything,
 every required slot of the active intent was known; when it asked for some required slots,
@@ -43,7 +51,15 @@ from dataclasses import dataclass
 from tod_runtime.dialogue.context import DialogueState
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import DONTCARE, State
-from tod_runtime.dst.learned.features import BITS, Context, features, hashed, slot_view
+from tod_runtime.dst.learned.features import (
+    BITS,
+    Context,
+    SlotView,
+    features,
+    hashed,
+    slot_view,
+    unknown_source,
+)
 from tod_runtime.dst.learned.model import CarryModel
 from tod_runtime.schema.models import ServiceSchema
 
@@ -67,6 +83,8 @@ class Candidate:
     values: list[str]
     features: tuple[int, ...]
     same_type: bool = True  # both slots hold the same type of value (bool, number, date...)
+    fallback: tuple[int, ...] = ()  # the fallback model's features (``unknown_source``)
+    source_view: SlotView | None = None
 
 
 def candidates(
@@ -112,9 +130,12 @@ def candidates(
                     if spelled is None:
                         continue
                     taken = [spelled]
-                found = hashed(features(source, view, kind, rank, context, was_booked), bits)
+                strings = features(source, view, kind, rank, context, was_booked)
+                found = hashed(strings, bits)
+                # the fallback model's weights follow the main model's 2**bits
+                fallback = tuple(i + (1 << bits) for i in hashed(unknown_source(strings), bits))
                 same = source.value_type == view.value_type
-                out.append(Candidate(other, target, taken, found, same))
+                out.append(Candidate(other, target, taken, found, same, fallback, source))
     return out
 
 
@@ -169,6 +190,9 @@ def carry_over(
     proposed = _proposed(history, service)
     intent = schema.intent(frame.active_intent)
     takes = {*intent.required_slots, *intent.optional_slots} if intent is not None else set()
+    # A service the model was trained on (every slot described as one of its training
+    # services' slots) scores a source slot the model never saw with the fallback model.
+    seen = model.fallback and all(model.knows(slot_view(schema, s.name)) for s in schema.slots)
     for candidate in found:
         if not candidate.same_type:
             continue  # on train no value ever moved to a slot of another value type
@@ -198,6 +222,8 @@ def carry_over(
         else:
             continue
         p = model.probability(candidate.features)
+        if seen and candidate.source_view is not None and not model.knows(candidate.source_view):
+            p = max(p, model.probability(candidate.fallback))
         if p >= threshold and p > best.get(candidate.target, (-1.0, []))[0]:
             best[candidate.target] = (p, candidate.values)
     winner: dict[str, tuple[float, str]] = {}  # a distinct value -> its best target

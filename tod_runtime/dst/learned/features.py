@@ -149,6 +149,14 @@ def features(
     return out
 
 
+def unknown_source(strings: Iterable[str]) -> list[str]:
+    """The strings of a candidate as the fallback model sees them (``CarryModel.fallback``):
+    without the source's own words (``s:``) nor their crosses with the target's (``x:``), so
+    that a source slot the model never saw is scored by what the model knows of the target,
+    the words both slots share, the value types and the moment."""
+    return [s for s in strings if not s.startswith(("s:", "x:"))]
+
+
 def description_key(view: SlotView) -> int:
     """A slot as the model knows it: its description's content words and its value type,
     hashed (two services' slots described alike share a key)."""

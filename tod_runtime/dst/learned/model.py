@@ -21,6 +21,12 @@ class CarryModel(LinearModel):
     def threshold(self) -> float:
         return float(self.config.get("threshold", 0.5))
 
+    @property
+    def fallback(self) -> bool:
+        """Whether the weights hold, after the main model's, those of the fallback model
+        (``features.unknown_source``), trained on the same rows."""
+        return bool(self.config.get("fallback")) and len(self.weights) >= 2 << self.bits
+
     @cached_property
     def _known(self) -> frozenset[int]:
         return frozenset(int(k) for k in self.config.get("known_slots", []))

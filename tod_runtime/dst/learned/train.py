@@ -90,6 +90,7 @@ def dialogue_rows(dialogue: Dialogue, schemas: Mapping[str, ServiceSchema], out:
                 for c in found:
                     positive = _same(c.values, frame.state.slot_values.get(c.target, []))
                     out.setdefault((c.source, service, c.features), [0, 0])[not positive] += 1
+                    out.setdefault((c.source, service, c.fallback), [0, 0])[not positive] += 1
             for frame in turn.frames:
                 if frame.state is not None:
                     gold[frame.service] = frame.state
@@ -130,10 +131,12 @@ def fit_rows(
         for (source, target, features), (pos, neg) in counts.items()
         if source not in held_out and target not in held_out
     ]
-    settings = {k: SETTINGS[k] for k in ("bits", "l2", "iterations", "rate")}
-    weights = fit(rows, **settings)
+    settings = {k: SETTINGS[k] for k in ("l2", "iterations", "rate")}
+    # the main model's weights, then the fallback model's: two models fitted side by side
+    weights = fit(rows, bits=SETTINGS["bits"] + 1, **settings)
     known = known_slots(schemas, held_out) if schemas is not None else []
-    return CarryModel(weights, {**SETTINGS, "threshold": THRESHOLD, "known_slots": known})
+    config = {**SETTINGS, "threshold": THRESHOLD, "known_slots": known, "fallback": True}
+    return CarryModel(weights, config)
 
 
 # ---------------------------------------------------------------- scoring
