@@ -5,6 +5,7 @@ service, as JSON.
 
     python benchmarks/dst_holdout.py [--data ../shared/sgd/sgd-train-dev.zip] [--model NPZ]
                                      [--workers 1] [--errors FILE] [--report FILE]
+                                     [--sgdx] [--reworded]
 
 ``tod train dst --cv K`` holds out *services*: it measures a service the model never saw.
 SGD dev with gold acts scores lower on the services train has (0.9599) than on new ones
@@ -20,7 +21,11 @@ goal 1.0), so they cannot measure the carry-over.
 rows depend on the rules tracker and the features, so refit after changing them; changes to
 ``dst/carry.py``'s decisions alone can reuse it). ``--errors``: the replay's error analysis
 (``tod replay --errors``); ``--report``: its JSON report. ``python scripts/dst_cv_errors.py
-SGD_ZIP --holdout NPZ`` counts the same errors by class (the same joint goal).
+SGD_ZIP --holdout NPZ`` counts the same errors by class (the same joint goal). ``--sgdx``:
+also replay the held-out files under each SGD-X rewording of train's schemas (``tod replay
+--sgdx``; the ``sgdx`` key: per variant, mean, drop, sensitivity), as dev's seen services are
+reworded in SGD-X's dev variants. ``--reworded``: the model also learns from SGD-X's
+rewordings of train (``tod train dst --reworded``).
 """
 
 from __future__ import annotations
@@ -33,8 +38,14 @@ import tempfile
 from pathlib import Path
 
 from tod_runtime.data.sgd import open_split
+from tod_runtime.data.sgdx import VARIANTS, reworded_variants, variant_split
 from tod_runtime.dst.learned.model import load_model
-from tod_runtime.dst.learned.train import dialogue_rows, fit_rows, holdout_files
+from tod_runtime.dst.learned.train import (
+    dialogue_rows,
+    fit_rows,
+    holdout_files,
+    reworded_rows,
+)
 from tod_runtime.learning import collect_rows, split_pool
 
 
@@ -45,6 +56,8 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--errors", metavar="FILE", help="write the replay's error analysis")
     parser.add_argument("--report", metavar="FILE", help="write the replay's full JSON report")
+    parser.add_argument("--sgdx", action="store_true", help="also replay every SGD-X rewording")
+    parser.add_argument("--reworded", action="store_true")
     args = parser.parse_args()
     split = open_split(args.data, "train")
     files = split.dialogue_files()
@@ -55,25 +68,34 @@ def main() -> int:
         path = Path(args.model) if args.model else Path(tmp) / "carry.npz"
         if not path.exists():
             rest = [f for f in files if f not in held]
+            reworded = reworded_variants(split) if args.reworded else []
+            rows = reworded_rows if reworded else dialogue_rows
             with split_pool(split, args.workers) as pool:
-                counts = collect_rows(pool, rest, dialogue_rows, "carry rows")
-            fit_rows(counts, schemas=split.schemas()).save(path)
+                counts = collect_rows(pool, rest, rows, "carry rows")
+            fit_rows(counts, schemas=split.schemas(), reworded=reworded).save(path)
         load_model(str(path))  # fails early, with a hint, on a bad file
         Path(f"{tmp}/config.toml").write_text(
             f"[options.tracker]\ncarry_model = {json.dumps(str(path.resolve()))}\n"
         )
-        folder = Path(tmp) / "train"  # the held-out files as a split of their own
-        folder.mkdir()
+        data = Path(tmp) / "data"  # the held-out files as a dataset of their own
+        folder = data / "train"
+        folder.mkdir(parents=True)
         (folder / "schema.json").write_text(json.dumps(split.read_raw("schema.json")))
         for f in held:
             (folder / f).write_text(json.dumps(raw[f]))
+        for variant in VARIANTS if args.sgdx else ():
+            inner = data / "sgd_x" / "data" / variant / "train"
+            inner.mkdir(parents=True)
+            raw_schema = variant_split(args.data, "train", variant).read_raw("schema.json")
+            (inner / "schema.json").write_text(json.dumps(raw_schema))
         report_path = args.report or f"{tmp}/report.json"
         command = [
-            sys.executable, "-m", "tod_runtime.cli", "replay", str(folder), "--nlu", "gold",
-            "--config", f"{tmp}/config.toml",
+            sys.executable, "-m", "tod_runtime.cli", "replay", str(data), "--split", "train",
+            "--nlu", "gold", "--config", f"{tmp}/config.toml",
             "--workers", str(args.workers), "--report", report_path, "--force",
         ]  # fmt: skip
         command += ["--errors", args.errors] if args.errors else []
+        command += ["--sgdx"] if args.sgdx else []
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
         report = json.loads(Path(report_path).read_text())
     services = {
@@ -87,6 +109,12 @@ def main() -> int:
         "average_goal_accuracy": round(report["metrics"]["average_goal_accuracy"], 6),
         "services": services,
     }
+    if args.sgdx:
+        sgdx = report["sgdx"]
+        line["sgdx"] = {
+            **{v: round(m["joint_goal_accuracy"], 6) for v, m in sgdx["variants"].items()},
+            **{k: sgdx[k] for k in ("joint_goal_accuracy_drop", "schema_sensitivity")},
+        }
     print(json.dumps(line), flush=True)
     return 0
 

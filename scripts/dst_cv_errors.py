@@ -28,7 +28,8 @@ train (neither fold's files nor the held-out files); fold models cached in DIR a
 the model never saw: for each of the K folds over train's services, the model fitted without
 the fold's services and without the held-out files of ``--holdout``; scored on the frames of
 the *other* services in those files' dialogues that hold a service of the fold (models cached
-in DIR).
+in DIR). With ``--reworded``, every model also learns from SGD-X's rewordings (``tod train dst
+--reworded``).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from tod_runtime.data.sgd import open_split
+from tod_runtime.data.sgdx import reworded_variants
 from tod_runtime.dialogue.context import DialogueState
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import DONTCARE
@@ -53,22 +55,26 @@ from tod_runtime.replay.state_metrics import frame_state_metrics
 
 
 def fold_models(
-    split, k: int, seed: int, cache: Path | None
+    split, k: int, seed: int, cache: Path | None, reworded: list
 ) -> list[tuple[frozenset[str], CarryModel]]:
     folds = service_folds(list(split.schemas()), k, seed)
     schemas = split.schemas()
+
+    def known_config(held: frozenset[str]) -> dict:
+        return fit_rows({}, held, schemas, reworded).config
+
     if cache is not None and all((cache / f"fold{i}.npy").exists() for i in range(k)):
         return [
-            (held, CarryModel(np.load(cache / f"fold{i}.npy"), fit_rows({}, held, schemas).config))
+            (held, CarryModel(np.load(cache / f"fold{i}.npy"), known_config(held)))
             for i, held in enumerate(folds)
         ]
     counts: dict = {}
     for file in split.dialogue_files():
         for dialogue in split.read_file(file):
-            dialogue_rows(dialogue, schemas, counts)
+            dialogue_rows(dialogue, schemas, counts, reworded)
     out = []
     for i, held in enumerate(folds):
-        model = fit_rows(counts, held, schemas)
+        model = fit_rows(counts, held, schemas, reworded)
         if cache is not None:
             cache.mkdir(parents=True, exist_ok=True)
             np.save(cache / f"fold{i}.npy", model.weights.astype(np.float32))
@@ -76,7 +82,7 @@ def fold_models(
     return out
 
 
-def holdout_model(split, path: Path) -> CarryModel:
+def holdout_model(split, path: Path, reworded: list) -> CarryModel:
     if not path.exists():
         held = set(holdout_files(split))
         schemas = split.schemas()
@@ -84,12 +90,12 @@ def holdout_model(split, path: Path) -> CarryModel:
         for file in split.dialogue_files():
             if file not in held:
                 for dialogue in split.read_file(file):
-                    dialogue_rows(dialogue, schemas, counts)
-        fit_rows(counts, schemas=schemas).save(path)
+                    dialogue_rows(dialogue, schemas, counts, reworded)
+        fit_rows(counts, schemas=schemas, reworded=reworded).save(path)
     return load_model(str(path))
 
 
-def dialogue_fold_models(split, cache: Path) -> list[tuple[list[str], CarryModel]]:
+def dialogue_fold_models(split, cache: Path, reworded: list) -> list[tuple[list[str], CarryModel]]:
     """Two folds of train's multi-domain files outside ``holdout_files``, each with the model
     fitted without its files and the held-out ones."""
     schemas = split.schemas()
@@ -108,15 +114,16 @@ def dialogue_fold_models(split, cache: Path) -> list[tuple[list[str], CarryModel
             for file in split.dialogue_files():
                 if file not in held and file not in part:
                     for dialogue in split.read_file(file):
-                        dialogue_rows(dialogue, schemas, counts)
+                        dialogue_rows(dialogue, schemas, counts, reworded)
             cache.mkdir(parents=True, exist_ok=True)
             np.save(path, fit_rows(counts).weights.astype(np.float32))
-        out.append((part, CarryModel(np.load(path), fit_rows({}, schemas=schemas).config)))
+        config = fit_rows({}, schemas=schemas, reworded=reworded).config
+        out.append((part, CarryModel(np.load(path), config)))
     return out
 
 
 def beside_unseen_models(
-    split, k: int, seed: int, cache: Path
+    split, k: int, seed: int, cache: Path, reworded: list
 ) -> list[tuple[frozenset[str], CarryModel]]:
     """For each fold over the services, the model fitted without its services and without
     the held-out files."""
@@ -128,14 +135,14 @@ def beside_unseen_models(
         for file in split.dialogue_files():
             if file not in held_files:
                 for dialogue in split.read_file(file):
-                    dialogue_rows(dialogue, schemas, counts)
+                    dialogue_rows(dialogue, schemas, counts, reworded)
     out = []
     for i, held in enumerate(folds):
         path = cache / f"beside{i}.npy"
         if not path.exists():
             cache.mkdir(parents=True, exist_ok=True)
             np.save(path, fit_rows(counts, held).weights.astype(np.float32))
-        out.append((held, CarryModel(np.load(path), fit_rows({}, held, schemas).config)))
+        out.append((held, CarryModel(np.load(path), fit_rows({}, held, schemas, reworded).config)))
     return out
 
 
@@ -203,23 +210,27 @@ def main() -> int:
     parser.add_argument(
         "--beside-unseen", metavar="DIR", help="seen services beside a held-out one instead"
     )
+    parser.add_argument(
+        "--reworded", action="store_true", help="fit also on SGD-X's rewordings of train"
+    )
     args = parser.parse_args()
     split = open_split(args.path, "train")
+    reworded = reworded_variants(split) if args.reworded else []
     schemas = split.schemas()
     every = frozenset(schemas)
     beside = bool(args.beside_unseen)  # score the services the fold's model was trained on
     if args.beside_unseen:
-        models = beside_unseen_models(split, args.k, args.seed, Path(args.beside_unseen))
+        models = beside_unseen_models(split, args.k, args.seed, Path(args.beside_unseen), reworded)
         jobs = [(h, m, holdout_files(split)) for h, m in models]
     elif args.holdout:
-        jobs = [(every, holdout_model(split, Path(args.holdout)), holdout_files(split))]
+        jobs = [(every, holdout_model(split, Path(args.holdout), reworded), holdout_files(split))]
     elif args.dialogue_folds:
-        folds = dialogue_fold_models(split, Path(args.dialogue_folds))
+        folds = dialogue_fold_models(split, Path(args.dialogue_folds), reworded)
         jobs = [(every, model, part) for part, model in folds]
     else:
         cache = Path(args.folds_dir) if args.folds_dir else None
         files = split.dialogue_files()[:: args.every]
-        jobs = [(h, m, files) for h, m in fold_models(split, args.k, args.seed, cache)]
+        jobs = [(h, m, files) for h, m in fold_models(split, args.k, args.seed, cache, reworded)]
     if args.float16:
         jobs = [
             (held, CarryModel(m.weights.astype(np.float16).astype(np.float32), m.config), f)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -154,6 +155,27 @@ def worker_split() -> SGDSplit:
     """The split of this ``split_pool`` worker."""
     assert _split is not None
     return _split
+
+
+_wordings: list[Mapping[str, ServiceSchema]] | None = None
+
+
+def worker_wordings() -> list[Mapping[str, ServiceSchema]]:
+    """The schemas of this ``split_pool`` worker's split in every wording: SGD's first, then
+    SGD-X's rewordings in the same names (``data.sgdx.reworded_variants``; none when the
+    dataset has no SGD-X schemas), read once per worker."""
+    global _wordings
+    if _wordings is None:
+        from tod_runtime.data.sgdx import reworded_variants
+
+        split = worker_split()
+        _wordings = [split.schemas(), *reworded_variants(split)]
+    return _wordings
+
+
+def rewording_of(dialogue_id: str, rewordings: int) -> int:
+    """Which of ``rewordings`` a dialogue is also learned from, the same on every run."""
+    return zlib.crc32(dialogue_id.encode()) % rewordings
 
 
 DialogueRows = Callable[["Dialogue", Mapping[str, "ServiceSchema"], RowCounts[Key]], None]

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from sgdx_helpers import sgdx_dataset
 
 from tod_runtime.cli import main
 from tod_runtime.data.rename import Renaming
@@ -25,44 +26,8 @@ from tod_runtime.replay.sgdx import schema_sensitivity
 MINI = Path(__file__).parents[1] / "fixtures" / "sgd_mini"
 
 
-def _dataset(tmp_path: Path, variants: tuple[str, ...] = ("v1", "v2")) -> Path:
-    """The mini dev split with variant schemas: every name changed, descriptions reworded."""
-    root = tmp_path / "sgd"
-    shutil.copytree(MINI / "dev", root / "dev")
-    schemas = json.loads((MINI / "dev" / "schema.json").read_text())
-    for variant in variants:
-        out = []
-        for schema in schemas:
-            slots = {s["name"]: f"{s['name']}_{variant}" for s in schema["slots"]}
-            intents = {i["name"]: f"{i['name']}{variant.upper()}" for i in schema["intents"]}
-            out.append(
-                {
-                    "service_name": f"{schema['service_name']}{variant}",
-                    "description": f"{schema['description']} ({variant})",
-                    "slots": [
-                        {**s, "name": slots[s["name"]], "description": s["description"] + "!"}
-                        for s in schema["slots"]
-                    ],
-                    "intents": [
-                        {
-                            **i,
-                            "name": intents[i["name"]],
-                            "required_slots": [slots[s] for s in i["required_slots"]],
-                            "optional_slots": {slots[k]: v for k, v in i["optional_slots"].items()},
-                            "result_slots": [slots[s] for s in i["result_slots"]],
-                        }
-                        for i in schema["intents"]
-                    ],
-                }
-            )
-        folder = root / "sgd_x" / "data" / variant / "dev"
-        folder.mkdir(parents=True)
-        (folder / "schema.json").write_text(json.dumps(out))
-    return root
-
-
 def test_variant_dialogues_follow_the_variant_schema(tmp_path: Path) -> None:
-    root = _dataset(tmp_path)
+    root = sgdx_dataset(tmp_path)
     split = open_split(root, "dev")
     folders = write_variants(split, tmp_path / "out", ["v1"])
     assert folders == [tmp_path / "out" / "v1" / "dev"]
@@ -136,7 +101,7 @@ def test_schema_sensitivity_by_hand() -> None:
 
 
 def test_tod_data_sgdx_and_a_missing_variant(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    root = _dataset(tmp_path)
+    root = sgdx_dataset(tmp_path)
     out = tmp_path / "out"
     assert main(["data", "sgdx", str(root), "--variants", "v1,v2", "--out", str(out)]) == 0
     assert capsys.readouterr().out.split() == [str(out / "v1" / "dev"), str(out / "v2" / "dev")]
@@ -149,7 +114,7 @@ def test_tod_data_sgdx_and_a_missing_variant(tmp_path: Path, capsys) -> None:  #
 
 
 def test_replay_sgdx_report(tmp_path: Path) -> None:
-    root = _dataset(tmp_path)
+    root = sgdx_dataset(tmp_path)
     report_path = tmp_path / "report.json"
     args = ["replay", str(root), "--split", "dev", "--nlu", "gold", "--sgdx", "v1,v2"]
     assert main([*args, "--report", str(report_path)]) == 0
@@ -181,7 +146,7 @@ def test_the_real_variants(sgd_zip: Path, tmp_path: Path) -> None:
 
 def test_reworded_keeps_the_names_and_takes_the_variants_descriptions(tmp_path: Path) -> None:
     """What `tod train nlu` learns from besides SGD's own wording."""
-    root = _dataset(tmp_path, VARIANTS)
+    root = sgdx_dataset(tmp_path, VARIANTS)
     split = open_split(root, "dev")
     original = split.schemas()["Cafes_1"]
     reworded = reworded_variants(split)

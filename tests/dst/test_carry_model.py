@@ -3,12 +3,15 @@ blind to names."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
+from sgdx_helpers import sgdx_dataset
 
 from tod_runtime.cli import main
 from tod_runtime.data.rename import Renaming
+from tod_runtime.data.sgdx import VARIANTS
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import Frame, ServiceCall, State, Turn, act
 from tod_runtime.dst.carry import NOT_ASKED_THRESHOLD, candidates, carry_over
@@ -21,7 +24,7 @@ from tod_runtime.dst.learned.features import (
     unknown_source,
 )
 from tod_runtime.dst.learned.model import CarryModel, load_model
-from tod_runtime.learning import content_words
+from tod_runtime.learning import content_words, rewording_of
 from tod_runtime.schema.models import ServiceSchema
 
 MINI = Path(__file__).parents[1] / "fixtures" / "sgd_mini"
@@ -182,6 +185,37 @@ def test_tod_train_dst_cv_writes_the_held_out_errors(tmp_path: Path) -> None:
     report = errors.read_text()
     assert report.startswith("State errors by service and slot")
     assert "== " in report or "No state errors." in report
+
+
+def test_a_dialogue_is_also_learned_from_in_one_rewording_the_same_on_every_run() -> None:
+    ids = [f"{n}_{k:05d}" for n in range(1, 128) for k in range(0, 100, 7)]
+    drawn = [rewording_of(i, 5) for i in ids]
+    assert drawn == [rewording_of(i, 5) for i in ids]
+    assert all(drawn.count(k) > len(ids) / 8 for k in range(5))  # each of the five
+
+
+def test_tod_train_dst_learns_the_rewordings_and_scores_them(tmp_path: Path) -> None:
+    root = sgdx_dataset(tmp_path, VARIANTS)
+    for variant in VARIANTS:  # each variant words every slot anew
+        path = root / "sgd_x" / "data" / variant / "dev" / "schema.json"
+        schemas = json.loads(path.read_text())
+        for schema in schemas:
+            for slot in schema["slots"]:
+                slot["description"] += f" wording{variant}"
+        path.write_text(json.dumps(schemas))
+    args = ["train", "dst", str(root), "--split", "dev", "--workers", "1"]
+    assert main([*args, "--out", str(tmp_path / "sgd")]) == 0
+    assert main([*args, "--out", str(tmp_path / "x"), "--reworded", "--cv", "2", "--sgdx"]) == 0
+    original = load_model(str(tmp_path / "sgd" / "carry.npz"))
+    reworded = load_model(str(tmp_path / "x" / "carry.npz"))
+    # the slots are known in their SGD-X wordings too
+    assert len(reworded.config["known_slots"]) > len(original.config["known_slots"]) > 0
+    report = json.loads((tmp_path / "x" / "carry.json").read_text())
+    assert report["reworded_variants"] == len(VARIANTS)
+    sgdx = report["cv"]["sgdx"]
+    assert set(sgdx) == {*VARIANTS, "joint_goal_accuracy_mean", "joint_goal_accuracy_drop"}
+    mean = sum(sgdx[v] for v in VARIANTS) / len(VARIANTS)
+    assert abs(sgdx["joint_goal_accuracy_mean"] - mean) < 1e-3
 
 
 def test_the_shipped_model_loads() -> None:

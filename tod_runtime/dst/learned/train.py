@@ -4,11 +4,17 @@ Every user turn of train is tracked from the gold state before it with the user'
 and no carry-over; each frame that opens or changes intent then gives one row per candidate
 (``dst.carry.candidates``), labelled by the gold state: positive when the target's gold values
 include the candidate's value. Identical rows are merged with their counts, and one full-batch
-logistic regression is fitted (deterministic). ``--cv K`` first scores K folds over train's
-services: each fold's services are left out of training (as source or target) and the frames
-of those services are scored by gold-acts joint goal accuracy, the tracker's own state carried
-forward as in ``tod replay --nlu gold``; ``--errors FILE`` writes those frames' errors per
-service and slot (the report of ``tod replay --errors``), to analyse on train, never on dev.
+logistic regression is fitted (deterministic). With ``--reworded`` (and SGD-X's schemas of
+train in the dataset), every dialogue is learned from twice: in SGD's wording and in one of
+the five rewordings (the same names, other descriptions; ``learning.rewording_of``), so the
+description words the model crosses are not only SGD's own. ``--cv K`` first scores K folds
+over train's services: each fold's services are left out of training (as source or target)
+and the frames of those services are scored by gold-acts joint goal accuracy, the tracker's
+own state carried forward as in ``tod replay --nlu gold``; ``--errors FILE`` writes those
+frames' errors per service and slot (the report of ``tod replay --errors``), to analyse on
+train, never on dev;
+``--sgdx`` also scores the held-out frames under each SGD-X rewording of their schemas (the
+report's ``cv.sgdx``: per variant, the mean and the drop from SGD's wording).
 """
 
 from __future__ import annotations
@@ -16,12 +22,13 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tod_runtime.data.sgd import SGDSplit, open_split
+from tod_runtime.data.sgdx import VARIANTS, reworded_variants
 from tod_runtime.dialogue.context import DialogueState
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import Dialogue
@@ -30,7 +37,15 @@ from tod_runtime.dst.learned.features import BITS, description_key, slot_view
 from tod_runtime.dst.learned.model import CarryModel
 from tod_runtime.dst.rules import track
 from tod_runtime.files import atomic_write
-from tod_runtime.learning import collect_rows, fit, service_folds, split_pool, worker_split
+from tod_runtime.learning import (
+    collect_rows,
+    fit,
+    rewording_of,
+    service_folds,
+    split_pool,
+    worker_split,
+    worker_wordings,
+)
 from tod_runtime.replay.errors import StateError, error_report, frame_errors
 from tod_runtime.replay.state_metrics import frame_state_metrics
 from tod_runtime.schema.models import ServiceSchema
@@ -53,6 +68,15 @@ def add_train_options(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="with --cv: write the held-out frames' state errors per service and slot to FILE",
     )
+    parser.add_argument(
+        "--sgdx", action="store_true", help="with --cv: also score every SGD-X rewording"
+    )
+    parser.add_argument(
+        "--reworded",
+        action="store_true",
+        help="learn also from SGD-X's rewordings of train (robust to SGD-X, a little less"
+        " accurate on seen services: docs/learned.md)",
+    )
     parser.add_argument("--split", default="train", help=argparse.SUPPRESS)
     parser.add_argument("--workers", type=int, default=2, help="processes")
 
@@ -64,8 +88,26 @@ def _same(values: Iterable[str], gold: Iterable[str]) -> bool:
     return bool({v.strip().lower() for v in values} & {g.strip().lower() for g in gold})
 
 
-def dialogue_rows(dialogue: Dialogue, schemas: Mapping[str, ServiceSchema], out: Counts) -> None:
-    """Add the carry-over rows of one dialogue to ``out``."""
+def dialogue_rows(
+    dialogue: Dialogue,
+    schemas: Mapping[str, ServiceSchema],
+    out: Counts,
+    reworded: Sequence[Mapping[str, ServiceSchema]] = (),
+) -> None:
+    """Add the carry-over rows of one dialogue to ``out``, in SGD's wording (``schemas``) and,
+    with ``reworded`` (SGD-X's rewordings of them, the same names), in one of those too
+    (``learning.rewording_of``)."""
+    _rows(dialogue, schemas, out)
+    if reworded:
+        _rows(dialogue, reworded[rewording_of(dialogue.dialogue_id, len(reworded))], out)
+
+
+def reworded_rows(dialogue: Dialogue, schemas: Mapping[str, ServiceSchema], out: Counts) -> None:
+    """``dialogue_rows`` with the split's SGD-X rewordings, in a ``split_pool`` worker."""
+    dialogue_rows(dialogue, schemas, out, worker_wordings()[1:])
+
+
+def _rows(dialogue: Dialogue, schemas: Mapping[str, ServiceSchema], out: Counts) -> None:
     history = History()
     gold: DialogueState = {}
     for turn in dialogue.turns:
@@ -106,12 +148,14 @@ def holdout_files(split: SGDSplit, n: int = HELD_FILES) -> list[str]:
 
 
 def known_slots(
-    schemas: Mapping[str, ServiceSchema], held_out: frozenset[str] = frozenset()
+    wordings: Iterable[Mapping[str, ServiceSchema]], held_out: frozenset[str] = frozenset()
 ) -> list[int]:
-    """The ``description_key`` of every slot of the services trained on (sorted)."""
+    """The ``description_key`` of every slot of the services trained on, in every wording
+    learned from (sorted)."""
     return sorted(
         {
             description_key(slot_view(schema, spec.name))
+            for schemas in wordings
             for name, schema in schemas.items()
             if name not in held_out
             for spec in schema.slots
@@ -123,9 +167,11 @@ def fit_rows(
     counts: Counts,
     held_out: frozenset[str] = frozenset(),
     schemas: Mapping[str, ServiceSchema] | None = None,
+    reworded: Iterable[Mapping[str, ServiceSchema]] = (),
 ) -> CarryModel:
     """The model fitted to ``counts`` without the rows of ``held_out``'s services; it knows
-    the slots of ``schemas``' other services (``CarryModel.knows``)."""
+    the slots of ``schemas``' other services, also as ``reworded`` words them
+    (``CarryModel.knows``)."""
     rows = [
         (features, float(pos), float(neg))
         for (source, target, features), (pos, neg) in counts.items()
@@ -134,7 +180,7 @@ def fit_rows(
     settings = {k: SETTINGS[k] for k in ("l2", "iterations", "rate")}
     # the main model's weights, then the fallback model's: two models fitted side by side
     weights = fit(rows, bits=SETTINGS["bits"] + 1, **settings)
-    known = known_slots(schemas, held_out) if schemas is not None else []
+    known = known_slots([schemas, *reworded], held_out) if schemas is not None else []
     config = {**SETTINGS, "threshold": THRESHOLD, "known_slots": known, "fallback": True}
     return CarryModel(weights, config)
 
@@ -194,10 +240,10 @@ class HeldOutErrors:
 Scored = tuple[float, int, HeldOutErrors | None]  # sum of joint goal, frames, errors
 
 
-def _score_of(job: tuple[str, CarryModel, frozenset[str], bool]) -> Scored:
-    file, model, services, keep_errors = job
+def _score_of(job: tuple[str, CarryModel, frozenset[str], bool, int]) -> Scored:
+    file, model, services, keep_errors, wording = job
     split = worker_split()
-    schemas = split.schemas()
+    schemas = worker_wordings()[wording]
     total, count = 0.0, 0
     errors = HeldOutErrors() if keep_errors else None
     for dialogue in split.read_file(file):
@@ -220,10 +266,12 @@ def score(
     model: CarryModel,
     services: frozenset[str],
     errors: HeldOutErrors | None = None,
+    wording: int = 0,
 ) -> tuple[float, int]:
     """Gold-acts joint goal summed over the frames of ``services``, and their number (their
-    errors added to ``errors`` when given)."""
-    jobs = [(f, model, services, errors is not None) for f in split.dialogue_files()]
+    errors added to ``errors`` when given); ``wording``: 0 for SGD's schemas, i for the i-th
+    SGD-X rewording of them (``learning.worker_wordings``)."""
+    jobs = [(f, model, services, errors is not None, wording) for f in split.dialogue_files()]
     total, count = 0.0, 0
     for t, c, found in pool.imap(_score_of, jobs):
         total, count = total + t, count + c
@@ -237,17 +285,28 @@ def run_train_dst(args: argparse.Namespace) -> int:
     split = open_split(args.path, args.split)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    report: dict[str, Any] = {"settings": SETTINGS, "threshold": THRESHOLD, "seed": args.seed}
+    variants = reworded_variants(split)
+    reworded = variants if args.reworded else []
+    report: dict[str, Any] = {
+        "settings": SETTINGS,
+        "threshold": THRESHOLD,
+        "seed": args.seed,
+        "reworded_variants": len(reworded),
+    }
+    rows = reworded_rows if reworded else dialogue_rows
     with split_pool(split, args.workers) as pool:
-        counts = collect_rows(pool, split.dialogue_files(), dialogue_rows, "carry rows")
+        counts = collect_rows(pool, split.dialogue_files(), rows, "carry rows")
         report["rows"] = len(counts)
         report["rows_seen"] = sum(p + n for p, n in counts.values())
         if args.cv:
             errors = HeldOutErrors() if args.errors else None
-            report["cv"] = cross_validate(split, pool, counts, args.cv, args.seed, errors)
+            scored = len(variants) if args.sgdx else 0
+            report["cv"] = cross_validate(
+                split, pool, counts, args.cv, args.seed, errors, reworded, scored
+            )
             if errors is not None:
                 atomic_write(args.errors, errors.report())
-    model = fit_rows(counts, schemas=split.schemas())
+    model = fit_rows(counts, schemas=split.schemas(), reworded=reworded)
     model.save(out / "carry.npz")
     report["seconds"] = round(time.perf_counter() - start, 1)
     (out / "carry.json").write_text(json.dumps(report, indent=2) + "\n")
@@ -262,21 +321,37 @@ def cross_validate(
     k: int,
     seed: int,
     errors: HeldOutErrors | None = None,
+    reworded: Iterable[Mapping[str, ServiceSchema]] = (),
+    variants: int = 0,
 ) -> dict[str, Any]:
     """Gold-acts joint goal of each fold's held-out services under a model fitted without
-    them (their errors added to ``errors`` when given)."""
+    them (their errors added to ``errors`` when given); with ``variants``, also under the
+    first ``variants`` SGD-X rewordings of their schemas (``sgdx``)."""
     services = list(split.schemas())
+    reworded = list(reworded)
     total = count = 0.0
     per_fold = []
+    per_variant = [0.0] * variants
     for held in service_folds(services, k, seed):
-        model = fit_rows(counts, held, split.schemas())
+        model = fit_rows(counts, held, split.schemas(), reworded)
         t, c = score(split, pool, model, held, errors)
         per_fold.append(
             {"services": sorted(held), "frames": c, "joint_goal_accuracy": round(t / max(c, 1), 4)}
         )
         total, count = total + t, count + c
-    return {
+        for v in range(variants):
+            per_variant[v] += score(split, pool, model, held, wording=v + 1)[0]
+    out: dict[str, Any] = {
         "folds": per_fold,
         "frames": int(count),
         "joint_goal_accuracy": round(total / max(count, 1), 4),
     }
+    if variants:
+        jga = {VARIANTS[v]: t / max(count, 1) for v, t in enumerate(per_variant)}
+        mean = sum(jga.values()) / variants
+        out["sgdx"] = {
+            **{name: round(x, 4) for name, x in jga.items()},
+            "joint_goal_accuracy_mean": round(mean, 4),
+            "joint_goal_accuracy_drop": round(total / max(count, 1) - mean, 4),
+        }
+    return out
