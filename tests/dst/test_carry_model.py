@@ -205,6 +205,9 @@ def test_tod_train_dst_learns_the_rewordings_and_scores_them(tmp_path: Path) -> 
         path.write_text(json.dumps(schemas))
     args = ["train", "dst", str(root), "--split", "dev", "--workers", "1"]
     assert main([*args, "--out", str(tmp_path / "sgd")]) == 0
+    no_sgdx = ["train", "dst", str(MINI), "--split", "dev", "--workers", "1", "--reworded"]
+    assert main([*no_sgdx, "--out", str(tmp_path / "none")]) != 0  # a clear error, no model
+    assert not (tmp_path / "none" / "carry.npz").exists()
     assert main([*args, "--out", str(tmp_path / "x"), "--reworded", "--cv", "2", "--sgdx"]) == 0
     original = load_model(str(tmp_path / "sgd" / "carry.npz"))
     reworded = load_model(str(tmp_path / "x" / "carry.npz"))

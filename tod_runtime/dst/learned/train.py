@@ -12,9 +12,9 @@ over train's services: each fold's services are left out of training (as source 
 and the frames of those services are scored by gold-acts joint goal accuracy, the tracker's
 own state carried forward as in ``tod replay --nlu gold``; ``--errors FILE`` writes those
 frames' errors per service and slot (the report of ``tod replay --errors``), to analyse on
-train, never on dev;
-``--sgdx`` also scores the held-out frames under each SGD-X rewording of their schemas (the
-report's ``cv.sgdx``: per variant, the mean and the drop from SGD's wording).
+train, never on dev; ``--sgdx`` also scores the held-out frames under each SGD-X rewording of
+their schemas (the report's ``cv.sgdx``: per variant, the mean and the drop from SGD's
+wording).
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from tod_runtime.dst.carry import candidates
 from tod_runtime.dst.learned.features import BITS, description_key, slot_view
 from tod_runtime.dst.learned.model import CarryModel
 from tod_runtime.dst.rules import track
+from tod_runtime.errors import DataError
 from tod_runtime.files import atomic_write
 from tod_runtime.learning import (
     collect_rows,
@@ -243,7 +244,7 @@ Scored = tuple[float, int, HeldOutErrors | None]  # sum of joint goal, frames, e
 def _score_of(job: tuple[str, CarryModel, frozenset[str], bool, int]) -> Scored:
     file, model, services, keep_errors, wording = job
     split = worker_split()
-    schemas = worker_wordings()[wording]
+    schemas = worker_wordings()[wording] if wording else split.schemas()
     total, count = 0.0, 0
     errors = HeldOutErrors() if keep_errors else None
     for dialogue in split.read_file(file):
@@ -285,7 +286,13 @@ def run_train_dst(args: argparse.Namespace) -> int:
     split = open_split(args.path, args.split)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    variants = reworded_variants(split)
+    variants = reworded_variants(split) if args.reworded or args.sgdx else []
+    if (args.reworded or args.sgdx) and not variants:
+        raise DataError(
+            f"--reworded and --sgdx need SGD-X's variant schemas of the {args.split} split",
+            file=str(args.path),
+            hint=f"the dataset archive's sgd_x/data/v1..v5/{args.split}/schema.json",
+        )
     reworded = variants if args.reworded else []
     report: dict[str, Any] = {
         "settings": SETTINGS,
