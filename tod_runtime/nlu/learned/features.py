@@ -96,13 +96,16 @@ def head_and_rest(description: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(words[:HEAD_WORDS]), frozenset(words[HEAD_WORDS:])
 
 
+def service_description_words(schema: ServiceSchema) -> frozenset[str]:
+    """The content words of a service's description and of its intents' descriptions."""
+    texts = (schema.description, *(i.description for i in schema.intents))
+    return frozenset(w for text in texts for w in tokens(text) if w not in STOP)
+
+
 def describe_intent(intent: IntentSchema, schema: ServiceSchema | None = None) -> Described:
     head, rest = head_and_rest(intent.description)
-    around: set[str] = set()
-    if schema is not None:
-        for text in (schema.description, *(i.description for i in schema.intents)):
-            around.update(w for w in tokens(text) if w not in STOP)
-    return Described(head, rest, intent.is_transactional, service=frozenset(around - head - rest))
+    around = service_description_words(schema) if schema is not None else frozenset()
+    return Described(head, rest, intent.is_transactional, service=around - head - rest)
 
 
 def describe_slots(schema: ServiceSchema) -> dict[str, Described]:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from tod_runtime.dialogue.context import TurnContext, UserActs
 from tod_runtime.dialogue.models import CLOSING_ACTS, Action, act
+from tod_runtime.nlu.learned.features import service_description_words
 from tod_runtime.nlu.learned.model import NLUModel, load_model
 from tod_runtime.nlu.learned.reader import ValueReader
 from tod_runtime.nlu.learned.scorer import Intent, Scorer, view
@@ -56,12 +57,8 @@ class LearnedNLU(RulesNLU):
         self.service_margin = model.threshold("service_margin", 0.0)
         self.ask_floor = model.threshold("ask_floor", model.threshold("slots"))
         self._views = {name: slot_views(schema) for name, schema in self.schemas.items()}
-        # the content words of each service's description and its intents' descriptions
         self._service_words = {
-            name: content(
-                [w for t in (s.description, *(i.description for i in s.intents)) for w in tokens(t)]
-            )
-            for name, s in self.schemas.items()
+            name: service_description_words(schema) for name, schema in self.schemas.items()
         }
         self._known: dict[str, _Known] = {}
 
