@@ -116,7 +116,7 @@ def dialogue_fold_models(split, cache: Path, reworded: list) -> list[tuple[list[
                     for dialogue in split.read_file(file):
                         dialogue_rows(dialogue, schemas, counts, reworded)
             cache.mkdir(parents=True, exist_ok=True)
-            np.save(path, fit_rows(counts).weights.astype(np.float32))
+            np.save(path, fit_rows(counts, reworded=reworded).weights.astype(np.float32))
         config = fit_rows({}, schemas=schemas, reworded=reworded).config
         out.append((part, CarryModel(np.load(path), config)))
     return out
@@ -141,7 +141,7 @@ def beside_unseen_models(
         path = cache / f"beside{i}.npy"
         if not path.exists():
             cache.mkdir(parents=True, exist_ok=True)
-            np.save(path, fit_rows(counts, held).weights.astype(np.float32))
+            np.save(path, fit_rows(counts, held, reworded=reworded).weights.astype(np.float32))
         out.append((held, CarryModel(np.load(path), fit_rows({}, held, schemas, reworded).config)))
     return out
 

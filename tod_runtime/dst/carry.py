@@ -85,6 +85,7 @@ class Candidate:
     same_type: bool = True  # both slots hold the same type of value (bool, number, date...)
     fallback: tuple[int, ...] = ()  # the fallback model's features (``unknown_source``)
     source_view: SlotView | None = None
+    reworded: tuple[int, ...] = ()  # the reworded model's features (``CarryModel.reworded``)
 
 
 def candidates(
@@ -134,8 +135,10 @@ def candidates(
                 found = hashed(strings, bits)
                 # the fallback model's weights follow the main model's 2**bits
                 fallback = tuple(i + (1 << bits) for i in hashed(unknown_source(strings), bits))
+                # and the reworded model's follow those (the main model's features)
+                reworded = tuple(i + (2 << bits) for i in found)
                 same = source.value_type == view.value_type
-                out.append(Candidate(other, target, taken, found, same, fallback, source))
+                out.append(Candidate(other, target, taken, found, same, fallback, source, reworded))
     return out
 
 
@@ -192,7 +195,10 @@ def carry_over(
     takes = {*intent.required_slots, *intent.optional_slots} if intent is not None else set()
     # A service the model was trained on (every slot described as one of its training
     # services' slots) scores a source slot the model never saw with the fallback model.
-    seen = model.fallback and all(model.knows(slot_view(schema, s.name)) for s in schema.slots)
+    # Any other service (one it never saw, or one reworded) is scored by the reworded model.
+    known = all(model.knows(slot_view(schema, s.name)) for s in schema.slots)
+    seen = model.fallback and known
+    reworded = model.reworded and not known
     for candidate in found:
         if not candidate.same_type:
             continue  # on train no value ever moved to a slot of another value type
@@ -216,12 +222,12 @@ def carry_over(
         elif candidate.target in held[0]:
             threshold = held[1]
             if threshold == NOT_ASKED_THRESHOLD and model.knows(
-                slot_view(schema, candidate.target)
+                slot_view(schema, candidate.target), reworded=True
             ):
                 threshold = KNOWN_NOT_ASKED_THRESHOLD
         else:
             continue
-        p = model.probability(candidate.features)
+        p = model.probability(candidate.reworded if reworded else candidate.features)
         if seen and candidate.source_view is not None and not model.knows(candidate.source_view):
             p = max(p, model.probability(candidate.fallback))
         if p >= threshold and p > best.get(candidate.target, (-1.0, []))[0]:

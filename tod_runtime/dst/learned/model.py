@@ -27,14 +27,28 @@ class CarryModel(LinearModel):
         (``features.unknown_source``), trained on the same rows."""
         return bool(self.config.get("fallback")) and len(self.weights) >= 2 << self.bits
 
+    @property
+    def reworded(self) -> bool:
+        """Whether the weights hold, after the fallback model's, those of the reworded model:
+        the main model's features, fitted on the same rows and on SGD-X's rewordings of them,
+        for the frames of a service the main model does not know (``carry.carry_over``)."""
+        return bool(self.config.get("reworded")) and len(self.weights) >= 3 << self.bits
+
     @cached_property
     def _known(self) -> frozenset[int]:
         return frozenset(int(k) for k in self.config.get("known_slots", []))
 
-    def knows(self, view: SlotView) -> bool:
+    @cached_property
+    def _reworded_known(self) -> frozenset[int]:
+        return frozenset(int(k) for k in self.config.get("reworded_slots", []))
+
+    def knows(self, view: SlotView, *, reworded: bool = False) -> bool:
         """Whether a slot of the services the model was trained on is described as ``view``
-        (its ``description_key``): its scores are those of a slot seen in training."""
-        return description_key(view) in self._known
+        (its ``description_key``) in SGD's wording (or, with ``reworded``, in one of the
+        rewordings the reworded model learned from too): its scores are those of a slot
+        seen in training."""
+        key = description_key(view)
+        return key in self._known or (reworded and key in self._reworded_known)
 
 
 @cache

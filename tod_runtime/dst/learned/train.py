@@ -95,12 +95,14 @@ def dialogue_rows(
     out: Counts,
     reworded: Sequence[Mapping[str, ServiceSchema]] = (),
 ) -> None:
-    """Add the carry-over rows of one dialogue to ``out``, in SGD's wording (``schemas``) and,
-    with ``reworded`` (SGD-X's rewordings of them, the same names), in one of those too
+    """Add the carry-over rows of one dialogue to ``out``: in SGD's wording (``schemas``) for
+    the main and the fallback models and, with ``reworded`` (SGD-X's rewordings of them, the
+    same names), for the reworded model, in SGD's wording and in one of those
     (``learning.rewording_of``)."""
-    _rows(dialogue, schemas, out)
+    _rows(dialogue, schemas, out, main=True, reworded=bool(reworded))
     if reworded:
-        _rows(dialogue, reworded[rewording_of(dialogue.dialogue_id, len(reworded))], out)
+        wording = reworded[rewording_of(dialogue.dialogue_id, len(reworded))]
+        _rows(dialogue, wording, out, main=False, reworded=True)
 
 
 def reworded_rows(dialogue: Dialogue, schemas: Mapping[str, ServiceSchema], out: Counts) -> None:
@@ -108,7 +110,16 @@ def reworded_rows(dialogue: Dialogue, schemas: Mapping[str, ServiceSchema], out:
     dialogue_rows(dialogue, schemas, out, worker_wordings()[1:])
 
 
-def _rows(dialogue: Dialogue, schemas: Mapping[str, ServiceSchema], out: Counts) -> None:
+def _rows(
+    dialogue: Dialogue,
+    schemas: Mapping[str, ServiceSchema],
+    out: Counts,
+    *,
+    main: bool,
+    reworded: bool,
+) -> None:
+    """The rows of the main and the fallback models (``main``), of the reworded model
+    (``reworded``), or of all three, the dialogue read in ``schemas``' wording."""
     history = History()
     gold: DialogueState = {}
     for turn in dialogue.turns:
@@ -132,8 +143,9 @@ def _rows(dialogue: Dialogue, schemas: Mapping[str, ServiceSchema], out: Counts)
                 )
                 for c in found:
                     positive = _same(c.values, frame.state.slot_values.get(c.target, []))
-                    out.setdefault((c.source, service, c.features), [0, 0])[not positive] += 1
-                    out.setdefault((c.source, service, c.fallback), [0, 0])[not positive] += 1
+                    keys = [c.features, c.fallback] if main else []
+                    for features in [*keys, c.reworded] if reworded else keys:
+                        out.setdefault((c.source, service, features), [0, 0])[not positive] += 1
             for frame in turn.frames:
                 if frame.state is not None:
                     gold[frame.service] = frame.state
@@ -152,7 +164,7 @@ def known_slots(
     wordings: Iterable[Mapping[str, ServiceSchema]], held_out: frozenset[str] = frozenset()
 ) -> list[int]:
     """The ``description_key`` of every slot of the services trained on, in every wording
-    learned from (sorted)."""
+    given (sorted)."""
     return sorted(
         {
             description_key(slot_view(schema, spec.name))
@@ -171,18 +183,25 @@ def fit_rows(
     reworded: Iterable[Mapping[str, ServiceSchema]] = (),
 ) -> CarryModel:
     """The model fitted to ``counts`` without the rows of ``held_out``'s services; it knows
-    the slots of ``schemas``' other services, also as ``reworded`` words them
-    (``CarryModel.knows``)."""
+    the slots of ``schemas``' other services (``CarryModel.knows``) and, with ``reworded``
+    (the rows hold the reworded model's), also as ``reworded`` words them."""
     rows = [
         (features, float(pos), float(neg))
         for (source, target, features), (pos, neg) in counts.items()
         if source not in held_out and target not in held_out
     ]
+    reworded = list(reworded)
     settings = {k: SETTINGS[k] for k in ("l2", "iterations", "rate")}
-    # the main model's weights, then the fallback model's: two models fitted side by side
-    weights = fit(rows, bits=SETTINGS["bits"] + 1, **settings)
-    known = known_slots([schemas, *reworded], held_out) if schemas is not None else []
+    # the main model's weights, the fallback model's, then the reworded model's: models
+    # fitted side by side (each row holds features of one of them only)
+    blocks = 3 if reworded else 2
+    bits = SETTINGS["bits"]
+    weights = fit(rows, bits=bits + blocks - 1, **settings)[: blocks << bits]
+    known = known_slots([schemas], held_out) if schemas is not None else []
     config = {**SETTINGS, "threshold": THRESHOLD, "known_slots": known, "fallback": True}
+    if reworded:
+        others = set(known_slots(reworded, held_out)) - set(known)
+        config |= {"reworded": True, "reworded_slots": sorted(others)}
     return CarryModel(weights, config)
 
 
