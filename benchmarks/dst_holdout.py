@@ -5,7 +5,7 @@ service, as JSON.
 
     python benchmarks/dst_holdout.py [--data ../shared/sgd/sgd-train-dev.zip] [--model NPZ]
                                      [--workers 1] [--errors FILE] [--report FILE]
-                                     [--sgdx] [--reworded]
+                                     [--sgdx] [--sgd-only]
 
 ``tod train dst --cv K`` holds out *services*: it measures a service the model never saw.
 SGD dev with gold acts scores lower on the services train has (0.9599) than on new ones
@@ -24,8 +24,9 @@ rows depend on the rules tracker and the features, so refit after changing them;
 SGD_ZIP --holdout NPZ`` counts the same errors by class (the same joint goal). ``--sgdx``:
 also replay the held-out files under each SGD-X rewording of train's schemas (``tod replay
 --sgdx``; the ``sgdx`` key: per variant, mean, drop, sensitivity), as dev's seen services are
-reworded in SGD-X's dev variants. ``--reworded``: the model also learns from SGD-X's
-rewordings of train (``tod train dst --reworded``).
+reworded in SGD-X's dev variants. As ``tod train dst``, the fit also learns the reworded model
+from SGD-X's rewordings of train when the dataset has them; ``--sgd-only``: not (``tod train
+dst --sgd-only``).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def main() -> int:
     parser.add_argument("--errors", metavar="FILE", help="write the replay's error analysis")
     parser.add_argument("--report", metavar="FILE", help="write the replay's full JSON report")
     parser.add_argument("--sgdx", action="store_true", help="also replay every SGD-X rewording")
-    parser.add_argument("--reworded", action="store_true")
+    parser.add_argument("--sgd-only", action="store_true", help="no reworded model")
     args = parser.parse_args()
     split = open_split(args.data, "train")
     files = split.dialogue_files()
@@ -68,7 +69,7 @@ def main() -> int:
         path = Path(args.model) if args.model else Path(tmp) / "carry.npz"
         if not path.exists():
             rest = [f for f in files if f not in held]
-            reworded = reworded_variants(split) if args.reworded else []
+            reworded = [] if args.sgd_only else reworded_variants(split)
             rows = reworded_rows if reworded else dialogue_rows
             with split_pool(split, args.workers) as pool:
                 counts = collect_rows(pool, rest, rows, "carry rows")

@@ -28,8 +28,9 @@ train (neither fold's files nor the held-out files); fold models cached in DIR a
 the model never saw: for each of the K folds over train's services, the model fitted without
 the fold's services and without the held-out files of ``--holdout``; scored on the frames of
 the *other* services in those files' dialogues that hold a service of the fold (models cached
-in DIR). With ``--reworded``, every model also learns from SGD-X's rewordings (``tod train dst
---reworded``).
+in DIR). As ``tod train dst``, every model also learns the reworded model from SGD-X's
+rewordings of train when the dataset has them; ``--sgd-only``: not (``tod train dst
+--sgd-only``; use other cache folders for the two).
 """
 
 from __future__ import annotations
@@ -211,11 +212,11 @@ def main() -> int:
         "--beside-unseen", metavar="DIR", help="seen services beside a held-out one instead"
     )
     parser.add_argument(
-        "--reworded", action="store_true", help="fit also on SGD-X's rewordings of train"
+        "--sgd-only", action="store_true", help="no reworded model (SGD-X's rewordings)"
     )
     args = parser.parse_args()
     split = open_split(args.path, "train")
-    reworded = reworded_variants(split) if args.reworded else []
+    reworded = [] if args.sgd_only else reworded_variants(split)
     schemas = split.schemas()
     every = frozenset(schemas)
     beside = bool(args.beside_unseen)  # score the services the fold's model was trained on

@@ -7,15 +7,17 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 from sgdx_helpers import sgdx_dataset
 
 from tod_runtime.cli import main
 from tod_runtime.data.rename import Renaming
 from tod_runtime.data.sgdx import VARIANTS
 from tod_runtime.dialogue.history import History
-from tod_runtime.dialogue.models import Frame, ServiceCall, State, Turn, act
+from tod_runtime.dialogue.models import Dialogue, Frame, ServiceCall, State, Turn, act
 from tod_runtime.dst.carry import NOT_ASKED_THRESHOLD, candidates, carry_over
 from tod_runtime.dst.learned.features import (
+    BITS,
     Context,
     description_key,
     features,
@@ -24,6 +26,7 @@ from tod_runtime.dst.learned.features import (
     unknown_source,
 )
 from tod_runtime.dst.learned.model import CarryModel, load_model
+from tod_runtime.dst.learned.train import Key, dialogue_rows, fit_rows
 from tod_runtime.learning import content_words, rewording_of
 from tod_runtime.schema.models import ServiceSchema
 
@@ -168,13 +171,17 @@ def test_two_slots_described_alike_are_told_apart_by_their_order() -> None:
     }
 
 
-def test_tod_train_dst_writes_a_model_the_tracker_reads(tmp_path: Path) -> None:
+def test_tod_train_dst_writes_a_model_the_tracker_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code = main(
         ["train", "dst", str(MINI), "--split", "dev", "--out", str(tmp_path), "--workers", "1"]
     )
     assert code == 0
     model = load_model(str(tmp_path / "carry.npz"))
     assert model.weights.shape == (2 << model.bits,) and model.fallback  # main, fallback
+    assert not model.reworded  # the dataset has no SGD-X schemas, and says so
+    assert "no SGD-X schemas of the dev split" in capsys.readouterr().err
     assert (tmp_path / "carry.json").is_file()
 
 
@@ -194,7 +201,9 @@ def test_a_dialogue_is_also_learned_from_in_one_rewording_the_same_on_every_run(
     assert all(drawn.count(k) > len(ids) / 8 for k in range(5))  # each of the five
 
 
-def test_tod_train_dst_learns_the_rewordings_and_scores_them(tmp_path: Path) -> None:
+def test_tod_train_dst_learns_the_rewordings_beside_sgds_wording_and_scores_them(
+    tmp_path: Path,
+) -> None:
     root = sgdx_dataset(tmp_path, VARIANTS)
     for variant in VARIANTS:  # each variant words every slot anew
         path = root / "sgd_x" / "data" / variant / "dev" / "schema.json"
@@ -204,21 +213,77 @@ def test_tod_train_dst_learns_the_rewordings_and_scores_them(tmp_path: Path) -> 
                 slot["description"] += f" wording{variant}"
         path.write_text(json.dumps(schemas))
     args = ["train", "dst", str(root), "--split", "dev", "--workers", "1"]
-    assert main([*args, "--out", str(tmp_path / "sgd")]) == 0
-    no_sgdx = ["train", "dst", str(MINI), "--split", "dev", "--workers", "1", "--reworded"]
-    assert main([*no_sgdx, "--out", str(tmp_path / "none")]) != 0  # a clear error, no model
+    assert main([*args, "--out", str(tmp_path / "sgd"), "--sgd-only"]) == 0
+    no_sgdx = ["train", "dst", str(MINI), "--split", "dev", "--workers", "1", "--cv", "2"]
+    assert main([*no_sgdx, "--sgdx", "--out", str(tmp_path / "none")]) != 0  # a clear error
     assert not (tmp_path / "none" / "carry.npz").exists()
-    assert main([*args, "--out", str(tmp_path / "x"), "--reworded", "--cv", "2", "--sgdx"]) == 0
+    assert main([*args, "--out", str(tmp_path / "x"), "--cv", "2", "--sgdx"]) == 0
     original = load_model(str(tmp_path / "sgd" / "carry.npz"))
     reworded = load_model(str(tmp_path / "x" / "carry.npz"))
-    # the slots are known in their SGD-X wordings too
-    assert len(reworded.config["known_slots"]) > len(original.config["known_slots"]) > 0
+    assert not original.reworded and reworded.reworded
+    # the main model knows the slots in SGD's wording only, the reworded model's follow its
+    # and the fallback's weights and knows the rewordings' slots too
+    assert reworded.weights.shape == (3 << original.bits,)
+    assert reworded.config["known_slots"] == original.config["known_slots"] != []
+    assert not set(reworded.config["reworded_slots"]) & set(original.config["known_slots"])
+    assert len(reworded.config["reworded_slots"]) > 0
     report = json.loads((tmp_path / "x" / "carry.json").read_text())
     assert report["reworded_variants"] == len(VARIANTS)
     sgdx = report["cv"]["sgdx"]
     assert set(sgdx) == {*VARIANTS, "joint_goal_accuracy_mean", "joint_goal_accuracy_drop"}
     mean = sum(sgdx[v] for v in VARIANTS) / len(VARIANTS)
     assert abs(sgdx["joint_goal_accuracy_mean"] - mean) < 1e-3
+
+
+def _dialogue(first: dict[str, list[str]], then: dict[str, list[str]]) -> Dialogue:
+    def frame(service: str, intent: str, values: dict[str, list[str]]) -> dict[str, object]:
+        actions = [{"act": "INFORM_INTENT", "slot": "intent", "values": [intent]}]
+        state = {"active_intent": intent, "requested_slots": [], "slot_values": values}
+        return {"service": service, "slots": [], "actions": actions, "state": state}
+
+    system = {"service": "Shows_1", "slots": [], "actions": [{"act": "NOTIFY_SUCCESS"}]}
+    turns = [
+        {
+            "speaker": "USER",
+            "utterance": "a show",
+            "frames": [frame("Shows_1", "DoShows_1", first)],
+        },
+        {"speaker": "SYSTEM", "utterance": "booked", "frames": [system]},
+        {"speaker": "USER", "utterance": "a trip", "frames": [frame("Trips_1", "DoTrips_1", then)]},
+    ]
+    return Dialogue.model_validate(
+        {"dialogue_id": "1_00000", "services": ["Shows_1", "Trips_1"], "turns": turns}
+    )
+
+
+def test_the_rewordings_train_the_reworded_model_only() -> None:
+    # Rows in a rewording are the reworded model's only, and SGD's wording gives its rows to
+    # all three models: the main and the fallback models are fitted exactly as without the
+    # rewordings.
+    def services(suffix: str) -> dict[str, ServiceSchema]:
+        shows = [("city", f"City of the show{suffix}"), ("date", f"Date of the show{suffix}")]
+        trips = [("to_city", f"City to go to{suffix}"), ("day", f"Date of travel{suffix}")]
+        return {
+            "Shows_1": _service("Shows_1", shows, True),
+            "Trips_1": _service("Trips_1", trips, True),
+        }
+
+    sgd, reworded = services(""), services(" wording")
+    plain: dict[Key, list[int]] = {}
+    both: dict[Key, list[int]] = {}
+    dialogue = _dialogue(
+        {"city": ["Oslo"], "date": ["Friday"]}, {"to_city": ["Oslo"], "day": ["Friday"]}
+    )
+    dialogue_rows(dialogue, sgd, plain)
+    dialogue_rows(dialogue, sgd, both, [reworded])
+    size = 2 << BITS
+    assert plain and all(max(f) < size for _, _, f in plain)
+    assert {k: v for k, v in both.items() if max(k[2]) < size} == plain
+    assert len(both) > len(plain)
+    alone, beside = fit_rows(plain, schemas=sgd), fit_rows(both, schemas=sgd, reworded=[reworded])
+    assert np.array_equal(beside.weights[:size], alone.weights) and np.any(alone.weights)
+    assert np.any(beside.weights[size:]) and beside.reworded and not alone.reworded
+    assert beside.config["known_slots"] == alone.config["known_slots"]
 
 
 def test_the_shipped_model_loads() -> None:
@@ -297,3 +362,44 @@ def test_a_source_the_model_never_saw_is_also_scored_by_the_fallback_model() -> 
     )
     assert found[0].fallback == tuple(i + (1 << 16) for i in hashed(unknown_source(strings)))
     assert not any(s.startswith(("s:", "x:")) for s in unknown_source(strings))
+
+
+def test_a_service_the_main_model_does_not_know_is_scored_by_the_reworded_model() -> None:
+    # The main and the fallback models score every pair 0.1 (under the 0.3 of a required slot
+    # as the frame opens), the reworded model 0.9. The reworded model scores the frames of a
+    # service whose slots the main model does not all know in SGD's wording (a service it
+    # never saw, or one reworded); a model without it scores them with the main model.
+    shows = _service("Shows_1", [("date", "Date of the show")], True)
+    trips = _service("Trips_1", [("day", "Date of travel")], True)
+    both = {"Shows_1": shows, "Trips_1": trips}
+    weights = np.zeros(3 << 16, dtype=np.float32)
+    for block, p in ((0, 0.1), (1, 0.1), (2, 0.9)):
+        weights[[i + (block << 16) for i in hashed(["bias"])]] = np.log(p / (1 - p))
+    day, date = (description_key(slot_view(s, n)) for s, n in ((trips, "day"), (shows, "date")))
+    cases = (
+        ([day, date], [], True, {}),
+        ([date], [day], True, {"day": ["Friday"]}),  # known only as reworded
+        ([], [], True, {"day": ["Friday"]}),
+        ([], [], False, {}),
+    )
+    for known, reworded_slots, reworded, expected in cases:
+        config = {
+            "bits": 16,
+            "threshold": 0.4,
+            "known_slots": known,
+            "reworded_slots": reworded_slots,
+            "fallback": True,
+            "reworded": reworded,
+        }
+        model = CarryModel(weights, config)
+        assert model.knows(slot_view(trips, "day"), reworded=True) == bool(
+            {day} & {*known, *reworded_slots}
+        )
+        state = {"Shows_1": State(slot_values={"date": ["Friday"]})}
+        frame = state["Trips_1"] = State(active_intent="DoTrips_1")
+        carry_over(frame, "Trips_1", state, both, History(), opening=True, model=model)
+        assert frame.slot_values == expected, (known, reworded)
+    found = candidates(
+        State(active_intent="DoTrips_1"), "Trips_1", state, both, History(), opening=True
+    )
+    assert found[0].reworded == tuple(i + (2 << 16) for i in found[0].features)

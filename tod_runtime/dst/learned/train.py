@@ -4,10 +4,13 @@ Every user turn of train is tracked from the gold state before it with the user'
 and no carry-over; each frame that opens or changes intent then gives one row per candidate
 (``dst.carry.candidates``), labelled by the gold state: positive when the target's gold values
 include the candidate's value. Identical rows are merged with their counts, and one full-batch
-logistic regression is fitted (deterministic). With ``--reworded`` (and SGD-X's schemas of
-train in the dataset), every dialogue is learned from twice: in SGD's wording and in one of
-the five rewordings (the same names, other descriptions; ``learning.rewording_of``), so the
-description words the model crosses are not only SGD's own. ``--cv K`` first scores K folds
+logistic regression is fitted (deterministic): the main and the fallback models learn from
+SGD's wording only. When the dataset has SGD-X's schemas of train (and without
+``--sgd-only``), the reworded model (``CarryModel.reworded``), fitted beside them, learns
+every dialogue twice: in SGD's wording and in one of the five rewordings (the same names,
+other descriptions; ``learning.rewording_of``), so the description words it crosses are not
+only SGD's own; it scores the frames of the services the main model does not know in SGD's
+wording (a new service, or one reworded). ``--cv K`` first scores K folds
 over train's services: each fold's services are left out of training (as source or target)
 and the frames of those services are scored by gold-acts joint goal accuracy, the tracker's
 own state carried forward as in ``tod replay --nlu gold``; ``--errors FILE`` writes those
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -73,10 +77,10 @@ def add_train_options(parser: argparse.ArgumentParser) -> None:
         "--sgdx", action="store_true", help="with --cv: also score every SGD-X rewording"
     )
     parser.add_argument(
-        "--reworded",
+        "--sgd-only",
         action="store_true",
-        help="learn also from SGD-X's rewordings of train (robust to SGD-X, a little less"
-        " accurate on seen services: docs/learned.md)",
+        help="do not learn the reworded model from SGD-X's rewordings of train, even when the"
+        " dataset has them (docs/learned.md)",
     )
     parser.add_argument("--split", default="train", help=argparse.SUPPRESS)
     parser.add_argument("--workers", type=int, default=2, help="processes")
@@ -305,14 +309,21 @@ def run_train_dst(args: argparse.Namespace) -> int:
     split = open_split(args.path, args.split)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    variants = reworded_variants(split) if args.reworded or args.sgdx else []
-    if (args.reworded or args.sgdx) and not variants:
+    variants = reworded_variants(split) if args.sgdx or not args.sgd_only else []
+    where = f"the dataset archive's sgd_x/data/v1..v5/{args.split}/schema.json"
+    if args.sgdx and not variants:
         raise DataError(
-            f"--reworded and --sgdx need SGD-X's variant schemas of the {args.split} split",
+            f"--sgdx needs SGD-X's variant schemas of the {args.split} split",
             file=str(args.path),
-            hint=f"the dataset archive's sgd_x/data/v1..v5/{args.split}/schema.json",
+            hint=where,
         )
-    reworded = variants if args.reworded else []
+    if not variants and not args.sgd_only:
+        print(
+            f"tod: no SGD-X schemas of the {args.split} split in {args.path} ({where}): the"
+            " model learns SGD's wording only, without the reworded model",
+            file=sys.stderr,
+        )
+    reworded = [] if args.sgd_only else variants
     report: dict[str, Any] = {
         "settings": SETTINGS,
         "threshold": THRESHOLD,
