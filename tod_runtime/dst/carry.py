@@ -22,6 +22,10 @@ on (every slot described as a slot of its training services) and the source slot
 pair also gets the score of a fallback model fitted on the same rows without the source's own
 words nor their crosses (``features.unknown_source``; its weights follow the main model's), and
 takes the larger: what the model knows of the target, the words both share, the value types.
+Every pair of a frame whose service the model was not trained on in SGD's wording (a new
+service, or one SGD-X rewords: then no slot is known) is scored by the reworded model when the
+model has one (``CarryModel.reworded``: the main model's features, fitted on SGD's wording and
+on SGD-X's rewordings of train), so the main model and the fallback stay SGD's wording's.
 
 Later turns of a frame show what the state holds through the system's acts there: when the
 system searched, offered, asked to confirm or reported an outcome without asking for anything,
