@@ -37,6 +37,7 @@ from tod_runtime.nlu.learned.features import (
     intent_features,
     intent_role,
     intent_strings,
+    schema_marks,
     slot_features,
     slot_strings,
 )
@@ -173,6 +174,12 @@ def test_an_intent_is_also_read_by_the_rest_of_its_service() -> None:
     assert "os:1|other" in strings and "oos:0:1" in strings
     alone = intent_strings(u, (), describe_intent(schema.intents[0]), "other")
     assert "os:0|other" in alone
+    # where each intent's schema holds the user's words, read beside the words: "rent" is in
+    # the rental's head and around the search
+    rent = describe_intent(schema.intents[1], schema)
+    assert schema_marks(u, rent) == ("§h",) and schema_marks(u, described) == ("§s",)
+    assert {"w:rent|sibling", "w:§h|sibling"} <= set(intent_strings(u, (), rent, "sibling"))
+    assert schema_marks(u, describe_intent(schema.intents[0])) == ()
 
 
 def _check_features_hashed_without_strings(schema: ServiceSchema, text: str) -> list[str]:

@@ -140,23 +140,41 @@ def _bucket(n: int, top: int = 3) -> int:
 
 
 def intent_strings(u: Utterance, sys_acts: Sequence[str], c: Described, role: str) -> list[str]:
-    return intent_context_strings(u, sys_acts, role, c.flag) + intent_pair_strings(u, c, role)
+    context = intent_context_strings(u, sys_acts, role, c.flag, schema_marks(u, c))
+    return context + intent_pair_strings(u, c, role)
 
 
-def intent_context_strings(u: Utterance, sys_acts: Sequence[str], role: str, tx: bool) -> list[str]:
-    """The features of a pair that depend on the turn, the role and is_transactional only
-    (shared by every candidate with the same role and flag)."""
+def schema_marks(u: Utterance, c: Described) -> tuple[str, ...]:
+    """Where the candidate's schema holds the utterance's words, one mark per such word, in
+    order: ``§h`` in the head of its description, ``§d`` in the rest, ``§s`` in its service's
+    other descriptions. Read beside the words themselves, so that what is learned of "rent" in
+    the search for cars to rent (a word of the service) is also learned of such words in
+    general and carries to "rent" in the booking of a movie to watch (a word of the head)."""
+    return tuple(
+        "§h" if w in c.head else "§d" if w in c.description else "§s"
+        for w in u.words
+        if w in c.head or w in c.description or w in c.service
+    )
+
+
+def intent_context_strings(
+    u: Utterance, sys_acts: Sequence[str], role: str, tx: bool, marks: Sequence[str] = ()
+) -> list[str]:
+    """The features of a pair that depend on the turn, the role, is_transactional and the
+    candidate's ``schema_marks`` only (shared by every candidate with the same of the four):
+    the words and the marks are read alike."""
+    words = [*u.words, *marks]
     out = [f"r:{role}"]
-    out += [f"w:{w}|{role}" for w in u.words]
+    out += [f"w:{w}|{role}" for w in words]
     out += [f"b:{b}|{role}" for b in u.bigrams]
     out += [f"s:{a}|{role}" for a in sys_acts]
     out += [f"st:{a}|{int(tx)}|{role}" for a in sys_acts]
     if role not in ("none", "none_current"):
-        out += [f"t:{w}|{int(tx)}" for w in u.words]
+        out += [f"t:{w}|{int(tx)}" for w in words]
     # a word means different things after different system moves: "book it" after an offer
     # switches to the transactional intent, "no" after a confirmation does not
     step = _system_step(sys_acts)
-    out += [f"wp:{w}|{int(tx)}|{role}|{step}" for w in u.words]
+    out += [f"wp:{w}|{int(tx)}|{role}|{step}" for w in words]
     return out
 
 
@@ -222,7 +240,7 @@ def intent_features(
     u: Utterance, sys_acts: Sequence[str], c: Described, role: str, bits: int = BITS
 ) -> list[int]:
     """``hashed(intent_strings(...))``."""
-    context = hashed(intent_context_strings(u, sys_acts, role, c.flag), bits)
+    context = hashed(intent_context_strings(u, sys_acts, role, c.flag, schema_marks(u, c)), bits)
     return context + intent_pair_features(u, c, role, bits)
 
 

@@ -16,6 +16,7 @@ from tod_runtime.nlu.learned.features import (
     intent_context_strings,
     intent_pair_features,
     intent_role,
+    schema_marks,
     slot_features,
 )
 from tod_runtime.nlu.learned.model import NLUModel, grouped_scores, probabilities
@@ -83,16 +84,18 @@ class Scorer:
     ) -> list[tuple[float, Intent | None]]:
         """Every candidate with its score, best first (None is NONE); with ``among``, only
         the intents of those services (and NONE)."""
-        shared: dict[tuple[str, bool], list[int]] = {}  # the turn's part of a pair's features
+        # the turn's part of a pair's features, by role, flag and the candidate's marks
+        shared: dict[tuple[str, bool, tuple[str, ...]], list[int]] = {}
         keys, pairs, candidates = [], [], []
         u, bits, weights = turn.utterance, self.model.bits, self.model.intent
         for candidate, described in self.intents:
             if among is not None and candidate is not None and candidate[0] not in among:
                 continue
             role = intent_role(candidate, turn.current, turn.offered, turn.active)
-            key = (role, described.flag)
+            marks = schema_marks(u, described)
+            key = (role, described.flag, marks)
             if key not in shared:
-                context = intent_context_strings(u, turn.sys_acts, role, described.flag)
+                context = intent_context_strings(u, turn.sys_acts, role, described.flag, marks)
                 shared[key] = hashed(context, bits)
             keys.append(key)
             candidates.append(candidate)
