@@ -7,6 +7,7 @@ unseen dialogues. Writes one record per scored turn (a pickle) and prints act F1
 the micro F1 per act type and per slot role (how the active intent takes the slot).
 
     python scripts/policy_gap.py SGD_ZIP --rows 24 --score 12 --folds 5 --out /tmp/gap.pkl
+    python scripts/policy_gap.py SGD_ZIP --summary --out /tmp/new.pkl --against /tmp/gap.pkl
 
 ``--floors 0.5,0`` and ``--confirm 0,1`` score each fold's model with those offer floors and
 with ``confirm_call`` off and on (the model's weights do not depend on them).
@@ -16,8 +17,11 @@ from __future__ import annotations
 
 import argparse
 import pickle
+import random
+import statistics
 import sys
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from itertools import product
 from typing import Any
 
@@ -122,6 +126,82 @@ def summarise(records: list[dict[str, Any]]) -> None:
         print(f"{act:16}{role:6}{cells}")
 
 
+def _by_service(
+    records: list[dict[str, Any]], held: bool, value: Callable[[dict[str, Any]], float]
+) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = defaultdict(list)
+    for r in records:
+        if r["held"] == held:
+            out[r["service"]].append(value(r))
+    return out
+
+
+def _bootstrap(groups: dict[str, list[float]], draws: int = 2000) -> tuple[float, float]:
+    """The 95% interval of the turn-weighted mean when the services are drawn again (the
+    figure's spread from which services happen to be held out)."""
+    rng, names, means = random.Random(0), sorted(groups), []
+    for _ in range(draws):
+        pick = [rng.choice(names) for _ in names]
+        means.append(sum(sum(groups[s]) for s in pick) / sum(len(groups[s]) for s in pick))
+    means.sort()
+    return means[int(0.025 * draws)], means[int(0.975 * draws) - 1]
+
+
+def service_spread(records: list[dict[str, Any]]) -> None:
+    """Per service: act F1 held out (its fold) and in training (the other folds), on the same
+    turns; the spread of the gap over services and its interval over redrawn services."""
+    held = _by_service(records, True, lambda r: r["f1"])
+    seen = _by_service(records, False, lambda r: r["f1"])
+    both = sorted(s for s in held if s in seen)
+    gaps = {s: sum(seen[s]) / len(seen[s]) - sum(held[s]) / len(held[s]) for s in both}
+    paired = {s: [sum(seen[s]) / len(seen[s]) - f for f in held[s]] for s in both}
+    low, high = _bootstrap(paired)
+    print(
+        f"per service ({len(both)}): gap median {statistics.median(gaps.values()):.3f}, "
+        f"sd {statistics.pstdev(gaps.values()):.3f}; held-out F1 sd "
+        f"{statistics.pstdev(sum(held[s]) / len(held[s]) for s in both):.3f}; "
+        f"gap 95% over services [{low:.4f}, {high:.4f}]"
+    )
+    for s in sorted(both, key=lambda s: -gaps[s])[:6]:
+        print(f"  {s:16} held {sum(held[s]) / len(held[s]):.3f}  gap {gaps[s]:+.3f}")
+
+
+def _request_oracle(r: dict[str, Any]) -> float:
+    """The turn's act F1 with the REQUESTs as recorded (REQUEST moves from fit to fit)."""
+    gold = r["gold_items"]
+    pred = Counter({k: v for k, v in r["pred_items"].items() if k[0] != "REQUEST"})
+    pred.update({k: v for k, v in gold.items() if k[0] == "REQUEST"})
+    if not gold and not pred:
+        return 1.0
+    hits = sum((gold & pred).values())
+    if not hits:
+        return 0.0
+    precision, recall = hits / sum(pred.values()), hits / sum(gold.values())
+    return 2 * precision * recall / (precision + recall)
+
+
+def compare(base: list[dict[str, Any]], records: list[dict[str, Any]]) -> None:
+    """Paired differences, per group, of ``records`` against ``base`` (the same turns)."""
+    if len(base) != len(records) or any(
+        a["service"] != b["service"] or a["gold_items"] != b["gold_items"]
+        for a, b in zip(base, records, strict=True)
+    ):
+        print("--against: not the same turns", file=sys.stderr)
+        return
+    for label, value in (("act F1", lambda r: r["f1"]), ("REQUEST as recorded", _request_oracle)):
+        for held in (False, True):
+            diff: dict[str, list[float]] = defaultdict(list)
+            for a, b in zip(base, records, strict=True):
+                if a["held"] == held:
+                    diff[a["service"]].append(value(b) - value(a))
+            n = sum(len(v) for v in diff.values())
+            low, high = _bootstrap(diff)
+            print(
+                f"against base, {label}, {'held' if held else 'in'}: "
+                f"{sum(sum(v) for v in diff.values()) / n:+.4f} [{low:+.4f}, {high:+.4f}]"
+            )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("path")
@@ -135,15 +215,23 @@ def main() -> int:
     parser.add_argument("--confirm", default="0", help="confirm_call values to score (0,1)")
     parser.add_argument("--repeat", default="0", help="offer_repeat values to score (0,1)")
     parser.add_argument("--balance", default="0", help="balance powers to fit with (0: none)")
+    parser.add_argument("--l2", default="", help="l2 strengths to fit with (default: train's)")
     parser.add_argument(
         "--offer-threshold", default="0.5", help="OFFER thresholds to score (0.5: the acts')"
     )
     parser.add_argument("--out", default="/tmp/gap.pkl")
     parser.add_argument("--summary", action="store_true", help="summarise --out only")
+    parser.add_argument(
+        "--against", metavar="PKL", help="compare with another run's --out (one setting each)"
+    )
     args = parser.parse_args()
     if args.summary:
         with open(args.out, "rb") as f:
-            report(pickle.load(f))
+            records = pickle.load(f)
+        report(records)
+        if args.against:
+            with open(args.against, "rb") as f:
+                compare(pickle.load(f), records)
         return 0
     split = open_split(args.path, "train")
     files = split.dialogue_files()
@@ -157,11 +245,12 @@ def main() -> int:
         for i, held in enumerate(service_folds(split.schemas(), args.folds, args.seed)):
             if args.only >= 0 and i != args.only:
                 continue
-            for balance, floor in product(
+            for balance, floor, l2 in product(
                 [float(x) for x in args.balance.split(",")],
                 [float(x) for x in args.floors.split(",")],
+                [float(x) for x in args.l2.split(",")] if args.l2 else [None],
             ):
-                fitted = fit_rows(counts, held, balance)
+                fitted = fit_rows(counts, held, balance, l2)
                 for confirm in [bool(int(x)) for x in args.confirm.split(",")]:
                     for repeat, offer in product(
                         [bool(int(x)) for x in args.repeat.split(",")],
@@ -182,6 +271,7 @@ def main() -> int:
                                 r["fold"], r["floor"] = i, floor
                                 r["confirm"], r["repeat"] = confirm, repeat
                                 r["offer"], r["balance"] = offer, balance
+                                r["l2"] = fitted.config["l2"]
                             records.extend(part)
             print(f"fold {i} done: {sorted(held)}", file=sys.stderr)
     with open(args.out, "wb") as f:
@@ -191,21 +281,23 @@ def main() -> int:
 
 
 def report(records: list[dict[str, Any]]) -> None:
-    def key(r: dict[str, Any]) -> tuple[float, bool, bool, float, float]:
+    def key(r: dict[str, Any]) -> tuple[float, bool, bool, float, float, float]:
         return (
             r.get("floor", 0.0),
             r.get("confirm", False),
             r.get("repeat", False),
             r.get("offer", 0.5),
             r.get("balance", 0.0),
+            r.get("l2", 1.0),
         )
 
     for k in sorted({key(r) for r in records}):
         print(
             f"== offer_floor {k[0]} confirm_call {k[1]} offer_repeat {k[2]} "
-            f"offer_threshold {k[3]} balance {k[4]}"
+            f"offer_threshold {k[3]} balance {k[4]} l2 {k[5]}"
         )
         summarise([r for r in records if key(r) == k])
+        service_spread([r for r in records if key(r) == k])
 
 
 if __name__ == "__main__":

@@ -201,3 +201,13 @@ def test_services_are_balanced_in_training() -> None:
     assert p(0.0) > 0.75  # the large service's habit
     assert 0.35 < p(1.0) < 0.65  # each service counts as much
     assert p(0.0) > p(0.5) > p(1.0)
+
+
+def test_fit_rows_takes_another_l2() -> None:
+    seen = (1, 2)
+    counts = {("Big_1", seen): [90, 10]}
+    default = fit_rows(counts)
+    assert default.config["l2"] == 1.0
+    strong = fit_rows(counts, l2=100.0)
+    assert strong.config["l2"] == 100.0  # written as fitted
+    assert 0.5 < strong.probability(seen) < default.probability(seen)  # pulled towards 0.5

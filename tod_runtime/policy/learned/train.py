@@ -161,7 +161,10 @@ def service_weights(counts: Counts, held_out: frozenset[str], power: float) -> d
 
 
 def fit_rows(
-    counts: Counts, held_out: frozenset[str] = frozenset(), balance: float = BALANCE
+    counts: Counts,
+    held_out: frozenset[str] = frozenset(),
+    balance: float = BALANCE,
+    l2: float | None = None,
 ) -> PolicyModel:
     weight = service_weights(counts, held_out, balance)
     rows = [
@@ -170,9 +173,12 @@ def fit_rows(
         if service not in held_out
     ]
     settings = {k: SETTINGS[k] for k in ("bits", "l2", "iterations", "rate")}
+    if l2 is not None:
+        settings["l2"] = l2
     weights = fit(rows, **settings)
     config = {
         **SETTINGS,
+        **settings,
         "balance": balance,
         "thresholds": THRESHOLDS,
         "offer_floor": OFFER_FLOOR,
