@@ -58,11 +58,13 @@ def fit(
     l2: float,
     iterations: int,
     rate: float,
+    blocks: int = 1,
 ) -> Vector:
     """Weights fitted to ``rows`` of (features, times seen as positive, times as negative):
     full-batch AdaGrad on the summed logistic loss plus ``l2`` times the squared weights.
-    Deterministic (no sampling), so no seed is needed."""
-    size = 1 << bits
+    ``blocks`` models of ``2**bits`` weights each side by side (a row's features index the
+    whole vector). Deterministic (no sampling), so no seed is needed."""
+    size = blocks << bits
     lengths = np.array([len(f) for f, _, _ in rows], dtype=np.int64)
     feats = np.fromiter((i for f, _, _ in rows for i in f), dtype=np.int64, count=lengths.sum())
     row_of = np.repeat(np.arange(len(rows)), lengths)

@@ -200,7 +200,7 @@ def fit_rows(
     # fitted side by side (each row holds features of one of them only)
     blocks = 3 if reworded else 2
     bits = SETTINGS["bits"]
-    weights = fit(rows, bits=bits + blocks - 1, **settings)[: blocks << bits]
+    weights = fit(rows, bits=bits, blocks=blocks, **settings)
     known = known_slots([schemas], held_out) if schemas is not None else []
     config = {**SETTINGS, "threshold": THRESHOLD, "known_slots": known, "fallback": True}
     if reworded:
