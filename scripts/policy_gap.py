@@ -35,7 +35,7 @@ from tod_runtime.policy.learned.train import (
     spread,
     teacher_forced,
 )
-from tod_runtime.replay.act_metrics import act_f1, act_items, service_call_match
+from tod_runtime.replay.act_metrics import act_f1, act_items, items_f1, service_call_match
 from tod_runtime.schema.models import ServiceSchema
 
 
@@ -171,13 +171,7 @@ def _request_oracle(r: dict[str, Any]) -> float:
     gold = r["gold_items"]
     pred = Counter({k: v for k, v in r["pred_items"].items() if k[0] != "REQUEST"})
     pred.update({k: v for k, v in gold.items() if k[0] == "REQUEST"})
-    if not gold and not pred:
-        return 1.0
-    hits = sum((gold & pred).values())
-    if not hits:
-        return 0.0
-    precision, recall = hits / sum(pred.values()), hits / sum(gold.values())
-    return 2 * precision * recall / (precision + recall)
+    return items_f1(gold, pred)
 
 
 def compare(base: list[dict[str, Any]], records: list[dict[str, Any]]) -> None:

@@ -37,7 +37,12 @@ def act_items(actions: Sequence[Action]) -> Counter[tuple[str, str, str]]:
 
 
 def act_f1(gold: Sequence[Action], pred: Sequence[Action]) -> float:
-    g, p = act_items(gold), act_items(pred)
+    return items_f1(act_items(gold), act_items(pred))
+
+
+def items_f1(g: Counter[tuple[str, str, str]], p: Counter[tuple[str, str, str]]) -> float:
+    """F1 of the predicted act items ``p`` against the gold ones ``g`` (1.0 when both are
+    empty)."""
     if not g and not p:
         return 1.0
     hits = sum((g & p).values())
