@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from stage_helpers import schemas
 
-from tod_runtime.schema.models import SlotSchema
-from tod_runtime.schema.roles import description_head, slot_roles, value_type
+from tod_runtime.schema.models import ServiceSchema, SlotSchema
+from tod_runtime.schema.roles import description_head, note_values, slot_roles, value_type
 
 
 def slot(name: str, description: str = "", values: tuple[str, ...] = ()) -> SlotSchema:
@@ -43,3 +43,41 @@ def test_only_the_head_of_a_description_names_the_type() -> None:
 def test_roles_are_computed_once_per_schema() -> None:
     schema = next(iter(schemas().values()))
     assert slot_roles(schema) is slot_roles(schema)
+
+
+def test_past_the_head_a_time_or_date_word_naming_the_value_gives_the_type() -> None:
+    assert value_type(slot("x", "Pick up car on this date")) == "date"
+    assert value_type(slot("x", "Book table for this time")) == "time"
+    assert value_type(slot("x", "Destination-to-origin flight date")) == "date"
+    # a measure or any moment, not the value
+    assert value_type(slot("x", "Wind speed in miles per hour")) == "text"
+    assert value_type(slot("x", "Percentage humidity for a particular day")) == "text"
+    assert value_type(slot("x", "Temperature for selected location and day")) == "text"
+    assert value_type(slot("x", "Price of the room per day of stay")) == "text"
+
+
+def test_known_values_decide_a_type_the_description_leaves_open() -> None:
+    question = slot("x", "When the car will be picked up?")
+    assert value_type(question) == "text"
+    assert value_type(question, ["2019-03-01", "2019-03-02", "2019-03-05"]) == "date"
+    assert value_type(question, ["09:00", "9:30", "17:15"]) == "time"
+    assert value_type(question, ["2019-03-01", "2019-03-02"]) == "text"  # too few to decide
+    assert value_type(question, ["$20", "2019-03-02", "2019-03-05"]) == "text"
+    # the description's type stands
+    assert value_type(slot("x", "Wait time for pickup"), ["5", "10", "15"]) == "time"
+
+
+def test_noted_values_change_the_roles_of_that_schema_only() -> None:
+    first, second = (
+        ServiceSchema(
+            service_name=name,
+            description="Rent cars",
+            slots=[slot("pickup", "When the car will be picked up?")],
+            intents=[],
+        )
+        for name in ("A", "B")
+    )
+    assert slot_roles(first)["pickup"].value_type == "text"
+    note_values(first, {"pickup": ["2019-03-01", "2019-03-02", "2019-03-03"]})
+    assert slot_roles(first)["pickup"].value_type == "date"
+    assert slot_roles(second)["pickup"].value_type == "text"

@@ -36,6 +36,7 @@ from tod_runtime.plugins import (
 from tod_runtime.policy.base import Policy
 from tod_runtime.schema.loader import Schemas
 from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.schema.roles import note_values
 from tod_runtime.session import Event, SessionLog, SessionReset, system_events, user_events
 from tod_runtime.stores.base import SessionStore, StoreConflict
 
@@ -90,8 +91,10 @@ class Runtime:
             )
         backend = self._backend
         self.schemas = backend.schemas()
-        for schema in self.schemas.values():
+        for name, schema in self.schemas.items():
             self.pm.hook.prepare_schema(schema=schema)
+            # the backend's values decide the slot types a description leaves open
+            note_values(schema, await backend.entity_values(name))
         if self._store is None:
             self._store = components.open_store(cfg.store)
 

@@ -15,6 +15,7 @@ its names, its reworded descriptions.
 
 from __future__ import annotations
 
+import asyncio
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
@@ -27,6 +28,7 @@ from tod_runtime.files import check_output_dir, write_json
 from tod_runtime.progress import progress
 from tod_runtime.schema.loader import Schemas
 from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.schema.roles import note_values
 
 VARIANTS = ("v1", "v2", "v3", "v4", "v5")
 
@@ -120,7 +122,9 @@ def reworded(original: Sequence[ServiceSchema], variant: Sequence[ServiceSchema]
 
 def reworded_variants(split: SGDSplit) -> list[Schemas]:
     """Every SGD-X variant of the split's schemas in the original's names (``reworded``);
-    none when the dataset has no SGD-X schemas for the split."""
+    none when the dataset has no SGD-X schemas for the split. The split's recorded values
+    decide the slot types the rewordings leave open, as the runtime's backend does
+    (``schema.roles.note_values``)."""
     original = list(split.schemas().values())
     root, name = split.root, split.name
     out = []
@@ -130,7 +134,22 @@ def reworded_variants(split: SGDSplit) -> list[Schemas]:
         except DataError:
             return []
         out.append(reworded(original, list(schemas.values())))
+    known = asyncio.run(_recorded_values(split))
+    for schemas in out:
+        for service, schema in schemas.items():
+            note_values(schema, known[service])
     return out
+
+
+async def _recorded_values(split: SGDSplit) -> dict[str, dict[str, list[str]]]:
+    """The values of every service's slots in the split's recorded results."""
+    from tod_runtime.backends.sgd_tables import SGDTablesBackend
+
+    backend = SGDTablesBackend(split)
+    try:
+        return {name: await backend.entity_values(name) for name in split.schemas()}
+    finally:
+        await backend.close()
 
 
 def write_variant(

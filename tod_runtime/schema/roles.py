@@ -5,7 +5,9 @@ possible values and description, never from its name or the service's identity.
 False), ``number`` (categorical, all possible values digits), ``time`` or ``date`` (the
 description's head, the words before its first function word, names a time or a date: "Start
 time of event", "Check in date for reservation", but not "Number of days in the reservation"
-or "The amount of money held in a bank account at a given time"), else ``text``.
+or "The amount of money held in a bank account at a given time"; or, past the head, a time or
+a date word points at the value itself: "Pick up car on this date", "Book table for this
+time", a description ending "... flight date"), else ``text``.
 
 The NLU and the tracker read it from ``slot_roles(schema)``, computed on first use and kept
 for the schema's lifetime. Which values carry from one service to another is learned
@@ -15,7 +17,7 @@ for the schema's lifetime. Which values carry from one service to another is lea
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -34,7 +36,17 @@ FUNCTION_WORDS = frozenset(
 )  # fmt: skip
 TIME_HEADS = frozenset({"time", "hour"})
 DATE_HEADS = frozenset({"date", "day"})
+# Words that make a time or date word past the head a measure or any moment, not the value:
+# "miles per hour", "for each day", "at a given time", "for a particular day".
+_NOT_THE_VALUE = frozenset({"a", "an", "per", "each", "every", "any"})
 _WORD = re.compile(r"[a-z]+")
+# How a backend writes a date and a time (``tod_runtime.values``): a slot whose known values are
+# nearly all one of these holds that type, whatever its description says.
+_WRITTEN: dict[ValueType, re.Pattern[str]] = {
+    "date": re.compile(r"\d{4}-\d{2}-\d{2}"),
+    "time": re.compile(r"\d{1,2}:\d{2}"),
+}
+MIN_VALUES = 3  # known values needed before they decide
 
 
 @dataclass(frozen=True)
@@ -53,23 +65,64 @@ def description_head(description: str) -> list[str]:
     return head
 
 
-def value_type(slot: SlotSchema) -> ValueType:
-    """The one definition of what a slot's values are."""
+def value_type(slot: SlotSchema, known: Sequence[str] = ()) -> ValueType:
+    """The one definition of what a slot's values are. ``known``: the values a backend holds
+    for the slot, which decide a type the description leaves as text ("When the car will be
+    picked up?" over values such as 2019-03-05)."""
+    described = _described_type(slot)
+    if described != "text" or len(known) < MIN_VALUES:
+        return described
+    for kind, written in _WRITTEN.items():
+        if sum(bool(written.fullmatch(v)) for v in known) >= 0.9 * len(known):
+            return kind
+    return "text"
+
+
+def _described_type(slot: SlotSchema) -> ValueType:
     values = {v.lower() for v in slot.possible_values}
     if values and values <= {"true", "false"}:
         return "bool"
     if values and all(v.isdigit() for v in values):
         return "number"
-    head = set(description_head(slot.description))
-    if head & TIME_HEADS:
+    head = description_head(slot.description)
+    if set(head) & TIME_HEADS:
         return "time"
-    if head & DATE_HEADS:
+    if set(head) & DATE_HEADS:
         return "date"
+    return _pointed_type(_WORD.findall(slot.description.lower())[len(head) :])
+
+
+def _pointed_type(words: list[str]) -> ValueType:
+    """``time`` or ``date`` when, past a description's head, a time or date word names the
+    value: right after "this" or "that" ("from this date onwards"), or as the description's
+    last word after a content word ("Destination-to-origin flight date"), neither of the two
+    words before it making it a measure or any moment ("in miles per hour", "for a
+    particular day"); else ``text``."""
+    for n, word in enumerate(words):
+        kind: ValueType = "time" if word in TIME_HEADS else "date" if word in DATE_HEADS else "text"
+        if kind == "text":
+            continue
+        before = words[max(n - 2, 0) : n]
+        if before and before[-1] in ("this", "that"):
+            return kind
+        last = n == len(words) - 1
+        if (
+            last
+            and before
+            and before[-1] not in FUNCTION_WORDS
+            and not set(before) & _NOT_THE_VALUE
+        ):
+            return kind
     return "text"
 
 
-def _compute(schema: ServiceSchema) -> dict[str, SlotRole]:
-    return {slot.name: SlotRole(value_type(slot)) for slot in schema.slots}
+def _compute(
+    schema: ServiceSchema, known: Mapping[str, Sequence[str]] | None = None
+) -> dict[str, SlotRole]:
+    known = known or {}
+    return {
+        slot.name: SlotRole(value_type(slot, known.get(slot.name, ()))) for slot in schema.slots
+    }
 
 
 _CACHE: dict[int, tuple[ServiceSchema, dict[str, SlotRole]]] = {}
@@ -81,3 +134,11 @@ def slot_roles(schema: ServiceSchema) -> Mapping[str, SlotRole]:
     if cached is None or cached[0] is not schema:
         cached = _CACHE[id(schema)] = (schema, _compute(schema))
     return cached[1]
+
+
+def note_values(schema: ServiceSchema, known: Mapping[str, Sequence[str]]) -> None:
+    """Let a backend's values of the schema's slots (``Backend.entity_values``) decide the
+    types its descriptions leave open, for the schema's lifetime. Call it before building
+    anything that reads the roles: the runtime does, once per service, at start."""
+    slot_roles(schema)
+    _CACHE[id(schema)][1].update(_compute(schema, known))
