@@ -3,8 +3,14 @@ name), computed once per schema."""
 
 from __future__ import annotations
 
+import json
+import shutil
+from pathlib import Path
+
 from stage_helpers import schemas
 
+from tod_runtime import Config, Runtime
+from tod_runtime.config import embedded_services_dir
 from tod_runtime.schema.models import ServiceSchema, SlotSchema
 from tod_runtime.schema.roles import description_head, note_values, slot_roles, value_type
 
@@ -81,3 +87,22 @@ def test_noted_values_change_the_roles_of_that_schema_only() -> None:
     note_values(first, {"pickup": ["2019-03-01", "2019-03-02", "2019-03-03"]})
     assert slot_roles(first)["pickup"].value_type == "date"
     assert slot_roles(second)["pickup"].value_type == "text"
+
+
+async def test_the_runtime_lets_the_backends_values_decide_at_start(tmp_path: Path) -> None:
+    shutil.copytree(embedded_services_dir(), tmp_path, dirs_exist_ok=True)
+    schema_file = tmp_path / "Movies" / "schema.json"
+    data = json.loads(schema_file.read_text())
+    for service in data if isinstance(data, list) else [data]:
+        for s in service["slots"]:
+            if s["name"] == "show_time":
+                s["description"] = "When is it showing?"
+    schema_file.write_text(json.dumps(data))
+    async with Runtime(Config(services=str(tmp_path))) as runtime:
+        movies = runtime.schemas["Movies"]
+        assert value_type(movies.slot_map["show_time"]) == "text"  # by its description alone
+        assert slot_roles(movies)["show_time"].value_type == "time"  # the db's 18:00, ...
+        for schema in runtime.schemas.values():  # nothing else moved
+            for s in schema.slots:
+                if s.name != "show_time" or schema.service_name != "Movies":
+                    assert slot_roles(schema)[s.name].value_type == value_type(s)
