@@ -127,6 +127,12 @@ def test_replay_sgdx_report(tmp_path: Path) -> None:
     assert sgdx["joint_goal_accuracy_drop"] == pytest.approx(drop, abs=1e-6)
     assert sgdx["turns_scored"] > 0
     assert sgdx["schema_sensitivity"] is not None and sgdx["schema_sensitivity"] >= 0
+    # per service, by the original's names, each variant's joint goal
+    services = sgdx["services"]
+    assert set(services) == set(report["groups"]["services"])
+    for name, by_variant in services.items():
+        assert set(by_variant) == {"v1", "v2"}, name
+        assert all(0.0 <= jga <= 1.0 for jga in by_variant.values())
 
 
 def test_the_real_variants(sgd_zip: Path, tmp_path: Path) -> None:

@@ -56,6 +56,7 @@ class SGDXReport(BaseModel):
     (tod_runtime/replay/sgdx.py defines them)."""
 
     variants: dict[str, Metrics]
+    services: dict[str, dict[str, float | None]] = {}  # service -> variant -> joint goal
     joint_goal_accuracy_mean: float | None
     joint_goal_accuracy_drop: float | None
     schema_sensitivity: float | None

@@ -5,6 +5,8 @@ same ``--limit`` applying, and replayed with the same options as the original. T
 ``sgdx`` key holds:
 
 - ``variants``: each variant's metrics (over all its frames, as ``metrics`` is);
+- ``services``: per service of the original (by its original name), each variant's joint
+  goal accuracy on the service's frames: where the drop comes from;
 - ``joint_goal_accuracy_mean``: the mean of the variants' joint goal accuracy;
 - ``joint_goal_accuracy_drop``: the original's joint goal accuracy minus that mean (a fraction;
   positive when the variants score lower);
@@ -23,7 +25,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 
 from tod_runtime.data.sgd import open_split
-from tod_runtime.data.sgdx import VARIANTS, write_variant
+from tod_runtime.data.sgdx import VARIANTS, positional_renaming, variant_split, write_variant
 from tod_runtime.replay.aggregate import Aggregate
 from tod_runtime.replay.engine import DialogueResult
 from tod_runtime.replay.report import Metrics, SGDXReport
@@ -58,10 +60,18 @@ def schema_sensitivity(per_variant: Sequence[Mapping[FrameKey, float]]) -> tuple
     return round(statistics.fmean(values), 6), len(values)
 
 
-def run_metrics(run: ReplayRun) -> Metrics:
+def run_aggregate(run: ReplayRun) -> Aggregate:
     aggregate = Aggregate(set())
     aggregate.add_all(run.results)
-    return Metrics(**aggregate.metrics("all"))
+    return aggregate
+
+
+def service_jga(aggregate: Aggregate, original_names: Mapping[str, str]) -> dict[str, float | None]:
+    """Each service's joint goal accuracy in a variant's replay, by its original name."""
+    return {
+        original_names.get(name, name): aggregate.metrics(f"service:{name}")[JGA]
+        for name in aggregate.services()
+    }
 
 
 def replay_variants(
@@ -69,10 +79,15 @@ def replay_variants(
 ) -> SGDXReport:
     """Write and replay every variant of ``options``' split; compare with ``original``."""
     split = open_split(options.root, options.split)
+    originals = list(split.schemas().values())
     metrics: dict[str, Metrics] = {}
+    services: dict[str, dict[str, float | None]] = {}
     per_frame: list[dict[FrameKey, float]] = []
     with tempfile.TemporaryDirectory(prefix="tod-sgdx-") as tmp:
         for variant in variants:
+            renamed = variant_split(split.root, split.name, variant).schemas().values()
+            renaming = positional_renaming(originals, list(renamed))
+            original_names = {new: old for old, new in renaming.services.items()}
             folder = write_variant(split, variant, tmp, limit=options.limit)
             run = run_replay(
                 dataclasses.replace(
@@ -87,7 +102,10 @@ def replay_variants(
                     label=f"replay {options.split} sgdx {variant}",
                 )
             )
-            metrics[variant] = run_metrics(run)
+            aggregate = run_aggregate(run)
+            metrics[variant] = Metrics(**aggregate.metrics("all"))
+            for service, jga in service_jga(aggregate, original_names).items():
+                services.setdefault(service, {})[variant] = jga
             per_frame.append(frame_jga(run.results))
     scores = [m.joint_goal_accuracy for m in metrics.values()]
     known = [s for s in scores if s is not None]
@@ -98,6 +116,7 @@ def replay_variants(
     sensitivity, turns = schema_sensitivity(per_frame)
     return SGDXReport(
         variants=metrics,
+        services={name: services[name] for name in sorted(services)},
         joint_goal_accuracy_mean=mean,
         joint_goal_accuracy_drop=drop,
         schema_sensitivity=sensitivity,
