@@ -1,5 +1,6 @@
 """What kind of values each slot of a service holds, decided once per schema from the slot's
-possible values and description, never from its name or the service's identity.
+possible values and description (and, where the description leaves it open, the backend's
+values for the slot), never from its name or the service's identity.
 
 ``value_type``: which recogniser fits a slot's values: ``bool`` (possible values True and
 False), ``number`` (categorical, all possible values digits), ``time`` or ``date`` (the
@@ -7,10 +8,13 @@ description's head, the words before its first function word, names a time or a 
 time of event", "Check in date for reservation", but not "Number of days in the reservation"
 or "The amount of money held in a bank account at a given time"; or, past the head, a time or
 a date word points at the value itself: "Pick up car on this date", "Book table for this
-time", a description ending "... flight date"), else ``text``.
+time", a description ending "... flight date"; or, when the description names neither,
+the backend's known values of the slot are nearly all written as dates or as times), else
+``text``.
 
 The NLU and the tracker read it from ``slot_roles(schema)``, computed on first use and kept
-for the schema's lifetime. Which values carry from one service to another is learned
+for the schema's lifetime; ``note_values`` adds the backend's values (the runtime calls it at
+start, before any component is built). Which values carry from one service to another is learned
 (``tod_runtime.dst.learned``), from the same kind of evidence.
 """
 
