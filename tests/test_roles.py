@@ -1,5 +1,6 @@
-"""Slot roles: one definition of what a slot is, from its values and description (never its
-name), computed once per schema."""
+"""Slot roles: one definition of what a slot is, from its possible values and description
+(never its name) and, where the description leaves it open, the backend's values; computed
+once per schema."""
 
 from __future__ import annotations
 
