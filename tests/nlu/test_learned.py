@@ -49,7 +49,7 @@ from tod_runtime.nlu.learned.model import (
     train_logreg,
 )
 from tod_runtime.nlu.learned.nlu import LearnedNLU
-from tod_runtime.nlu.learned.reader import ValueReader
+from tod_runtime.nlu.learned.reader import ValueReader, said_beside
 from tod_runtime.nlu.learned.scorer import Scorer, view
 from tod_runtime.nlu.learned.values import (
     candidate_spans,
@@ -429,6 +429,26 @@ def test_a_span_the_reader_is_sure_of_takes_its_slot_at_the_lower_threshold() ->
     assert strict == read(assign=shipped.threshold("assign"), sure_span=2.0)
     loose = read(sure_span=0.0, sure_assign=0.0)  # every span sure: as if assign were 0
     assert loose == read(assign=0.0, sure_span=2.0) and strict < loose
+
+
+def test_a_value_said_beside_its_slots_words_is_read_at_the_lower_threshold() -> None:
+    shipped = load_model()
+    hotels = load_schema_file(embedded_services_dir() / "Hotels" / "schema.json")[0]
+    views = {v.name: v for v in slot_views(hotels)}
+    turn = reading.value_turn("somewhere in Boston, a five star place, for 3 guests", [], {})
+    numbers, lowered = reading.value_numbers(turn), reading.normalised(turn.text)
+    assert said_beside(turn, views["star_rating"], "5", numbers, lowered)  # "five star"
+    assert not said_beside(turn, views["number_of_rooms"], "3", numbers, lowered)  # "3 guests"
+    assert not said_beside(turn, views["star_rating"], "3", numbers, lowered)
+
+    def read(**thresholds: float) -> set[str]:
+        config = shipped.config | {"thresholds": shipped.config["thresholds"] | thresholds}
+        reader = ValueReader(NLUModel(shipped.weights, config))
+        return {f"{r.slot}={r.value}" for r in reader.read_categorical(turn, list(views.values()))}
+
+    # from 0 up, every value said beside its slot's words is read, and nothing else is added
+    assert read(pick=0.99, sure_pick=0.0) == {"star_rating=5"}
+    assert read(sure_pick=shipped.threshold("pick")) == read()
 
 
 def test_a_value_said_twice_fills_two_slots() -> None:

@@ -37,6 +37,19 @@ class Read:
     tokens: range = range(0)  # where it was said (none: dontcare, or a yes/no slot)
 
 
+def said_beside(
+    turn: ValueTurn, slot: SlotView, value: str, numbers: set[str], lowered: str
+) -> bool:
+    """Whether ``value`` is said (exactly or as a number) with one of the slot's description
+    words right before or after it ("five star", "2 nights")."""
+    kind, at = mention(value, turn, numbers, lowered)
+    if kind not in ("exact", "number") or at < 0:
+        return False
+    end = at + len(normalised(value).split())
+    near = [turn.stems[n] for n in (at - 1, end) if 0 <= n < len(turn.tokens)]
+    return any(s in slot.description_set for s in near)
+
+
 class ValueReader:
     """Reads a turn's values with the model's span, assign and pick scorers."""
 
@@ -49,6 +62,9 @@ class ValueReader:
         self.thresholds |= {
             "sure_span": model.threshold("sure_span", 2.0),
             "sure_assign": model.threshold("sure_assign", self.thresholds["assign"]),
+            # a categorical value said with one of its slot's description words beside it
+            # ("a five star hotel") is read from this probability up (default: pick's)
+            "sure_pick": model.threshold("sure_pick", self.thresholds["pick"]),
         }
 
     def read(self, turn: ValueTurn, slots: Sequence[SlotView]) -> list[Read]:
@@ -162,9 +178,12 @@ class ValueReader:
         slot_rows = [slot_features(turn, slot, self.bits) for slot in slots]
         slot_scores, value_scores = grouped_scores(self.pick, [slot_rows, rows])
         best: dict[str, tuple[str, float]] = {}  # slot -> its best value above the threshold
+        pick, sure = self.thresholds["pick"], self.thresholds["sure_pick"]
         for (slot, k, value), z in zip(pairs, value_scores, strict=True):
             q = sigmoid(slot_scores[k] + z)
-            if q > best.get(slot.name, ("", self.thresholds["pick"]))[1]:
+            if q <= best.get(slot.name, ("", min(pick, sure)))[1]:
+                continue
+            if q > pick or (value != DONTCARE and said_beside(turn, slot, value, numbers, lowered)):
                 best[slot.name] = (value, q)
         out = []
         types = {slot.name: slot for slot in slots}
