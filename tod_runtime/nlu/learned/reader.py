@@ -14,6 +14,7 @@ from tod_runtime.nlu.learned.values import (
     SlotView,
     ValueTurn,
     assign_features,
+    beside_stems,
     candidate_spans,
     mention,
     normalised,
@@ -45,9 +46,8 @@ def said_beside(
     kind, at = mention(value, turn, numbers, lowered)
     if kind not in ("exact", "number") or at < 0:
         return False
-    end = at + len(normalised(value).split())
-    near = [turn.stems[n] for n in (at - 1, end) if 0 <= n < len(turn.tokens)]
-    return any(s in slot.description_set for s in near)
+    near = beside_stems(turn, at, at + len(normalised(value).split()))
+    return not slot.description_set.isdisjoint(near)
 
 
 class ValueReader:

@@ -581,10 +581,16 @@ def _beside_facts(
     for a value not found."""
     if at < 0:
         return None
-    end = at + len(value_words(value))
-    before = turn.stems[at - 1] if at >= 1 else "^"
-    after = turn.stems[end] if end < len(turn.tokens) else "$"
+    before, after = beside_stems(turn, at, at + len(value_words(value)))
     return before, after, slot.value_type, int(slot.name in turn.asked), slot.description
+
+
+def beside_stems(turn: ValueTurn, start: int, end: int) -> tuple[str, str]:
+    """The stems of the token right before token ``start`` and of token ``end`` (the one
+    right after a value said at ``start`` to ``end``); "^" and "$" beyond the turn's ends."""
+    before = turn.stems[start - 1] if start >= 1 else "^"
+    after = turn.stems[end] if end < len(turn.tokens) else "$"
+    return before, after
 
 
 def beside_strings(
