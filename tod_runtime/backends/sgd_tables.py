@@ -12,9 +12,11 @@ else ``[]`` (failure). Relative dates are read against SGD's day, 2019-03-01.
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import date
+from functools import lru_cache
 from pathlib import Path
 from typing import Self
 
@@ -163,3 +165,19 @@ class SGDTablesBackend:
 
     async def close(self) -> None:
         self._tables.close()
+
+
+@lru_cache(maxsize=2)
+def recorded_values(split: SGDSplit) -> Mapping[str, Mapping[str, list[str]]]:
+    """Every service's slot values in the split's recorded results, as its backend's
+    ``entity_values`` gives them; read once per split (training asks for them twice: the
+    NLU's known values and the rewordings' value types). Read only."""
+
+    async def read() -> dict[str, dict[str, list[str]]]:
+        backend = SGDTablesBackend(split)
+        try:
+            return {name: await backend.entity_values(name) for name in backend.schemas()}
+        finally:
+            await backend.close()
+
+    return asyncio.run(read())

@@ -15,11 +15,11 @@ its names, its reworded descriptions.
 
 from __future__ import annotations
 
-import asyncio
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
+from tod_runtime.backends.sgd_tables import recorded_values
 from tod_runtime.data.rename import Renaming
 from tod_runtime.data.sgd import SGDSplit
 from tod_runtime.dialogue.validate import check_against_schemas
@@ -134,22 +134,11 @@ def reworded_variants(split: SGDSplit) -> list[Schemas]:
         except DataError:
             return []
         out.append(reworded(original, list(schemas.values())))
-    known = asyncio.run(_recorded_values(split))
+    known = recorded_values(split)
     for schemas in out:
         for service, schema in schemas.items():
             note_values(schema, known[service])
     return out
-
-
-async def _recorded_values(split: SGDSplit) -> dict[str, dict[str, list[str]]]:
-    """The values of every service's slots in the split's recorded results."""
-    from tod_runtime.backends.sgd_tables import SGDTablesBackend
-
-    backend = SGDTablesBackend(split)
-    try:
-        return {name: await backend.entity_values(name) for name in split.schemas()}
-    finally:
-        await backend.close()
 
 
 def write_variant(

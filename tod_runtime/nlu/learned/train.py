@@ -5,7 +5,6 @@ train's services (each fold's services held out of training, scored on held-asid
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import random
 import time
@@ -14,7 +13,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from tod_runtime.backends.sgd_tables import SGDTablesBackend
+from tod_runtime.backends.sgd_tables import recorded_values
 from tod_runtime.data.sgd import SGDSplit, open_split
 from tod_runtime.data.sgdx import reworded_variants
 from tod_runtime.files import atomic_open, atomic_write
@@ -261,14 +260,8 @@ def cross_validate(
 def known_values_of(split: SGDSplit, schemas: Mapping[str, ServiceSchema]) -> Known:
     """What the SGD tables backend of ``split`` knows, per service, as the NLU sees it at run
     time (entity values from the split's recorded results, and possible values)."""
-    backend = SGDTablesBackend(split)
-    try:
-        return {
-            name: known_values(schema, asyncio.run(backend.entity_values(name)))
-            for name, schema in schemas.items()
-        }
-    finally:
-        asyncio.run(backend.close())
+    recorded = recorded_values(split)
+    return {name: known_values(schema, recorded[name]) for name, schema in schemas.items()}
 
 
 def run_train_nlu(args: argparse.Namespace) -> int:
