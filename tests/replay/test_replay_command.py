@@ -57,6 +57,33 @@ def test_all_services_lets_the_nlu_choose_among_every_service(split: Path, tmp_p
     assert json.loads(report_path.read_text())["config"]["dialogue_services"] is False
 
 
+def test_lower_case_gives_the_nlu_the_user_turns_in_lower_case(split: Path, tmp_path: Path) -> None:
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    heard = tmp_path / "heard.txt"
+    (plugins / "listening.py").write_text(
+        "from tod_runtime import hookimpl\n"
+        "from tod_runtime.nlu.rules import RulesNLU\n"
+        "class Listening(RulesNLU):\n"
+        "    async def parse(self, text, context):\n"
+        f"        with open({str(heard)!r}, 'a') as out:\n"
+        "            out.write(text + '\\n')\n"
+        "        return await super().parse(text, context)\n"
+        "@hookimpl\n"
+        "def register_nlu(register):\n"
+        "    register('listening', Listening)\n"
+    )
+    report = tmp_path / "r.json"
+    args = ["replay", str(split), "--nlu", "listening", "--plugins-dir", str(plugins)]
+    assert main([*args, "--report", str(report)]) == 0
+    as_written = heard.read_text().splitlines()
+    assert any(line != line.lower() for line in as_written)
+    heard.unlink()
+    assert main([*args, "--lower-case", "--report", str(report), "--force"]) == 0
+    assert heard.read_text().splitlines() == [line.lower() for line in as_written]
+    assert json.loads(report.read_text())["config"]["lower_case"] is True
+
+
 def test_junit_has_a_case_per_dialogue_with_a_diff(split: Path, tmp_path: Path) -> None:
     break_one_annotation(split)
     junit = tmp_path / "replay.xml"

@@ -67,6 +67,7 @@ def _run(args: argparse.Namespace) -> int:
         errors=args.errors is not None,
         services=args.services,
         dialogue_services=not args.all_services,
+        lower_case=args.lower_case,
     )
     _check_outputs(args)  # before the long work
     run = run_replay(options)
@@ -215,6 +216,12 @@ def add_replay_command(subparsers: argparse._SubParsersAction[Any]) -> None:
         action="store_true",
         help="the NLU chooses each turn's service among all the pipeline's services, as in a "
         "chat (default: among the dialogue's own services, which DSTC8 gives as input)",
+    )
+    parser.add_argument(
+        "--lower-case",
+        action="store_true",
+        help="the user's turns typed in lower case, as many people type in a chat: how much "
+        "the NLU relies on capital letters",
     )
     parser.add_argument(
         "--sgdx",

@@ -144,6 +144,7 @@ class DialogueReplayer:
         keep_errors: bool = False,
         exact: bool = False,
         dialogue_services: bool = True,
+        lower_case: bool = False,
     ) -> None:
         self.runtime = runtime
         self.schemas = runtime.schemas
@@ -152,6 +153,7 @@ class DialogueReplayer:
         self.keep_errors = keep_errors
         self.exact = exact
         self.dialogue_services = dialogue_services
+        self.lower_case = lower_case
 
     async def replay(self, dialogue: Dialogue, file: str) -> DialogueResult:
         """Replay one dialogue. A component that fails (or runs over the turn's time limit)
@@ -257,10 +259,11 @@ class _DialogueRun:
         self.pending: Turn | None = None  # the user turn not yet in `recorded`
 
     async def user_turn(self, index: int, turn: Turn) -> None:
-        await self.pipeline.turn_started(self.sid, turn.utterance)
+        text = turn.utterance.lower() if self.replayer.lower_case else turn.utterance
+        await self.pipeline.turn_started(self.sid, text)
         acts = _gold_acts(turn) if self.replayer.gold_nlu else None
         context = self.session.context(self.schemas)
-        user = self.user = await self.pipeline.user_step(context, turn.utterance, acts)
+        user = self.user = await self.pipeline.user_step(context, text, acts)
         self.session.apply(user_events(user))
         self.replayer.score_user(index, turn, user, self.result)
         if self.predicted is not None:

@@ -49,6 +49,7 @@ class RunConfig(BaseModel):
     workers: int
     exact: bool = False
     dialogue_services: bool = True  # the NLU chose among each dialogue's services (DSTC8)
+    lower_case: bool = False  # the user's turns were typed in lower case
 
 
 class SGDXReport(BaseModel):
@@ -117,6 +118,7 @@ def build_report(options: ReplayOptions, run: ReplayRun) -> ReplayReport:
             workers=options.workers,
             exact=options.exact,
             dialogue_services=options.dialogue_services,
+            lower_case=options.lower_case,
         ),
         notes=notes,
     )

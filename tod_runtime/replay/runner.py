@@ -46,6 +46,7 @@ class ReplayOptions:
     # DSTC8's protocol: each dialogue's services are given, the NLU chooses among them only;
     # False: among every service of the pipeline (as in a chat)
     dialogue_services: bool = True
+    lower_case: bool = False  # the user's turns typed in lower case (as in a chat)
     label: str | None = None  # the progress bar's text; default "replay <split>"
 
     def runtime_config(self) -> Config:
@@ -107,6 +108,7 @@ class _Worker:
             keep_errors=options.errors,
             exact=options.exact,
             dialogue_services=options.dialogue_services,
+            lower_case=options.lower_case,
         )
 
     def run(self, task: Task) -> tuple[list[DialogueResult], dict[str, str] | None]:

@@ -154,8 +154,17 @@ class ValueTurn:
         return tuple(t.lower for t in self.tokens)
 
     @cached_property
+    def typed_in_lower_case(self) -> bool:
+        """Whether the turn holds no capital letter, as many people type in a chat: there a
+        word's shape says nothing of whether it is a name."""
+        return not any(c.isupper() for c in self.text)
+
+    @cached_property
     def shapes(self) -> tuple[str, ...]:
-        return tuple(t.shape for t in self.tokens)
+        """Each token's shape; marked "~" in a turn typed in lower case, so that the scorers
+        learn what shapes say in each kind of turn apart."""
+        mark = "~" if self.typed_in_lower_case else ""
+        return tuple(mark + t.shape for t in self.tokens)
 
     @cached_property
     def _padded(self) -> tuple[str, ...]:
