@@ -97,6 +97,9 @@ async def test_nothing_found_and_the_policys_own_acts_read_as_sentences() -> Non
     assert hello == "Hello! I can help you find a cafe and book a table."
     sorry = await nlg.generate(SERVICE, [a("FALLBACK")])
     assert sorry == "Sorry, I did not get that."
+    # the apology leads, whatever a question's template is ("Sorry, ... What time?")
+    again = await nlg.generate(SERVICE, [a("REQUEST", "city"), a("FALLBACK")])
+    assert again.startswith("Sorry, I did not get that. ") and again.endswith("?")
 
 
 async def test_values_are_said_not_machine_form(composed_only: TemplateGenerator) -> None:
