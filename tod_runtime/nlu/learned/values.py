@@ -71,7 +71,7 @@ class Token:
 
 @lru_cache(maxsize=8192)
 def shape(text: str) -> str:
-    out = re.sub(r"[A-Z]+", "X", re.sub(r"[a-z]+", "x", re.sub(r"\d+", "d", text)))
+    out = re.sub(r"\d+", "d", re.sub(r"[A-Z]+", "X", re.sub(r"[a-z]+", "x", text)))
     return out[:4]
 
 
@@ -356,6 +356,10 @@ def span_pair_strings(turn: ValueTurn, i: int, j: int, asked_types: Sequence[str
         out.append(f"all:{n}")
     if turn.said_normalised(i, j) in turn.known:
         out += ["kv", f"kv:{n}"]
+    if n <= 3 and any("d" in t.shape for t in toks[i:j]):
+        # what a short span holding a number reads as ("7am" a time, "march 6th" a date,
+        # "3 people" a count), by the value recognisers
+        out.append(f"vc:{value_class(turn.said(i, j))}|{n}")
     return out + [f"rs:{kind}|{shape}" for kind in asked_types or ("-",)]
 
 
