@@ -215,6 +215,21 @@ def _check_features_hashed_without_strings(schema: ServiceSchema, text: str) -> 
     return made
 
 
+def test_a_tokens_shape_keeps_digits_apart_from_letters() -> None:
+    assert [reading.shape(w) for w in ("7", "Boston", "6:30", "$1,630.50", "iPhone")] == [
+        "d",
+        "Xx",
+        "d:d",
+        "$d,d",
+        "xXx",
+    ]
+    lower = reading.value_turn("set an alarm for 7am", [], {})
+    assert lower.typed_in_lower_case and lower.shapes[-2:] == ("~d", "~x")
+    cased = reading.value_turn("Set an alarm for 7am", [], {})
+    assert not cased.typed_in_lower_case and cased.shapes[-2:] == ("d", "x")
+    assert "vc:time|2" in reading.span_pair_strings(lower, 4, 6, [])
+
+
 def test_amounts_and_clock_times_are_one_token_and_stems_say_a_value() -> None:
     turn = reading.value_turn("any museums under $1,630.50 at 14:30?", [], {})
     assert [t.text for t in turn.tokens] == ["any", "museums", "under", "$1,630.50", "at"] + [
