@@ -5,9 +5,11 @@ Three small scorers, each a logistic regression over hashed features (like the i
 requested-slot scorers):
 
 * **spans** (slot-agnostic): is this stretch of the utterance a value at all? Every span of up
-  to ``MAX_SPAN`` tokens is scored from its words, its shape (capitals, digits), the words
-  around it, the value types of the slots the system just asked for, and whether the backend
-  knows it as a value. Open vocabulary: a city or a name never seen is found from its context.
+  to ``MAX_SPAN`` tokens is scored from its words, its shape (capitals, digits; marked in a
+  turn typed in lower case), the words around it, the value types of the slots the system
+  just asked for, whether the backend knows it as a value, and, for a short span holding a
+  number, what the value recognisers read it as. Open vocabulary: a city or a name never
+  seen is found from its context.
 * **assign**: which non-categorical slot does a found span fill? Each (span, slot) pair is
   scored from the words around the span crossed with the words of the slot's *description*,
   the slot's value type against the span's shape, the system's acts on the slot in its last
@@ -71,6 +73,7 @@ class Token:
 
 @lru_cache(maxsize=8192)
 def shape(text: str) -> str:
+    """A token's shape, cut to 4 characters: "Boston" Xx, "iPhone" xXx, "6:30" d:d."""
     out = re.sub(r"\d+", "d", re.sub(r"[A-Z]+", "X", re.sub(r"[a-z]+", "x", text)))
     return out[:4]
 
