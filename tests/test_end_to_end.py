@@ -68,6 +68,22 @@ async def test_a_transaction_fails_by_the_data_rule() -> None:
     assert [a.act for a in last.actions][0] == "NOTIFY_FAILURE"
 
 
+async def test_after_no_results_changing_another_constraint_keeps_the_one_asked_about() -> None:
+    # San Jose has no restaurant in db.json: the system asks about the cuisine; the user
+    # moves to Austin instead, and the search keeps Italian.
+    lines = ["find me italian food in san jose", "ok what about in austin"]
+    async with Runtime(Config()) as runtime:
+        results = [await runtime.handle("u", line) for line in lines]
+    assert [a.act for a in results[0].actions] == ["INFORM_COUNT", "REQUEST"]
+    call = results[1].service_call
+    assert call is not None
+    assert (call.parameters["city"].lower(), call.parameters["cuisine"].lower()) == (
+        "austin",
+        "italian",
+    )
+    assert "OFFER" in [a.act for a in results[1].actions]
+
+
 def test_chat_script_json_reaches_notify_success(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -118,3 +134,17 @@ async def test_a_booking_without_a_name_looks_one_up() -> None:
     assert calls[1].parameters["time"] == "19:00"
     assert calls[1].parameters["number_of_seats"] == "2"
     assert [a.act for a in results[-1].actions] == ["NOTIFY_SUCCESS"]
+
+
+@pytest.mark.parametrize("nlu", ["learned", "rules"])
+async def test_a_greeting_first_does_not_change_what_the_user_is_understood_to_want(
+    nlu: str,
+) -> None:
+    # The greeting's turn names a service only because every turn does; the user's first
+    # request after it is read as if it opened the dialogue.
+    line = "I need a hotel in seattle"
+    async with Runtime(Config(nlu=nlu)) as runtime:
+        greeted = [await runtime.handle("greeted", text) for text in ("hi", line)][-1]
+        plain = await runtime.handle("plain", line)
+    assert greeted.user_acts == plain.user_acts
+    assert plain.user_acts["Hotels"][0].values == ["SearchHotel"]

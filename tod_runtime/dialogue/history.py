@@ -115,6 +115,18 @@ class History(Sequence[Turn]):
     def last_system_turn(self) -> Turn | None:
         return self._last_system
 
+    @property
+    def last_system_frame(self) -> Frame | None:
+        """The previous system turn's first frame (the service it spoke for and its acts),
+        where a user's answer starts from; None before the first system turn, or when that
+        turn only greeted or said what the system can do: such a turn names a service only
+        because every turn does, and the answer to it starts from nothing, as at the start."""
+        turn = self._last_system
+        if turn is None or not turn.frames:
+            return None
+        frame = turn.frames[0]
+        return None if all(_about_no_service(a) for a in frame.actions) else frame
+
     def last_system_acts(self, service: str) -> list[Action]:
         """The previous system turn's acts in ``service`` (empty if it spoke of another)."""
         if self._last_system is None:
@@ -178,6 +190,11 @@ class History(Sequence[Turn]):
             if found is not None and (best is None or found[0] > best[0]):
                 best = found
         return best[1] if best else None
+
+
+def _about_no_service(action: Action) -> bool:
+    """A greeting, or a fallback saying what the system can do (over the intents)."""
+    return action.act == "GREETING" or (action.act == "FALLBACK" and action.slot == "intent")
 
 
 def as_history(turns: Sequence[Turn]) -> History:

@@ -119,6 +119,10 @@ def enters_on_select(schema: ServiceSchema | None, slot: str) -> bool:
     )
 
 
+def _found_nothing(acts: Sequence[Action]) -> bool:
+    return any(a.act == "INFORM_COUNT" and a.values[:1] == ["0"] for a in acts)
+
+
 def _apply(
     frame: State,
     acts: Sequence[Action],
@@ -135,9 +139,15 @@ def _apply(
         for sys in sys_acts:
             if sys.act == "OFFER_INTENT" and sys.values:
                 frame.active_intent = sys.values[0]
-    for sys in sys_acts:  # asked for without a value: the state did not hold it
-        if sys.act == "REQUEST" and sys.slot and not sys.values:
-            frame.slot_values.pop(sys.slot, None)
+    # Asked for without a value, the slot was not in the state (SGD's systems ask only for
+    # what they lack), unless the system said its search found nothing and asks which
+    # constraint to change: that value stays until the user gives another ("what about
+    # Austin?" keeps the cuisine the system asked about). After a refused booking the
+    # detail asked about is cleared, so the same booking is not proposed again.
+    if not _found_nothing(sys_acts):
+        for sys in sys_acts:
+            if sys.act == "REQUEST" and sys.slot and not sys.values:
+                frame.slot_values.pop(sys.slot, None)
     for act in acts:
         if act.act == "INFORM_INTENT" and act.values:
             frame.active_intent = act.values[0]

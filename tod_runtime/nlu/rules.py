@@ -151,9 +151,9 @@ class RulesNLU:
 
     async def parse(self, text: str, context: TurnContext) -> UserActs:
         lowered = text.lower()
-        last = context.history.last_system_turn
-        last_service = last.frames[0].service if last and last.frames else None
-        system = last.frames[0].actions if last and last.frames else []
+        last = context.history.last_system_frame
+        last_service = last.service if last else None
+        system = last.actions if last else []
         sys_kinds: set[str] = {a.act for a in system}
         requested = [a.slot for a in system if a.act == "REQUEST"]
         in_state = list(reversed(context.state))

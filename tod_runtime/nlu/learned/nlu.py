@@ -161,9 +161,9 @@ class LearnedNLU(RulesNLU):
 
     async def parse(self, text: str, context: TurnContext) -> UserActs:
         text = (await self._spelling()).correct(text)
-        last = context.history.last_system_turn
-        last_service = last.frames[0].service if last and last.frames else None
-        system = last.frames[0].actions if last and last.frames else []
+        last = context.history.last_system_frame
+        last_service = last.service if last else None
+        system = last.actions if last else []
         intents = {service: frame.active_intent for service, frame in context.state.items()}
         turn = view(text, last_service, [(a.act, a.slot, a.values) for a in system], intents)
         ranked = self.scorer.rank(turn, context.schemas)
