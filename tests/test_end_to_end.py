@@ -148,3 +148,16 @@ async def test_a_greeting_first_does_not_change_what_the_user_is_understood_to_w
         plain = await runtime.handle("plain", line)
     assert greeted.user_acts == plain.user_acts
     assert plain.user_acts["Hotels"][0].values == ["SearchHotel"]
+
+
+@pytest.mark.parametrize("nlu", ["learned", "rules"])
+async def test_yes_to_anything_else_asks_what_with_what_the_system_can_do(nlu: str) -> None:
+    lines = ["book a table for 2 at Royal Bistro in Boston at 7pm", "yes", "thanks", "yes"]
+    async with Runtime(Config(nlu=nlu)) as runtime:
+        results = [await runtime.handle("u", line) for line in lines]
+    assert [a.act for a in results[2].actions] == ["REQ_MORE"]
+    last = results[-1]
+    assert [a.act for a in last.user_acts["Restaurants"]] == ["AFFIRM"]  # not a "no"
+    assert [(a.act, a.slot) for a in last.actions] == [("REQ_MORE", "intent")]
+    assert "ReserveRestaurant" in last.actions[0].canonical_values
+    assert last.utterance.startswith("What can I help you with? I can help you ")

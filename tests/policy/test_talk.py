@@ -103,6 +103,23 @@ async def test_a_bare_no_to_a_confirmation_asks_what_to_change_in_both_policies(
         assert not [k for k in kinds(plan) if k.startswith("REQUEST")]
 
 
+async def test_a_bare_yes_to_anything_else_asks_what_in_both_policies() -> None:
+    state = State(active_intent="ReserveCafe", slot_values={"cafe_name": ["Grind"]})
+    context = TurnContext(POLICY.schemas, [system(a("REQ_MORE"))], {SERVICE: state})
+    for policy in (POLICY, LearnedPolicy(CTX)):
+        plan = await policy.decide(PolicyInput(context, {SERVICE: [a("AFFIRM")]}, SERVICE))
+        assert kinds(plan) == ["REQ_MORE(intent)"]
+        assert plan.actions[0].canonical_values == ["FindCafes", "ReserveCafe"]
+        text = NLG.realise(plan.service, plan.actions)
+        assert text == (
+            "What can I help you with? I can help you find a cafe and reserve a table at a cafe."
+        )
+        # "yes, and a table for 4" says what: not asked again
+        more = [a("AFFIRM"), a("INFORM", "party_size", "4")]
+        plan = await policy.decide(PolicyInput(context, {SERVICE: more}, SERVICE))
+        assert "REQ_MORE(intent)" not in kinds(plan)
+
+
 async def test_a_search_still_without_results_asks_about_another_constraint() -> None:
     """Asked about a constraint after finding nothing, the user kept it: the next search
     finds nothing again, and the system asks about the one before it (round the list)."""

@@ -207,6 +207,8 @@ def compose_system(
         can = [v for a in acts for v in a.values]
         lead = "Hello!" if kind == "GREETING" else "Sorry, I did not get that."
         return lead + (f" I can help you {join(can)}." if can else "")
+    if kind == "REQ_MORE" and acts and acts[0].values:  # "yes" to "anything else?"
+        return f"What can I help you with? I can help you {join(acts[0].values)}."
     if kind == "OFFER_INTENT":
         vals = acts[0].values or acts[0].canonical_values
         return f"Would you like to {_intent_phrase(schema, vals[0] if vals else '')}?"

@@ -190,6 +190,8 @@ class RulesNLU:
             out.append(act("REQUEST_ALTS"))
         elif no and sys_kinds & {"REQ_MORE", "NOTIFY_SUCCESS", "NOTIFY_FAILURE"}:
             out.append(act("NEGATE"))
+        elif yes and "REQ_MORE" in sys_kinds:
+            out.append(act("AFFIRM"))  # "yes" to "anything else?": more, to be said
         if THANKS.search(text):
             out.append(act("THANK_YOU"))
         if BYE.search(text) and not ANSWER_THATS_IT.search(text):

@@ -129,6 +129,9 @@ class _Decision:
         change = talk.what_to_change(self.acts, self.previous)
         if change is not None:  # "no" to a confirmation: what should change?
             return self.done(*change)
+        more = talk.what_else(self.acts, self.previous, self.schemas)
+        if more is not None:  # "yes" to "anything else?": what, then?
+            return self.done(*more)
         if "GOODBYE" in self.user or self.user == {"NEGATE", "THANK_YOU"}:
             return self.done(act("GOODBYE"))  # "no thanks, that's all"
         if self.user <= {"THANK_YOU", "NEGATE", "NEGATE_INTENT"}:

@@ -96,6 +96,17 @@ def failed_transaction(intent: IntentSchema, schema: ServiceSchema, state: State
     return [act("NOTIFY_FAILURE"), *(act("REQUEST", s) for s in change)]
 
 
+def what_else(
+    user: Sequence[Action], previous: Sequence[Action], schemas: Mapping[str, ServiceSchema]
+) -> list[Action] | None:
+    """A bare "yes" to "anything else?": ask what, with what the system can do (a REQ_MORE
+    over the intents); None in every other case."""
+    if [a.act for a in user] != ["AFFIRM"] or "REQ_MORE" not in {a.act for a in previous}:
+        return None
+    described, names = capabilities(schemas)
+    return [act("REQ_MORE", "intent", described, names)]
+
+
 def what_to_change(user: Sequence[Action], previous: Sequence[Action]) -> list[Action] | None:
     """A bare NEGATE to a CONFIRM: ask which of the confirmed details to change (a REQUEST of
     each confirmed slot proposing its confirmed value, so the state keeps what the user does

@@ -226,7 +226,10 @@ class LearnedNLU(RulesNLU):
             # The scorer says the task is over ("not for now, thanks") and the user gave no
             # value (a value, "make it 8pm", keeps the task going): closing acts only, so
             # the tracker ends the frame's intent when the system asked for more.
-            acts = [a for a in acts if a.act in CLOSING_ACTS] or [act("NEGATE")]
+            # A bare "yes" is kept: the user wants more, and will say what.
+            closing = [a for a in acts if a.act in CLOSING_ACTS]
+            yes = [a for a in acts if a.act == "AFFIRM"]
+            acts = closing or yes or [act("NEGATE")]
         if not acts and same and turn.utterance.cues and asks:
             # A question of which nothing was read: the slot it most likely asks about, from
             # ``ask_floor`` up, rather than "sorry, I did not get that" ("is it free to get

@@ -78,6 +78,9 @@ def decide(
     change = None if s.second else talk.what_to_change(s.user, s.previous)
     if change is not None:  # "no" to a confirmation: what should change? (not in SGD)
         return SystemPlan(service, change)
+    more = None if s.second else talk.what_else(s.user, s.previous, turn.context.schemas)
+    if more is not None:  # "yes" to "anything else?": what, then?
+        return SystemPlan(service, more)
     if s.second and not s.results and s.intent is not None:  # say why, and offer a way on
         called = schema.intent(turn.service_call.method) if turn.service_call else None
         if called is not None and called.is_transactional:
