@@ -353,6 +353,24 @@ async def test_the_learned_nlu_picks_the_frame_and_requests() -> None:
     assert "REQUEST(phone)" in [str(x) for x in acts[SERVICE]]
 
 
+async def test_after_an_offer_the_verb_of_a_transaction_opens_it() -> None:
+    # "Reserve a table at a cafe": "reserve that one" after an offer opens the booking,
+    # whatever the scorer learned of the word in other services; not when the user asks
+    # for other options, nor without an offer, nor from the booking itself
+    nlu = LearnedNLU(ComponentContext(schemas=schemas(), backend=None))
+    offer = [a("OFFER", "cafe_name", "Grind")]
+    named = nlu._transaction_named
+    assert named("ok, reserve that one", SERVICE, "FindCafes", offer) == "ReserveCafe"
+    assert named("anything else? I want to reserve later", SERVICE, "FindCafes", offer) is None
+    assert named("reserve that one", SERVICE, "FindCafes", [a("REQUEST", "city")]) is None
+    assert named("reserve that one", SERVICE, "ReserveCafe", offer) is None
+    assert named("sounds good", SERVICE, "FindCafes", offer) is None
+    history = [system(*offer)]
+    state = {SERVICE: State(active_intent="FindCafes")}
+    acts = await nlu.parse("reserve that one", TurnContext(nlu.schemas, history, state))
+    assert "INFORM_INTENT(intent=ReserveCafe)" in [str(x) for x in acts[SERVICE]]
+
+
 def test_learned_is_registered(pm) -> None:  # type: ignore[no-untyped-def]
     from tod_runtime.plugins import collect_components
 
