@@ -9,8 +9,10 @@ the micro F1 per act type and per slot role (how the active intent takes the slo
     python scripts/policy_gap.py SGD_ZIP --rows 24 --score 12 --folds 5 --out /tmp/gap.pkl
     python scripts/policy_gap.py SGD_ZIP --summary --out /tmp/new.pkl --against /tmp/gap.pkl
 
-``--floors 0.5,0`` and ``--confirm 0,1`` score each fold's model with those offer floors and
-with ``confirm_call`` off and on (the model's weights do not depend on them).
+``--score-besides N`` scores the turns a run with ``--rows N`` scores, so runs with other
+numbers of rows are paired. ``--floors 0.5,0`` and ``--confirm 0,1`` score each fold's
+model with those offer floors and with ``confirm_call`` off and on (the model's weights do
+not depend on them).
 """
 
 from __future__ import annotations
@@ -203,6 +205,13 @@ def main() -> int:
     parser.add_argument("--score", type=int, default=12)
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--only", type=int, default=-1, help="run one fold only")
+    parser.add_argument(
+        "--score-besides",
+        type=int,
+        default=0,
+        metavar="N",
+        help="score files that are not among --rows N's either (paired runs of other --rows)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--floors", default="0", help="offer_floor values to score")
@@ -230,7 +239,10 @@ def main() -> int:
     split = open_split(args.path, "train")
     files = split.dialogue_files()
     rows_files = spread(files, args.rows)
-    rest = [f for f in files if f not in rows_files]
+    # --score-besides N: the scored files are also none of the rows files of --rows N, so a
+    # run with fewer rows scores the same turns as one with N
+    taken = set(rows_files) | set(spread(files, args.score_besides) if args.score_besides else [])
+    rest = [f for f in files if f not in taken]
     score_files = spread(rest, args.score)
     records: list[dict[str, Any]] = []
     with split_pool(split, args.workers) as pool:
