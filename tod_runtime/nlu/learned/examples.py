@@ -267,9 +267,10 @@ class Featuriser:
     "yes" to an offer means the search intent, even when the offer served a booking.)
 
     ``reworded``: the same schemas (same names) with other descriptions, such as SGD-X's
-    crowd-written variants. A dialogue is learned from in one wording (``wording()``: the
-    original at ``ORIGINAL_WORDING``, else one of these), so the description words the scorers
-    cross with the user's words are not only SGD's own."""
+    crowd-written variants, so the description words the scorers cross with the user's words
+    are not only SGD's own. The intent and request scorers learn a dialogue in one wording
+    (``wording()``: the original at ``ORIGINAL_WORDING``, else one of these); the value
+    scorers learn it twice, in the original and in one of these (``value_wordings()``)."""
 
     def __init__(
         self,
@@ -290,6 +291,14 @@ class Featuriser:
         if len(self.wordings) == 1 or rng.random() < ORIGINAL_WORDING:
             return 0
         return rng.randrange(1, len(self.wordings))
+
+    def value_wordings(self, rng: random.Random) -> tuple[int, ...]:
+        """The wordings a dialogue's values are learned in: the original, and one rewording
+        when there are any (learning every value twice lifted joint goal on train's held-out
+        files both as SGD wrote the schemas and as SGD-X rewords them: docs/learned.md)."""
+        if len(self.wordings) == 1:
+            return (0,)
+        return (0, 1 + rng.randrange(len(self.wordings) - 1))
 
     def add(self, out: Featurised, turn: GoldTurn, rng: random.Random, wording: int = 0) -> None:
         sid = self.service_ids.get(turn.service, -1)

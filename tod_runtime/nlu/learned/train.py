@@ -104,15 +104,18 @@ def _file(job: tuple[str, int | None]) -> Featurised:
                 out.held.append(turn)
             else:
                 featuriser.add(out, turn, rng, wording)
+        wordings = featuriser.value_wordings(rng)
         for values in gold_values(dialogue, featuriser.schemas, featuriser.known):
             if held:
                 out.held_values.append(values)
             else:
-                featuriser.add_values(out, values, rng, wording)
+                for w in wordings:
+                    featuriser.add_values(out, values, rng, w)
         if not held:
             for joined in joined_turns(dialogue, rng):
                 for values in gold_values(joined, featuriser.schemas, featuriser.known):
-                    featuriser.add_values(out, values, rng, wording)
+                    for w in wordings:
+                        featuriser.add_values(out, values, rng, w)
     return out
 
 
