@@ -104,6 +104,11 @@ def act(
     return Action(act=name, slot=slot, values=list(values), canonical_values=exact)
 
 
+def found_nothing(acts: Sequence[Action]) -> bool:
+    """Whether the system said that its search found nothing (``INFORM_COUNT(count=0)``)."""
+    return any(a.act == "INFORM_COUNT" and a.values[:1] == ["0"] for a in acts)
+
+
 class SlotSpan(_SGDModel):
     """A character span of a slot value in the turn's utterance (exclusive end)."""
 

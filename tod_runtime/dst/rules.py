@@ -21,7 +21,14 @@ from collections.abc import Mapping, Sequence
 
 from tod_runtime.dialogue.context import DialogueState, TrackerInput, UserActs
 from tod_runtime.dialogue.history import History, as_history
-from tod_runtime.dialogue.models import CLOSING_ACTS, DONTCARE, Action, State, Turn
+from tod_runtime.dialogue.models import (
+    CLOSING_ACTS,
+    DONTCARE,
+    Action,
+    State,
+    Turn,
+    found_nothing,
+)
 from tod_runtime.dst.carry import carry_over, held_slots
 from tod_runtime.dst.learned.model import CarryModel, load_model
 from tod_runtime.plugins import ComponentContext
@@ -119,10 +126,6 @@ def enters_on_select(schema: ServiceSchema | None, slot: str) -> bool:
     )
 
 
-def _found_nothing(acts: Sequence[Action]) -> bool:
-    return any(a.act == "INFORM_COUNT" and a.values[:1] == ["0"] for a in acts)
-
-
 def _apply(
     frame: State,
     acts: Sequence[Action],
@@ -144,7 +147,7 @@ def _apply(
     # constraint to change: that value stays until the user gives another ("what about
     # Austin?" keeps the cuisine the system asked about). After a refused booking the
     # detail asked about is cleared, so the same booking is not proposed again.
-    if not _found_nothing(sys_acts):
+    if not found_nothing(sys_acts):
         for sys in sys_acts:
             if sys.act == "REQUEST" and sys.slot and not sys.values:
                 frame.slot_values.pop(sys.slot, None)

@@ -166,6 +166,15 @@ def _intent_phrase(schema: ServiceSchema | None, name: str) -> str:
     return lower_first(intent.description.rstrip(". ")) if intent else name
 
 
+# The policies' acts that may say what the system can do (their values: intent descriptions),
+# and what leads the sentence; a REQ_MORE says so answering a bare "yes" to "anything else?"
+CAN_DO = {
+    "GREETING": "Hello!",
+    "FALLBACK": "Sorry, I did not get that.",
+    "REQ_MORE": "What can I help you with?",
+}
+
+
 def compose_system(
     kind: str, acts: Sequence[Action], schema: ServiceSchema | None, say: Say
 ) -> str:
@@ -203,12 +212,9 @@ def compose_system(
         if count == "0":
             return "Sorry, I found nothing that matches."
         return f"I found {count} option{'' if count == '1' else 's'} for you."
-    if kind in ("GREETING", "FALLBACK"):  # the rules policy's own acts: what it can do
-        can = [v for a in acts for v in a.values]
-        lead = "Hello!" if kind == "GREETING" else "Sorry, I did not get that."
-        return lead + (f" I can help you {join(can)}." if can else "")
-    if kind == "REQ_MORE" and acts and acts[0].values:  # "yes" to "anything else?"
-        return f"What can I help you with? I can help you {join(acts[0].values)}."
+    can = [v for a in acts for v in a.values]
+    if kind in CAN_DO and (can or kind != "REQ_MORE"):  # the policies' own: what it can do
+        return CAN_DO[kind] + (f" I can help you {join(can)}." if can else "")
     if kind == "OFFER_INTENT":
         vals = acts[0].values or acts[0].canonical_values
         return f"Would you like to {_intent_phrase(schema, vals[0] if vals else '')}?"

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from itertools import groupby
 
-from tod_runtime.dialogue.models import Action
+from tod_runtime.dialogue.models import Action, found_nothing
 from tod_runtime.nlg.index import TableIndexes
 from tod_runtime.nlg.mine import Table
 from tod_runtime.nlg.neighbours import (
@@ -380,7 +380,7 @@ class Realiser:
             said = [say(action.slot, v) for v in values]
             return ", ".join(said[:-1]) + " or " + said[-1] if len(said) > 1 else "".join(said)
 
-        nothing = [a for a in actions if a.act == "INFORM_COUNT" and a.values[:1] == ["0"]]
+        nothing = [a for a in actions if found_nothing([a])]
         if nothing:  # people in SGD never say "I found 0": no mined template fits it
             rest = [a for a in actions if a not in nothing]
             first = _stop(self.compose("INFORM_COUNT", nothing, schema, said))

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from tod_runtime.dialogue.context import PolicyInput
-from tod_runtime.dialogue.models import DONTCARE, Action, State, act
+from tod_runtime.dialogue.models import DONTCARE, Action, State, act, found_nothing
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 from tod_runtime.schema.roles import slot_roles
 
@@ -76,7 +76,7 @@ def no_results(intent: IntentSchema, state: State, previous: Sequence[Action] = 
     candidates = _set_by_user(state, [*intent.required_slots, *intent.optional_slots])
     if not candidates:
         return [act("INFORM_COUNT", "count", ["0"])]
-    again = any(a.act == "INFORM_COUNT" and a.values[:1] == ["0"] for a in previous)
+    again = found_nothing(previous)
     asked = [a.slot for a in previous if a.act == "REQUEST" and a.slot in candidates]
     relax = candidates[candidates.index(asked[0]) - 1] if again and asked else candidates[-1]
     return [act("INFORM_COUNT", "count", ["0"]), act("REQUEST", relax)]

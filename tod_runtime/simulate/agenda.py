@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tod_runtime.dialogue.context import UserActs
-from tod_runtime.dialogue.models import DONTCARE, Action, act
+from tod_runtime.dialogue.models import DONTCARE, Action, act, found_nothing
 from tod_runtime.schema.loader import Schemas
 from tod_runtime.simulate.base import Goal, SystemTurnView, Task
 
@@ -111,7 +111,7 @@ class AgendaUser:
                 return self.next_task()
             state.phase = "done"  # the search found nothing
             return self.next_task()
-        none = any(a.act == "INFORM_COUNT" and a.values[:1] == ["0"] for a in acts)
+        none = found_nothing(acts)
         if none and not task.achievable and state.phase == "search":
             state.phase = "done"  # nothing meets what it wants, as the goal foresaw: move on
             return self.next_task()

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tod_runtime.dialogue.models import Dialogue, Frame
+from tod_runtime.dialogue.models import Dialogue, Frame, found_nothing
 from tod_runtime.simulate.base import Goal, Task
 
 Same = Callable[[str, str, str, str], bool]
@@ -123,7 +123,7 @@ def judge_task(dialogue: Dialogue, task: Task, same: Same) -> TaskVerdict:
     if not task.achievable:
         if results:
             verdict.reason = "the goal cannot be met but the call succeeded"
-        elif said & {"NOTIFY_FAILURE"} or _count_zero(frame):
+        elif said & {"NOTIFY_FAILURE"} or found_nothing(frame.actions):
             verdict.success = True
         else:
             verdict.reason = "the call found nothing and the system did not say so"
@@ -174,10 +174,6 @@ def _held(rows: list[dict[str, str]], slot: str, value: str, task: Task, same: S
     """The entity (its rows) has ``value`` for ``slot``: a constraint the call left out
     that the entity found or booked meets all the same."""
     return bool(rows) and all(slot in r and same(task.service, slot, r[slot], value) for r in rows)
-
-
-def _count_zero(frame: Frame) -> bool:
-    return any(a.act == "INFORM_COUNT" and a.values[:1] == ["0"] for a in frame.actions)
 
 
 def _meets(entity: dict[str, str], task: Task, same: Same) -> bool:
