@@ -49,7 +49,7 @@ from tod_runtime.nlu.learned.model import (
     train_logreg,
 )
 from tod_runtime.nlu.learned.nlu import LearnedNLU
-from tod_runtime.nlu.learned.reader import ValueReader, said_beside
+from tod_runtime.nlu.learned.reader import ValueReader, best_pairs, said_beside
 from tod_runtime.nlu.learned.scorer import Scorer, view
 from tod_runtime.nlu.learned.values import (
     candidate_spans,
@@ -482,6 +482,20 @@ def test_a_value_said_beside_its_slots_words_is_read_at_the_lower_threshold() ->
     # from 0 up, every value said beside its slot's words is read, and nothing else is added
     assert read(pick=0.99, sure_pick=0.0) == {"star_rating=5"}
     assert read(sure_pick=shipped.threshold("pick")) == read()
+
+
+def test_spans_are_read_by_the_best_total_not_the_likeliest_pair_first() -> None:
+    # "weather in paris tomorrow": tokens 2-4 "paris tomorrow", 2-3 "paris", 3-4 "tomorrow"
+    whole, city, day = (0.36, 2, 4, "city"), (0.33, 2, 3, "city"), (0.31, 3, 4, "date")
+    assert sorted(best_pairs([whole, city, day])) == [day, city]
+    # one better pair beats two that it overlaps and that are worth less together
+    assert best_pairs([(0.7, 2, 4, "city"), city, day]) == [(0.7, 2, 4, "city")]
+    # a slot takes one span, a span one slot; pairs beyond ``most`` are added likeliest first
+    assert best_pairs([city, (0.2, 5, 6, "city"), (0.1, 5, 6, "date")]) == [
+        city,
+        (0.1, 5, 6, "date"),
+    ]
+    assert best_pairs([whole, city, day], most=1) == [whole]
 
 
 def test_a_value_said_twice_fills_two_slots() -> None:
