@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from stage_helpers import SERVICE, a, schemas
 
-from tod_runtime.dialogue.models import SYSTEM_ACTS
+from tod_runtime.dialogue.models import SYSTEM_ACTS, Action
 from tod_runtime.errors import ConfigError
 from tod_runtime.nlg.compose import compose_system, short_noun_phrase
 from tod_runtime.nlg.neighbours import service_words, words
@@ -400,8 +400,20 @@ def test_composed_clauses_name_a_slot_briefly() -> None:
         "city": "city",
         "speed": "wind speed in miles per hour",
     }
-    text = compose_system("INFORM", [a("INFORM", "riders", "2")], schema, lambda x: x.values[0])
+
+    def say(act: Action) -> str:
+        return act.values[0]
+
+    text = compose_system("INFORM", [a("INFORM", "riders", "2")], schema, say)
     assert text == "The number of riders is 2."
+    # an offer says a name as a question; a bare number names nothing, so it is said whole
+    offer = [a("OFFER", "speed", "13"), a("OFFER", "city", "Oslo")]
+    assert compose_system("OFFER", offer, schema, say) == (
+        "The wind speed in miles per hour is 13 and the city is Oslo."
+    )
+    assert compose_system("OFFER", offer[::-1], schema, say) == (
+        "How about Oslo? The wind speed in miles per hour is 13."
+    )
 
 
 _REALISE_FRAMES = """
@@ -471,6 +483,12 @@ def test_a_filled_template_agrees_with_its_values() -> None:
     assert fill("I found {count} movie.", {"count": "1"}, plurals) == "I found 1 movie."
     assert fill("{count} property", {"count": "2"}, plurals) == "2 properties"
     assert fill("{count} available", {"count": "2"}, plurals) == "2 available"
+    # the noun after a word that takes no plural, when the word itself has none
+    plurals |= {"results", "options"}
+    result = "I have {count} weather result: sunny"
+    assert fill(result, {"count": "4"}, plurals) == "I have 4 weather results: sunny"
+    assert fill(result, {"count": "1"}, plurals) == "I have 1 weather result: sunny"
+    assert fill("{count} Italian option", {"count": "3"}, plurals) == "3 Italian options"
     assert fill("{n} star", {"n": "4", "count": "2"}, frozenset({"stars"})) == "4 star"
 
 

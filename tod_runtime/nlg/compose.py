@@ -151,6 +151,7 @@ def _truth(action: Action) -> bool:
 
 
 Say = Callable[[Action], str]  # an act's value as said
+_BARE_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 def _clause(action: Action, schema: ServiceSchema | None, say: Say) -> str:
@@ -203,6 +204,9 @@ def compose_system(
         return upper_first(join(clauses)) + "."
     if kind == "OFFER":
         first, rest = acts[0], acts[1:]
+        if _BARE_NUMBER.fullmatch(say(first)):
+            # "How about 13?" names nothing: what is offered is said ("The humidity is 13.")
+            return upper_first(join([_clause(a, schema, say) for a in acts])) + "."
         tail = (
             " " + upper_first(join([_clause(a, schema, say) for a in rest])) + "." if rest else ""
         )

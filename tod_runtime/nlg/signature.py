@@ -176,7 +176,7 @@ def _singular(word: str) -> str:
     return word[:-1]
 
 
-_COUNT_OF = re.compile(r"\{count\} ([a-z]+)\b")
+_COUNT_OF = re.compile(r"\{count\} ([A-Za-z]+)\b(?: ([a-z]+)\b)?")
 
 
 def _plural(word: str) -> str:
@@ -192,7 +192,7 @@ def _counted(template: str, values: Mapping[str, str], plurals: Collection[str] 
     flights" with 1: "I found 1 flight"): a key's templates were written for any count.
     And the reverse after ``{count}`` (INFORM_COUNT's value) other than 1, when the plural
     is a word of ``plurals`` ("I found {count} movie" with 25: "I found 25 movies"; not
-    "25 available")."""
+    "25 available"), or of the word after it ("{count} weather result": "4 weather results")."""
 
     def one(match: re.Match[str]) -> str:
         if values.get(match[1], "").strip() not in ("1", "one"):
@@ -201,10 +201,15 @@ def _counted(template: str, values: Mapping[str, str], plurals: Collection[str] 
 
     def many(match: re.Match[str]) -> str:
         count = values.get("count", "").strip()
-        plural = _plural(match[1])
-        if not count.isdigit() or count == "1" or plural not in plurals:
+        if not count.isdigit() or count == "1":
             return match[0]
-        return "{count} " + plural
+        first, second = match[1], match[2]
+        if _plural(first) in plurals:
+            return f"{{count}} {_plural(first)}" + (f" {second}" if second else "")
+        if second and _plural(second) in plurals:
+            # a noun after a word that takes no plural ("{count} weather result")
+            return f"{{count}} {first} {_plural(second)}"
+        return match[0]
 
     template = _ONE_OF.sub(one, template) if "s" in template else template
     return _COUNT_OF.sub(many, template) if plurals and "{count}" in template else template
