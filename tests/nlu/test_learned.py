@@ -566,6 +566,24 @@ async def test_the_values_read_choose_among_the_intents_scored_near() -> None:
     assert "INFORM_INTENT(intent=SearchHotel)" in hotel and "INFORM(star_rating=5)" in hotel
 
 
+async def test_a_clock_time_the_reader_missed_fills_the_intents_one_time_slot() -> None:
+    restaurants = load_schema_file(embedded_services_dir() / "Restaurants" / "schema.json")
+    nlu = LearnedNLU(ComponentContext(schemas=Schemas(restaurants), backend=None))
+    nlu.reader.read = lambda turn, slots: []  # type: ignore[method-assign]  # it misses all
+
+    async def said(text: str, intent: str) -> list[str]:
+        state = {"Restaurants": State(active_intent=intent)}
+        context = TurnContext(nlu.schemas, [system(service="Restaurants")], state)
+        return [str(x) for x in (await nlu.parse(text, context)).get("Restaurants", [])]
+
+    # the booking takes one time slot: the recogniser's time fills it
+    assert "INFORM(time=7am)" in await said("make the booking for 7am", "ReserveRestaurant")
+    # the search takes none; and "any time" is no clock time
+    search = await said("italian food in austin, around 7am", "FindRestaurants")
+    assert not any("time=" in x for x in search)
+    assert not any("time=" in x for x in await said("any time works", "ReserveRestaurant"))
+
+
 async def test_a_question_of_which_nothing_was_read_asks_its_likeliest_slot() -> None:
     """Rather than "sorry, I did not get that", a question after an offer asks about the slot
     the scorer finds likeliest, from ``ask_floor`` up; with a floor above 1 it reads nothing."""

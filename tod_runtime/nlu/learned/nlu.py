@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from tod_runtime.dialogue.context import TurnContext, UserActs
-from tod_runtime.dialogue.models import CLOSING_ACTS, Action, act
+from tod_runtime.dialogue.models import CLOSING_ACTS, DONTCARE, Action, act
 from tod_runtime.nlu.learned.features import service_description_words
 from tod_runtime.nlu.learned.model import NLUModel, load_model
 from tod_runtime.nlu.learned.reader import ValueReader
@@ -186,6 +186,17 @@ class LearnedNLU(RulesNLU):
         ]
         return named[0] if len(named) == 1 else None
 
+    def _one_slot_of(self, kind: str, service: str, intent: str, filled: set[str]) -> str | None:
+        """The intent's one slot of value type ``kind``, when it takes one only and no slot
+        of the kind was filled."""
+        spec = self.schemas[service].intent(intent)
+        takes = {*spec.required_slots, *spec.optional_slots} if spec else set()
+        views = self._views[service]
+        if any(v.value_type == kind for v in views if v.name in filled):
+            return None
+        of_kind = [v.name for v in views if v.name in takes and v.value_type == kind]
+        return of_kind[0] if len(of_kind) == 1 else None
+
     def _takes(self, service: str, intent: str, slots: set[str]) -> int:
         spec = self.schemas[service].intent(intent)
         return len(slots & {*spec.required_slots, *spec.optional_slots}) if spec else 0
@@ -257,6 +268,15 @@ class LearnedNLU(RulesNLU):
             # (exactly, then fuzzily), times, dates and numbers.
             found = await self._values(text, service, self.schemas[service], missed)
             acts += [a for a in found if a.slot in missed]
+            filled |= {a.slot for a in found if a.slot in missed}
+        slot = self._one_slot_of("time", service, intent, filled) if predicted else None
+        if slot:
+            # A clock time the reader missed, when the intent takes one time slot only and
+            # nothing read was a time ("set an alarm for 7am called wake up"): the rules'
+            # recogniser finds it. On train's held-out replay the reader misses none; the same
+            # for dates read "that's all I need today" as a date (0.8203 -> 0.8187).
+            found = await self._values(text, service, self.schemas[service], [slot])
+            acts += [a for a in found if a.slot == slot and DONTCARE not in a.values]
         if predicted is None and intents.get(service, "NONE") != "NONE" and same and not read:
             # The scorer says the task is over ("not for now, thanks") and the user gave no
             # value (a value, "make it 8pm", keeps the task going): closing acts only, so
