@@ -136,6 +136,39 @@ def test_a_first_confirmation_names_every_value_of_the_call() -> None:
     assert confirmed({"confirm_call": True}, again) == ["time"]  # what changed only
 
 
+def test_no_confirmation_while_a_required_slot_is_missing() -> None:
+    schema = schemas()[SERVICE]
+    state = State(active_intent="ReserveCafe", slot_values={"city": ["Oslo"]})
+    context = TurnContext(schemas(), [system(a("OFFER_INTENT", "intent", "ReserveCafe"))],
+                          {SERVICE: state})  # fmt: skip
+    turn = PolicyInput(context, {SERVICE: [a("AFFIRM_INTENT")]}, SERVICE)
+    v = views(Situation.of(turn, SERVICE, schema))
+    mine = {c: set(hashed(strings(v, c))) for c in candidates(v)}
+    confirm, ask = ("CONFIRM", "party_size"), ("REQUEST", "time")
+    weights = np.zeros(1 << BITS, dtype=np.float32)
+    others = {f for c, fs in mine.items() if c not in (confirm, ask) for f in fs}
+    weights[list(others)] = -5.0
+    weights[list(mine[confirm] - others)] = 20.0  # the default's CONFIRM, sure
+    # the time's REQUEST under the threshold (logit -1), the name's far under (all at -5)
+    own = list(mine[ask] - others - mine[confirm])
+    weights[own] = (5.0 * len(mine[ask] & others) - 1.0) / len(own)
+
+    def said(complete: bool) -> list[str]:
+        model = PolicyModel(weights, {"confirm_complete": complete})
+        plan = decide(turn, SERVICE, schema, model, SGD_REFERENCE_DATE)
+        return [f"{x.act}({x.slot})" for x in plan.actions]
+
+    assert said(False) == ["CONFIRM(party_size)"]
+    assert said(True) == ["REQUEST(time)"]  # the likeliest missing slot instead
+    filled = State(active_intent="ReserveCafe", slot_values={
+        "city": ["Oslo"], "cafe_name": ["Grind"], "time": ["5 pm"]})  # fmt: skip
+    complete = PolicyInput(TurnContext(schemas(), context.history, {SERVICE: filled}),
+                           turn.user_acts, SERVICE)  # fmt: skip
+    model = PolicyModel(weights, {"confirm_complete": True})
+    plan = decide(complete, SERVICE, schema, model, SGD_REFERENCE_DATE)
+    assert "CONFIRM" in {x.act for x in plan.actions}  # nothing missing: confirmed
+
+
 def test_a_request_brings_the_requests_scored_near_it() -> None:
     schema = schemas()[SERVICE]
     state = State(active_intent="ReserveCafe", slot_values={"city": ["Oslo"]})

@@ -42,6 +42,12 @@ class PolicyModel(LinearModel):
         leave open: its required slots and the optional ones with a default of their own."""
         return bool(self.config.get("confirm_call", False))
 
+    @property
+    def confirm_complete(self) -> bool:
+        """A transaction is confirmed once none of its required slots is missing; until then
+        the model's CONFIRMs give way to a REQUEST of a missing one."""
+        return bool(self.config.get("confirm_complete", False))
+
     def threshold(self, kind: str) -> float:
         """The decision threshold of a candidate kind ("CALL" or "acts")."""
         return float(self.config.get("thresholds", {}).get(kind, 0.5))

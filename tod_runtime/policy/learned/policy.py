@@ -101,6 +101,8 @@ def decide(
     chosen += _offer_floor(s, scored, chosen, model.offer_floor)
     if model.offer_repeat:
         chosen = _offer_repeat(s, chosen)
+    if model.confirm_complete:
+        chosen = _confirm_complete(s, scored, chosen)
     chosen += _request_floor(scored, chosen, model.request_floor)
     if model.confirm_call:
         chosen += _confirm_call(s, chosen)
@@ -139,6 +141,23 @@ def _offer_repeat(s: Situation, chosen: list[Candidate]) -> list[Candidate]:
     if not slots:
         return chosen
     return [c for c in chosen if c[0] != "OFFER"] + [("OFFER", x) for x in slots]
+
+
+def _confirm_complete(
+    s: Situation, scored: dict[Candidate, float], chosen: list[Candidate]
+) -> list[Candidate]:
+    """No CONFIRM while a required slot of the transaction is missing: the likeliest REQUEST
+    of a missing one instead, unless a REQUEST is said already (SGD's systems confirm once
+    every required slot is filled; a held-out service's optional slot with a default, such
+    as an account type, was confirmed before the recipient was asked for)."""
+    missing = set(s.missing())
+    if s.second or not missing or not any(c[0] == "CONFIRM" for c in chosen):
+        return chosen
+    chosen = [c for c in chosen if c[0] != "CONFIRM"]
+    asks = {c: p for c, p in scored.items() if c[0] == "REQUEST" and c[1] in missing}
+    if asks and not any(c[0] == "REQUEST" for c in chosen):
+        chosen.append(max(asks, key=lambda c: asks[c]))
+    return chosen
 
 
 def _request_floor(
