@@ -26,6 +26,7 @@ from tod_runtime.nlu.learned.spelling import VOCABULARY, Speller, read_vocabular
 from tod_runtime.nlu.learned.text import STOP, content, tokens
 from tod_runtime.nlu.learned.values import known_values, normalised, slot_views, value_turn
 from tod_runtime.nlu.rules import ALTS, RulesNLU, dedupe
+from tod_runtime.nlu.values import TIME
 from tod_runtime.plugins import ComponentContext
 
 ON_TABLE = frozenset({"OFFER", "CONFIRM", "NOTIFY_SUCCESS", "INFORM"})  # what a user asks about
@@ -270,7 +271,7 @@ class LearnedNLU(RulesNLU):
             acts += [a for a in found if a.slot in missed]
             filled |= {a.slot for a in found if a.slot in missed}
         slot = self._one_slot_of("time", service, intent, filled) if predicted else None
-        if slot:
+        if slot and TIME.search(text.lower()):
             # A clock time the reader missed, when the intent takes one time slot only and
             # nothing read was a time ("set an alarm for 7am called wake up"): the rules'
             # recogniser finds it. On train's held-out replay the reader misses none; the same
