@@ -44,6 +44,7 @@ KEEP_PICK = 0.1  # share of unhinted, unmentioned (slot, value) pairs kept for t
 LOWER_CASE = 0.5  # share of user frames also learned from in lower case, as people type in chat
 UNSEEN = 0.3  # share of user frames learned from as if the backend did not know their values
 JOINED = 0.25  # share of user turns also learned from said together with the user's next answer
+VALUE_REWORDINGS = 2  # rewordings each dialogue's values are also learned in (of train's 5)
 ORIGINAL_WORDING = 0.5  # with reworded schemas: share of dialogues learned from as SGD wrote them
 
 
@@ -270,7 +271,8 @@ class Featuriser:
     crowd-written variants, so the description words the scorers cross with the user's words
     are not only SGD's own. The intent and request scorers learn a dialogue in one wording
     (``wording()``: the original at ``ORIGINAL_WORDING``, else one of these); the value
-    scorers learn it twice, in the original and in one of these (``value_wordings()``)."""
+    scorers learn it in the original and in ``VALUE_REWORDINGS`` of these
+    (``value_wordings()``)."""
 
     def __init__(
         self,
@@ -293,12 +295,16 @@ class Featuriser:
         return rng.randrange(1, len(self.wordings))
 
     def value_wordings(self, rng: random.Random) -> tuple[int, ...]:
-        """The wordings a dialogue's values are learned in: the original, and one rewording
-        when there are any (learning every value twice lifted joint goal on train's held-out
-        files both as SGD wrote the schemas and as SGD-X rewords them: docs/learned.md)."""
+        """The wordings a dialogue's values are learned in: the original, and
+        ``VALUE_REWORDINGS`` distinct rewordings when there are any (learning every value in
+        more wordings lifted joint goal on train's held-out files both as SGD wrote the
+        schemas and as SGD-X rewords them: docs/learned.md, ninth and tenth stops)."""
         if len(self.wordings) == 1:
             return (0,)
-        return (0, 1 + rng.randrange(len(self.wordings) - 1))
+        others = rng.sample(
+            range(1, len(self.wordings)), min(VALUE_REWORDINGS, len(self.wordings) - 1)
+        )
+        return (0, *others)
 
     def add(self, out: Featurised, turn: GoldTurn, rng: random.Random, wording: int = 0) -> None:
         sid = self.service_ids.get(turn.service, -1)
