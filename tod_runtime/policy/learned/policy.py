@@ -148,8 +148,8 @@ def _confirm_complete(
 ) -> list[Candidate]:
     """No CONFIRM while a required slot of the transaction is missing: the likeliest REQUEST
     of a missing one instead, unless a REQUEST is said already (SGD's systems confirm once
-    every required slot is filled; a held-out service's optional slot with a default, such
-    as an account type, was confirmed before the recipient was asked for)."""
+    every required slot is filled; a service never seen in training had its account type
+    confirmed before the recipient and the amount were asked for)."""
     missing = set(s.missing())
     if s.second or not missing or not any(c[0] == "CONFIRM" for c in chosen):
         return chosen
