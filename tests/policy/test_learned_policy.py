@@ -136,12 +136,17 @@ def test_a_first_confirmation_names_every_value_of_the_call() -> None:
     assert confirmed({"confirm_call": True}, again) == ["time"]  # what changed only
 
 
-def test_no_confirmation_while_a_required_slot_is_missing() -> None:
-    schema = schemas()[SERVICE]
+def _booking_opened() -> PolicyInput:
+    """The user accepts the offered booking; only the city is known."""
     state = State(active_intent="ReserveCafe", slot_values={"city": ["Oslo"]})
     context = TurnContext(schemas(), [system(a("OFFER_INTENT", "intent", "ReserveCafe"))],
                           {SERVICE: state})  # fmt: skip
-    turn = PolicyInput(context, {SERVICE: [a("AFFIRM_INTENT")]}, SERVICE)
+    return PolicyInput(context, {SERVICE: [a("AFFIRM_INTENT")]}, SERVICE)
+
+
+def test_no_confirmation_while_a_required_slot_is_missing() -> None:
+    schema = schemas()[SERVICE]
+    turn = _booking_opened()
     v = views(Situation.of(turn, SERVICE, schema))
     mine = {c: set(hashed(strings(v, c))) for c in candidates(v)}
     confirm, ask = ("CONFIRM", "party_size"), ("REQUEST", "time")
@@ -162,7 +167,7 @@ def test_no_confirmation_while_a_required_slot_is_missing() -> None:
     assert said(True) == ["REQUEST(time)"]  # the likeliest missing slot instead
     filled = State(active_intent="ReserveCafe", slot_values={
         "city": ["Oslo"], "cafe_name": ["Grind"], "time": ["5 pm"]})  # fmt: skip
-    complete = PolicyInput(TurnContext(schemas(), context.history, {SERVICE: filled}),
+    complete = PolicyInput(TurnContext(schemas(), turn.context.history, {SERVICE: filled}),
                            turn.user_acts, SERVICE)  # fmt: skip
     model = PolicyModel(weights, {"confirm_complete": True})
     plan = decide(complete, SERVICE, schema, model, SGD_REFERENCE_DATE)
@@ -171,10 +176,7 @@ def test_no_confirmation_while_a_required_slot_is_missing() -> None:
 
 def test_a_request_brings_the_requests_scored_near_it() -> None:
     schema = schemas()[SERVICE]
-    state = State(active_intent="ReserveCafe", slot_values={"city": ["Oslo"]})
-    context = TurnContext(schemas(), [system(a("OFFER_INTENT", "intent", "ReserveCafe"))],
-                          {SERVICE: state})  # fmt: skip
-    turn = PolicyInput(context, {SERVICE: [a("AFFIRM_INTENT")]}, SERVICE)
+    turn = _booking_opened()
     v = views(Situation.of(turn, SERVICE, schema))
     asks = [c for c in candidates(v) if c[0] == "REQUEST"]
     weights = np.zeros(1 << BITS, dtype=np.float32)

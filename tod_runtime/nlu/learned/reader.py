@@ -62,7 +62,8 @@ def best_pairs(pairs: Sequence[Pair], most: int = MOST_PAIRS) -> list[Pair]:
     first would keep). Weighed among the ``most`` likeliest pairs (a tie keeps the likeliest
     first), the rest added likeliest first. On train's held-out replay no turn reads otherwise
     than likeliest first: few turns have two overlapping pairs worth more together."""
-    ranked = sorted(pairs, key=lambda pair: -pair[0])[:most]
+    ordered = sorted(pairs, key=lambda pair: -pair[0])
+    ranked = ordered[:most]
     best: tuple[float, list[Pair]] = (0.0, [])
 
     def search(k: int, total: float, chosen: list[Pair], left: float) -> None:
@@ -80,7 +81,7 @@ def best_pairs(pairs: Sequence[Pair], most: int = MOST_PAIRS) -> list[Pair]:
 
     search(0, 0.0, [], sum(pair[0] for pair in ranked))
     chosen = best[1]
-    for pair in sorted(pairs, key=lambda pair: -pair[0])[most:]:
+    for pair in ordered[most:]:
         if _fits(pair, chosen):
             chosen.append(pair)
     return chosen
