@@ -584,6 +584,29 @@ async def test_a_clock_time_the_reader_missed_fills_the_intents_one_time_slot() 
     assert not any("time=" in x for x in await said("any time works", "ReserveRestaurant"))
 
 
+async def test_a_count_the_reader_missed_fills_the_intents_one_number_slot() -> None:
+    restaurants = load_schema_file(embedded_services_dir() / "Restaurants" / "schema.json")
+    nlu = LearnedNLU(ComponentContext(schemas=Schemas(restaurants), backend=None))
+    nlu.reader.read = lambda turn, slots: []  # type: ignore[method-assign]  # it misses all
+
+    async def seats(text: str, intent: str = "ReserveRestaurant") -> list[str]:
+        state = {"Restaurants": State(active_intent=intent)}
+        context = TurnContext(nlu.schemas, [system(service="Restaurants")], state)
+        acts = (await nlu.parse(text, context)).get("Restaurants", [])
+        return [str(x) for x in acts if x.slot == "number_of_seats"]
+
+    # the one number outside the time, in words or digits, said as the slot's value
+    assert await seats("book it for a party of five at 6:30 pm") == ["INFORM(number_of_seats=5)"]
+    assert await seats("a table for 3 on the 5th please") == ["INFORM(number_of_seats=3)"]
+    # none: two numbers; "one" as a pronoun; a number not among the values; a word of
+    # another slot's description beside it; the search takes no number slot
+    assert await seats("4 or 5 of us at 7 pm") == []
+    assert await seats("yes, that's the one") == []
+    assert await seats("we are 12") == []
+    assert await seats("a place with a 4 rating") == []
+    assert await seats("a party of 4", "FindRestaurants") == []
+
+
 async def test_a_question_of_which_nothing_was_read_asks_its_likeliest_slot() -> None:
     """Rather than "sorry, I did not get that", a question after an offer asks about the slot
     the scorer finds likeliest, from ``ask_floor`` up; with a floor above 1 it reads nothing."""

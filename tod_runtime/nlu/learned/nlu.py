@@ -11,6 +11,7 @@ repair, see ``spelling.py``); ``english_only`` as for the rules NLU.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -26,7 +27,7 @@ from tod_runtime.nlu.learned.spelling import VOCABULARY, Speller, read_vocabular
 from tod_runtime.nlu.learned.text import STOP, content, tokens
 from tod_runtime.nlu.learned.values import known_values, normalised, slot_views, value_turn
 from tod_runtime.nlu.rules import ALTS, RulesNLU, dedupe
-from tod_runtime.nlu.values import TIME
+from tod_runtime.nlu.values import DATE, NUMBER, TIME, number_value
 from tod_runtime.plugins import ComponentContext
 
 ON_TABLE = frozenset({"OFFER", "CONFIRM", "NOTIFY_SUCCESS", "INFORM"})  # what a user asks about
@@ -35,6 +36,25 @@ ON_TABLE = frozenset({"OFFER", "CONFIRM", "NOTIFY_SUCCESS", "INFORM"})  # what a
 def _first_word(description: str) -> str:
     """The first content word of a description: an intent's verb ("Rent a movie")."""
     return next((w for w in tokens(description) if w not in STOP), "")
+
+
+def _one_count(text: str, read: Sequence[Action]) -> tuple[str, frozenset[str]] | None:
+    """The one number a turn says outside its times, its dates and the values read, and the
+    words right before and after it; None when it says none or several ("one" left out: far
+    more often a pronoun, "that's the one", than a count)."""
+    left = text.lower()
+    for value in {v.lower() for a in read for v in a.values}:
+        left = left.replace(value, " " * len(value))
+    left = DATE.sub(_blank, TIME.sub(_blank, left))
+    numbers = [m for m in NUMBER.finditer(left) if m.group(1) != "one"]
+    if len(numbers) != 1:
+        return None
+    m = numbers[0]
+    return m.group(1), frozenset(tokens(left[: m.start()])[-1:] + tokens(left[m.end() :])[:1])
+
+
+def _blank(match: re.Match[str]) -> str:
+    return " " * len(match.group())
 
 
 @lru_cache(maxsize=4)
@@ -198,6 +218,24 @@ class LearnedNLU(RulesNLU):
         of_kind = [v.name for v in views if v.name in takes and v.value_type == kind]
         return of_kind[0] if len(of_kind) == 1 else None
 
+    def _count_missed(
+        self, text: str, service: str, slot: str, read: Sequence[Action]
+    ) -> list[Action]:
+        """A count the reader missed ("book it for a party of 5 at 6:30 pm") for ``slot``,
+        the intent's one number slot: the one number the turn says outside its times, its
+        dates and the values read, when it is one of the slot's values and no word beside it
+        belongs to another slot's description ("a 2 day reservation", "1 transfer")."""
+        count = _one_count(text, read)
+        if count is None:
+            return []
+        number, beside = count
+        value = str(number_value(number))
+        others = {w for v in self._views[service] if v.name != slot for w in v.description}
+        spec = self.schemas[service].slot(slot)
+        if spec is None or value not in spec.possible_values or beside & others:
+            return []
+        return [act("INFORM", slot, [value])]
+
     def _takes(self, service: str, intent: str, slots: set[str]) -> int:
         spec = self.schemas[service].intent(intent)
         return len(slots & {*spec.required_slots, *spec.optional_slots}) if spec else 0
@@ -278,6 +316,9 @@ class LearnedNLU(RulesNLU):
             # for dates read "that's all I need today" as a date (0.8203 -> 0.8187).
             found = await self._values(text, service, self.schemas[service], [slot])
             acts += [a for a in found if a.slot == slot and DONTCARE not in a.values]
+        slot = self._one_slot_of("number", service, intent, filled) if predicted else None
+        if slot:
+            acts += self._count_missed(text, service, slot, read)
         if predicted is None and intents.get(service, "NONE") != "NONE" and same and not read:
             # The scorer says the task is over ("not for now, thanks") and the user gave no
             # value (a value, "make it 8pm", keeps the task going): closing acts only, so
