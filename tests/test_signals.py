@@ -4,6 +4,7 @@ signals."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -151,3 +152,24 @@ def test_fetch_stops_and_leaves_nothing(tmp_path: Path, signum: int) -> None:
         code, err = stop(fetch, signum)
     assert code == CODES[signum], err
     assert list(dest.iterdir()) == []
+
+
+def test_a_signal_inside_the_event_loops_own_code_is_raised_between_its_steps() -> None:
+    """Raised in the middle of asyncio's bookkeeping, the exception could leave a task waiting
+    on nothing and the shutdown hanging; the handler defers it to the loop's next callback."""
+    from tod_runtime.cli import Terminated, _interrupt
+
+    steps: list[str] = []
+
+    async def main() -> None:
+        fake = type("Frame", (), {"f_globals": {"__name__": "asyncio.base_events"}})()
+        _interrupt(Terminated, fake)  # type: ignore[arg-type]
+        steps.append("not raised at once")
+        await asyncio.sleep(3600)
+        steps.append("never")
+
+    with pytest.raises(Terminated):
+        asyncio.run(main())
+    assert steps == ["not raised at once"]
+    with pytest.raises(KeyboardInterrupt):  # in the command's own code: at once
+        _interrupt(KeyboardInterrupt, sys._getframe())
