@@ -36,6 +36,16 @@ SLOW_NLU = (
     "    register('slow', Slow)\n"
 )
 
+# `tod` as a terminal starts it: Ctrl-C not ignored, even when these tests run in a shell's
+# background job, whose children inherit SIGINT ignored (and `tod` keeps an ignored signal
+# ignored, as nohup expects).
+AS_FROM_A_TERMINAL = (
+    "import runpy, signal, sys\n"
+    "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+    "sys.argv[0] = 'tod'\n"
+    "runpy.run_module('tod_runtime.cli', run_name='__main__')\n"
+)
+
 
 def start(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
     env = os.environ | {
@@ -45,7 +55,7 @@ def start(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
     }
     env.pop("TOD_DEBUG", None)
     return subprocess.Popen(
-        [sys.executable, "-m", "tod_runtime.cli", *args],
+        [sys.executable, "-c", AS_FROM_A_TERMINAL, *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
