@@ -32,8 +32,9 @@ EMBEDDED_PASSING = 26  # 18 with the rules' value finder, 16 with the first lear
 # hotel in new york with wifi" and "a comedy in San Francisco tonight", now open the wrong
 # intent; dev JGA 0.7110 -> 0.7211 and two more SGD conversations pass: a trade kept on purpose),
 # 23 when a question and a value on the same slot are told apart by what is on the table,
-# 26 when the values read choose among the intents scored near (values and service margins)
-SGD_DEV_PASSING = 18  # 15 while the NLU was trained with the slot value types its SGD-X
+# 26 when the values read choose among the intents scored near (values and service margins);
+# the two mid-task switches added with the switch (embedded_switch_to_*) fail, so 26 still
+SGD_DEV_PASSING = 19  # 15 while the NLU was trained with the slot value types its SGD-X
 # rewordings gain from descriptions and recorded values (2026-11-24, seventh stop): the return
 # date in sgd_rental_car_change_of_mind, "actually, I'll return it on March 6th", went to the
 # pick-up by 0.577 to 0.541; 16 again with shapes learned apart in lower-case turns and half
@@ -44,7 +45,8 @@ SGD_DEV_PASSING = 18  # 15 while the NLU was trained with the slot value types i
 # paris tomorow" reads the city "paris tomorrow" (sgd_weather_typos), a trade kept on purpose;
 # 17 when spans are read by the best total, not the likeliest pair first ("paris" and
 # "tomorrow" over "paris tomorrow"; tenth stop: no turn of train's held-out replay moves);
-# 18 when a count the reader missed fills the intent's one number slot (sgd_party_of_five)
+# 18 when a count the reader missed fills the intent's one number slot (sgd_party_of_five);
+# 19 with sgd_hotel_then_weather, added with the mid-task switch (it passed without it)
 
 ALL = load_all()
 

@@ -607,6 +607,33 @@ async def test_a_count_the_reader_missed_fills_the_intents_one_number_slot() -> 
     assert await seats("a party of 4", "FindRestaurants") == []
 
 
+async def test_another_services_task_asked_for_mid_task_is_switched_to() -> None:
+    """In context the scorer keeps a task whose question is open (SGD's users never leave
+    one); a turn that, read as an opening, names another service's task by the nouns of its
+    intent's description, and scores ``switch_margin`` over the current service, opens it."""
+    embedded = Schemas(
+        s
+        for p in sorted(embedded_services_dir().glob("*/schema.json"))
+        for s in load_schema_file(p)
+    )
+    nlu = LearnedNLU(ComponentContext(schemas=embedded, backend=None))
+    asked = system(a("REQUEST", "city"), service="Restaurants")
+    state = {"Restaurants": State(active_intent="FindRestaurants")}
+
+    async def said(text: str, margin: float) -> dict[str, list[str]]:
+        nlu.switch_margin = margin
+        acts = await nlu.parse(text, TurnContext(nlu.schemas, [asked], state))
+        return {service: [str(x) for x in found] for service, found in acts.items()}
+
+    instead = "actually never mind, I need a hotel in seattle instead"
+    assert list(await said(instead, float("inf"))) == ["Restaurants"]  # off: kept
+    hotel = (await said(instead, 3.0))["Hotels"]
+    assert "INFORM_INTENT(intent=SearchHotel)" in hotel and "INFORM(city=seattle)" in hotel
+    # an answer to the question, and a question about the current task, stay
+    assert list(await said("seattle please", 0.0)) == ["Restaurants"]
+    assert list(await said("do they have live music?", 0.0)) == ["Restaurants"]
+
+
 async def test_a_question_of_which_nothing_was_read_asks_its_likeliest_slot() -> None:
     """Rather than "sorry, I did not get that", a question after an offer asks about the slot
     the scorer finds likeliest, from ``ask_floor`` up; with a floor above 1 it reads nothing."""

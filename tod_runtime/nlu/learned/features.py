@@ -102,6 +102,13 @@ def service_description_words(schema: ServiceSchema) -> frozenset[str]:
     return frozenset(w for text in texts for w in tokens(text) if w not in STOP)
 
 
+def described_words(schema: ServiceSchema) -> frozenset[str]:
+    """The content words of every description of a service: its own, its intents', its
+    slots'."""
+    slots = frozenset(w for slot in schema.slots for w in content(tokens(slot.description)))
+    return service_description_words(schema) | slots
+
+
 def describe_intent(intent: IntentSchema, schema: ServiceSchema | None = None) -> Described:
     head, rest = head_and_rest(intent.description)
     around = service_description_words(schema) if schema is not None else frozenset()

@@ -11,22 +11,27 @@ repair, see ``spelling.py``); ``english_only`` as for the rules NLU.
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from tod_runtime.dialogue.context import TurnContext, UserActs
 from tod_runtime.dialogue.models import CLOSING_ACTS, DONTCARE, Action, act
-from tod_runtime.nlu.learned.features import service_description_words
+from tod_runtime.nlu.learned.features import (
+    described_words,
+    head_and_rest,
+    service_description_words,
+)
 from tod_runtime.nlu.learned.model import NLUModel, load_model
 from tod_runtime.nlu.learned.reader import ValueReader
-from tod_runtime.nlu.learned.scorer import Intent, Scorer, view
+from tod_runtime.nlu.learned.scorer import Intent, Scorer, TurnView, view
 from tod_runtime.nlu.learned.spelling import VOCABULARY, Speller, read_vocabulary, service_words
 from tod_runtime.nlu.learned.text import STOP, content, tokens
 from tod_runtime.nlu.learned.values import known_values, normalised, slot_views, value_turn
-from tod_runtime.nlu.rules import ALTS, RulesNLU, dedupe
+from tod_runtime.nlu.rules import ALTS, QUESTION, THANKS, RulesNLU, dedupe
 from tod_runtime.nlu.values import DATE, NUMBER, TIME, number_value
 from tod_runtime.plugins import ComponentContext
 
@@ -82,6 +87,7 @@ class LearnedNLU(RulesNLU):
         self.values_margin = model.threshold("values_margin", 0.0)
         self.service_margin = model.threshold("service_margin", 0.0)
         self.ask_floor = model.threshold("ask_floor", model.threshold("slots"))
+        self.switch_margin = model.threshold("switch_margin", math.inf)
         self._views = {name: slot_views(schema) for name, schema in self.schemas.items()}
         self._verbs = {
             name: {i.name: _first_word(i.description) for i in schema.intents}
@@ -90,6 +96,13 @@ class LearnedNLU(RulesNLU):
         self._service_words = {
             name: service_description_words(schema) for name, schema in self.schemas.items()
         }
+        self._nouns = {
+            (name, i.name): head_and_rest(i.description)[0] - {_first_word(i.description)}
+            for name, schema in self.schemas.items()
+            for i in schema.intents
+        }
+        self._all_nouns = frozenset(w for nouns in self._nouns.values() for w in nouns)
+        self._described = {name: described_words(schema) for name, schema in self.schemas.items()}
         self._known: dict[str, _Known] = {}
 
     async def _known_values(self, service: str) -> _Known:
@@ -185,6 +198,36 @@ class LearnedNLU(RulesNLU):
                 best, most = (service, intent), taken
         return best
 
+    def _switched(
+        self, text: str, turn: TurnView, among: Collection[str] | None
+    ) -> list[tuple[float, Intent | None]] | None:
+        """Another service's task asked for in the middle of one ("actually, I need a hotel
+        instead" while the restaurant search waits for a city): the best intent of the turn
+        read as if it opened the dialogue, when it belongs to another service, scores at
+        least ``switch_margin`` logits over the best of the current one, and the user says a
+        noun of its description's head ("hotel" of "Search for a hotel to stay in") that no
+        description of the current service holds. Not for a question about what the system
+        put on the table ("what time does the show start?") nor a thank-you. In context the
+        scorer keeps the task: SGD's users never leave one mid-way, so the system's acts and
+        the frame's role outweigh any words. Returns that reading's ranking, which the rest
+        of the turn then follows."""
+        current = turn.current[0]
+        if math.isinf(self.switch_margin) or current is None or turn.current[1] == "NONE":
+            return None
+        said = turn.utterance.content - self._described[current]
+        if not said & self._all_nouns:  # no other task named: the common case, ranked once
+            return None
+        lower = text.lower()
+        asks = ON_TABLE & set(turn.sys_acts) and QUESTION.search(lower)
+        if asks or THANKS.search(lower):  # about what is on the table; a thank-you closes
+            return None
+        fresh = self.scorer.rank(view(text, None, [], {}), among)
+        top, best = fresh[0]
+        if best is None or best[0] == current or not said & self._nouns[best]:
+            return None
+        own = max((score for score, c in fresh if c and c[0] == current), default=-math.inf)
+        return fresh if top - own >= self.switch_margin else None
+
     def _transaction_named(
         self, text: str, service: str, intent: str, system: Sequence[Action]
     ) -> str | None:
@@ -251,6 +294,9 @@ class LearnedNLU(RulesNLU):
         predicted = ranked[0][1]
         if predicted:
             predicted = await self._service_for_values(text, context, ranked)
+        if predicted and predicted[0] == turn.current[0]:
+            ranked = self._switched(text, turn, context.schemas) or ranked
+            predicted = ranked[0][1]
         service = predicted[0] if predicted else turn.current[0]
         if service is None or service not in self.schemas:
             return {}

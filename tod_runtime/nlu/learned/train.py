@@ -66,6 +66,10 @@ SETTINGS: dict[str, Any] = {
         # ... and to another service's best intent within this many logits, the same way
         # (held-out services, all services ranked: benchmarks/nlu_holdout.py --hold-fold)
         "service_margin": 2.0,
+        # a turn read as an opening that names another service's task, this many logits
+        # over the current service, leaves the task mid-way (fold 0's held-out services, all
+        # services ranked: 2 / 3 / 5 / 8 tried; nlu.py _switched)
+        "switch_margin": 3.0,
     },
     "context_noise": 0.15,  # see Featuriser
 }
