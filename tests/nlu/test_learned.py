@@ -566,6 +566,18 @@ async def test_the_values_read_choose_among_the_intents_scored_near() -> None:
     assert "INFORM_INTENT(intent=SearchHotel)" in hotel and "INFORM(star_rating=5)" in hotel
 
 
+def test_values_opening_a_service_choose_the_intent_they_leave_least_missing() -> None:
+    movies = Schemas(load_schema_file(embedded_services_dir() / "Movies" / "schema.json"))
+    nlu = LearnedNLU(ComponentContext(schemas=movies, backend=None))
+    city = [a("INFORM", "city", "Denver")]
+    near = [(0.8, "FindMovies")]
+    # both take the city; the search needs nothing more, the booking a movie, time, tickets
+    assert nlu._intent_for_values("Movies", "BuyMovieTickets", near, city, True) == "FindMovies"
+    # mid-task, or with no value read, the scorer's order stands
+    assert nlu._intent_for_values("Movies", "BuyMovieTickets", near, city) == "BuyMovieTickets"
+    assert nlu._intent_for_values("Movies", "BuyMovieTickets", near, [], True) == "BuyMovieTickets"
+
+
 async def test_a_clock_time_the_reader_missed_fills_the_intents_one_time_slot() -> None:
     restaurants = load_schema_file(embedded_services_dir() / "Restaurants" / "schema.json")
     nlu = LearnedNLU(ComponentContext(schemas=Schemas(restaurants), backend=None))

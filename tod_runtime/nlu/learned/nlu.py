@@ -150,19 +150,34 @@ class LearnedNLU(RulesNLU):
         return acts
 
     def _intent_for_values(
-        self, service: str, intent: str, near: Sequence[tuple[float, str]], read: Sequence[Action]
+        self,
+        service: str,
+        intent: str,
+        near: Sequence[tuple[float, str]],
+        read: Sequence[Action],
+        opening: bool = False,
     ) -> str:
         """The intent whose slots take the most of the values read, among the chosen one and
-        the service's intents scored within ``values_margin`` logits of it (ties: the
-        scorer's order): "a hotel in new york with wifi" is a search, since the booking takes
-        no wifi, however the scorer weighed "hotel"."""
+        the service's intents scored within ``values_margin`` logits of it: "a hotel in new
+        york with wifi" is a search, since the booking takes no wifi, however the scorer
+        weighed "hotel". Ties: when the values open the service's first intent
+        (``opening``), the one with the fewest required slots they leave missing ("a movie
+        in Denver" finds movies there rather than buying tickets for no movie), then the
+        scorer's order."""
         slots = {a.slot for a in read}
-        best, most = intent, self._takes(service, intent, slots)
+        best, most = intent, self._fit(service, intent, slots, opening)
         for gap, other in near:
-            taken = self._takes(service, other, slots) if gap < self.values_margin else -1
+            near_enough = gap < self.values_margin
+            taken = self._fit(service, other, slots, opening) if near_enough else (-1, 0)
             if taken > most:
                 best, most = other, taken
         return best
+
+    def _fit(self, service: str, intent: str, slots: set[str], opening: bool) -> tuple[int, int]:
+        """(values taken, minus the required slots left missing when ``opening``)."""
+        spec = self.schemas[service].intent(intent)
+        missing = len(set(spec.required_slots) - slots) if spec and opening and slots else 0
+        return self._takes(service, intent, slots), -missing
 
     async def _service_for_values(
         self, text: str, context: TurnContext, ranked: Sequence[tuple[float, Intent | None]]
@@ -319,7 +334,8 @@ class LearnedNLU(RulesNLU):
         ]
         read = await self._read_values(text, service, [intent, *(n for _, n in near)], said)
         if predicted:
-            intent = self._intent_for_values(service, intent, near, read)
+            opening = intents.get(service, "NONE") == "NONE"
+            intent = self._intent_for_values(service, intent, near, read, opening)
             predicted = (service, intent)
         acts: list[Action] = []
         if predicted and intents.get(service, "NONE") != predicted[1]:
