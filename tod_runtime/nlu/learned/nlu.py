@@ -310,8 +310,9 @@ class LearnedNLU(RulesNLU):
         if predicted:
             predicted = await self._service_for_values(text, context, ranked)
         if predicted and predicted[0] == turn.current[0]:
-            ranked = self._switched(text, turn, context.schemas) or ranked
-            predicted = ranked[0][1]
+            fresh = self._switched(text, turn, context.schemas)
+            if fresh:
+                ranked, predicted = fresh, fresh[0][1]
         service = predicted[0] if predicted else turn.current[0]
         if service is None or service not in self.schemas:
             return {}
