@@ -20,11 +20,7 @@ from pathlib import Path
 
 from tod_runtime.dialogue.context import TurnContext, UserActs
 from tod_runtime.dialogue.models import CLOSING_ACTS, DONTCARE, Action, act
-from tod_runtime.nlu.learned.features import (
-    described_words,
-    head_and_rest,
-    service_description_words,
-)
+from tod_runtime.nlu.learned.features import described_words, service_description_words
 from tod_runtime.nlu.learned.model import NLUModel, load_model
 from tod_runtime.nlu.learned.reader import ValueReader
 from tod_runtime.nlu.learned.scorer import Intent, Scorer, TurnView, view
@@ -96,10 +92,9 @@ class LearnedNLU(RulesNLU):
         self._service_words = {
             name: service_description_words(schema) for name, schema in self.schemas.items()
         }
+        # an intent's nouns: the head of its description without its verb ("hotel", "stay")
         self._nouns = {
-            (name, i.name): head_and_rest(i.description)[0] - {_first_word(i.description)}
-            for name, schema in self.schemas.items()
-            for i in schema.intents
+            c: d.head - {self._verbs[c[0]][c[1]]} for c, d in self.scorer.intents if c is not None
         }
         self._all_nouns = frozenset(w for nouns in self._nouns.values() for w in nouns)
         self._described = {name: described_words(schema) for name, schema in self.schemas.items()}
@@ -214,7 +209,7 @@ class LearnedNLU(RulesNLU):
         return best
 
     def _switched(
-        self, text: str, turn: TurnView, among: Collection[str] | None
+        self, turn: TurnView, among: Collection[str] | None
     ) -> list[tuple[float, Intent | None]] | None:
         """Another service's task asked for in the middle of one ("actually, I need a hotel
         instead" while the restaurant search waits for a city): the best intent of the turn
@@ -232,6 +227,7 @@ class LearnedNLU(RulesNLU):
         said = turn.utterance.content - self._described[current]
         if not said & self._all_nouns:  # no other task named: the common case, ranked once
             return None
+        text = turn.utterance.text
         lower = text.lower()
         asks = ON_TABLE & set(turn.sys_acts) and QUESTION.search(lower)
         if asks or THANKS.search(lower):  # about what is on the table; a thank-you closes
@@ -310,7 +306,7 @@ class LearnedNLU(RulesNLU):
         if predicted:
             predicted = await self._service_for_values(text, context, ranked)
         if predicted and predicted[0] == turn.current[0]:
-            fresh = self._switched(text, turn, context.schemas)
+            fresh = self._switched(turn, context.schemas)
             if fresh:
                 ranked, predicted = fresh, fresh[0][1]
         service = predicted[0] if predicted else turn.current[0]
