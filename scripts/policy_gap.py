@@ -10,9 +10,9 @@ the micro F1 per act type and per slot role (how the active intent takes the slo
     python scripts/policy_gap.py SGD_ZIP --summary --out /tmp/new.pkl --against /tmp/gap.pkl
 
 ``--score-besides N`` scores the turns a run with ``--rows N`` scores, so runs with other
-numbers of rows are paired. ``--floors 0.5,0`` and ``--confirm 0,1`` score each fold's
-model with those offer floors and with ``confirm_call`` off and on (the model's weights do
-not depend on them).
+numbers of rows are paired. ``--floors 0.5,0``, ``--request-floors 0,0.3``, ``--confirm 0,1``
+and ``--f1 0,1`` score each fold's model with those offer and request floors and with
+``confirm_call`` and ``expected_f1`` off and on (the model's weights do not depend on them).
 """
 
 from __future__ import annotations
@@ -217,6 +217,8 @@ def main() -> int:
     parser.add_argument("--floors", default="0", help="offer_floor values to score")
     parser.add_argument("--confirm", default="0", help="confirm_call values to score (0,1)")
     parser.add_argument("--repeat", default="0", help="offer_repeat values to score (0,1)")
+    parser.add_argument("--f1", default="0", help="expected_f1 values to score (0,1)")
+    parser.add_argument("--request-floors", default="0.3", help="request_floor values to score")
     parser.add_argument("--balance", default="0", help="balance powers to fit with (0: none)")
     parser.add_argument("--l2", default="", help="l2 strengths to fit with (default: train's)")
     parser.add_argument(
@@ -251,34 +253,39 @@ def main() -> int:
         for i, held in enumerate(service_folds(split.schemas(), args.folds, args.seed)):
             if args.only >= 0 and i != args.only:
                 continue
-            for balance, floor, l2 in product(
+            for balance, l2 in product(
                 [float(x) for x in args.balance.split(",")],
-                [float(x) for x in args.floors.split(",")],
                 [float(x) for x in args.l2.split(",")] if args.l2 else [None],
             ):
                 fitted = fit_rows(counts, held, balance, l2)
-                for confirm in [bool(int(x)) for x in args.confirm.split(",")]:
-                    for repeat, offer in product(
-                        [bool(int(x)) for x in args.repeat.split(",")],
-                        [float(x) for x in args.offer_threshold.split(",")],
-                    ):
-                        thresholds = {**fitted.config["thresholds"], "OFFER": offer}
-                        config = {
-                            **fitted.config,
-                            "offer_floor": floor,
-                            "confirm_call": confirm,
-                            "offer_repeat": repeat,
-                            "thresholds": thresholds,
-                        }
-                        model = PolicyModel(fitted.weights, config)
-                        jobs = [(f, model, held) for f in score_files]
-                        for part in pool.imap(_score_file, jobs):
-                            for r in part:
-                                r["fold"], r["floor"] = i, floor
-                                r["confirm"], r["repeat"] = confirm, repeat
-                                r["offer"], r["balance"] = offer, balance
-                                r["l2"] = fitted.config["l2"]
-                            records.extend(part)
+                for floor, confirm, repeat, offer, f1, ask in product(
+                    [float(x) for x in args.floors.split(",")],
+                    [bool(int(x)) for x in args.confirm.split(",")],
+                    [bool(int(x)) for x in args.repeat.split(",")],
+                    [float(x) for x in args.offer_threshold.split(",")],
+                    [bool(int(x)) for x in args.f1.split(",")],
+                    [float(x) for x in args.request_floors.split(",")],
+                ):
+                    thresholds = {**fitted.config["thresholds"], "OFFER": offer}
+                    config = {
+                        **fitted.config,
+                        "offer_floor": floor,
+                        "confirm_call": confirm,
+                        "offer_repeat": repeat,
+                        "thresholds": thresholds,
+                        "expected_f1": f1,
+                        "request_floor": ask,
+                    }
+                    model = PolicyModel(fitted.weights, config)
+                    jobs = [(f, model, held) for f in score_files]
+                    for part in pool.imap(_score_file, jobs):
+                        for r in part:
+                            r["fold"], r["floor"] = i, floor
+                            r["confirm"], r["repeat"] = confirm, repeat
+                            r["offer"], r["balance"] = offer, balance
+                            r["expected_f1"], r["request_floor"] = f1, ask
+                            r["l2"] = fitted.config["l2"]
+                        records.extend(part)
             print(f"fold {i} done: {sorted(held)}", file=sys.stderr)
     with open(args.out, "wb") as f:
         pickle.dump(records, f)
@@ -287,7 +294,7 @@ def main() -> int:
 
 
 def report(records: list[dict[str, Any]]) -> None:
-    def key(r: dict[str, Any]) -> tuple[float, bool, bool, float, float, float]:
+    def key(r: dict[str, Any]) -> tuple[float, bool, bool, float, float, float, bool, float]:
         return (
             r.get("floor", 0.0),
             r.get("confirm", False),
@@ -295,12 +302,15 @@ def report(records: list[dict[str, Any]]) -> None:
             r.get("offer", 0.5),
             r.get("balance", 0.0),
             r.get("l2", 1.0),
+            r.get("expected_f1", False),
+            r.get("request_floor", 0.3),
         )
 
     for k in sorted({key(r) for r in records}):
         print(
             f"== offer_floor {k[0]} confirm_call {k[1]} offer_repeat {k[2]} "
-            f"offer_threshold {k[3]} balance {k[4]} l2 {k[5]}"
+            f"offer_threshold {k[3]} balance {k[4]} l2 {k[5]} "
+            f"expected_f1 {k[6]} request_floor {k[7]}"
         )
         summarise([r for r in records if key(r) == k])
         service_spread([r for r in records if key(r) == k])

@@ -23,7 +23,7 @@ from tod_runtime.policy.learned.features import (
     views,
 )
 from tod_runtime.policy.learned.model import PolicyModel, load_model
-from tod_runtime.policy.learned.policy import LearnedPolicy, decide
+from tod_runtime.policy.learned.policy import LearnedPolicy, _expected_f1, decide
 from tod_runtime.policy.learned.train import dialogue_scores, fit_rows, points, service_weights
 
 MINI = Path(__file__).parents[1] / "fixtures" / "sgd_mini"
@@ -172,6 +172,18 @@ def test_no_confirmation_while_a_required_slot_is_missing() -> None:
     model = PolicyModel(weights, {"confirm_complete": True})
     plan = decide(complete, SERVICE, schema, model, SGD_REFERENCE_DATE)
     assert "CONFIRM" in {x.act for x in plan.actions}  # nothing missing: confirmed
+
+
+def test_the_acts_said_are_the_set_with_the_highest_expected_f1() -> None:
+    offer, count, more = ("OFFER", "name"), ("INFORM_COUNT", ""), ("REQ_MORE", "")
+    # an act under 0.5 is said beside a likely one when it is likelier to help F1 than hurt:
+    # {offer}: 2 * 0.9 / (1 + 1.4) = 0.75; {offer, count}: 2 * 1.35 / (2 + 1.4) = 0.79
+    assert _expected_f1({offer: 0.9, count: 0.45, more: 0.05}) == [offer, count]
+    # {offer}: 1.8 / 2.1 = 0.86; {offer, count}: 2.2 / 3.1 = 0.71
+    assert _expected_f1({offer: 0.9, count: 0.2}) == [offer]
+    # nothing over 0.5: the likeliest alone (0.6 / 1.4 = 0.43 against 0.8 / 2.4 = 0.33)
+    assert _expected_f1({count: 0.1, offer: 0.3}) == [offer]
+    assert _expected_f1({}) == []
 
 
 def test_a_request_brings_the_requests_scored_near_it() -> None:

@@ -48,6 +48,12 @@ class PolicyModel(LinearModel):
         the model's CONFIRMs give way to a REQUEST of a missing one."""
         return bool(self.config.get("confirm_complete", False))
 
+    @property
+    def expected_f1(self) -> bool:
+        """The acts said are the set of candidates with the highest expected F1 against what
+        a system would say (every act over its threshold otherwise)."""
+        return bool(self.config.get("expected_f1", False))
+
     def threshold(self, kind: str) -> float:
         """The decision threshold of a candidate kind ("CALL" or "acts")."""
         return float(self.config.get("thresholds", {}).get(kind, 0.5))

@@ -1,5 +1,6 @@
 """The learned policy: the model scores every open decision (``features.candidates``); a
-service call comes first when ``CALL`` wins, else the acts over their threshold are said.
+service call comes first when ``CALL`` wins, else the acts over their threshold are said (or,
+with ``expected_f1``, the set of acts with the highest expected F1).
 Values come from the state and the results as the rules policy takes them: a confirmed slot's
 canonical value, an offered or informed slot's value in the entity, the count of results."""
 
@@ -94,10 +95,13 @@ def decide(
         call = make_call(s, turn, today)
         if call is not None:
             return SystemPlan(service, service_call=call)
-    chosen = [c for c, p in scored.items() if c[0] != CALL and p >= model.act_threshold(c[0])]
-    if not chosen:
-        best = max((c for c in scored if c[0] != CALL), key=lambda c: scored[c], default=None)
-        chosen = [best] if best is not None else []
+    acts = {c: p for c, p in scored.items() if c[0] != CALL}
+    if model.expected_f1:
+        chosen = _expected_f1(acts)
+    else:
+        chosen = [c for c, p in acts.items() if p >= model.act_threshold(c[0])]
+    if not chosen and acts:
+        chosen = [max(acts, key=lambda c: acts[c])]
     chosen += _offer_floor(s, scored, chosen, model.offer_floor)
     if model.offer_repeat:
         chosen = _offer_repeat(s, chosen)
@@ -109,6 +113,23 @@ def decide(
     chosen.sort(key=lambda c: (ORDER.get(c[0], 99), c[1]))
     actions = [a for c in chosen if (a := fill(s, c, turn, today)) is not None]
     return SystemPlan(service, actions or [act("REQ_MORE")])
+
+
+def _expected_f1(scored: dict[Candidate, float]) -> list[Candidate]:
+    """The candidates whose set has the highest expected F1 when each is said by the system
+    with its probability, independently: the k likeliest for the k maximising
+    2 * (sum of their probabilities) / (k + sum of all probabilities), the ratio of the
+    expected hits to the expected size of both sets (an uncertain act is said when saying
+    it is likelier to help the turn's F1 than to hurt it)."""
+    ranked = sorted(scored, key=lambda c: -scored[c])
+    total = sum(scored.values())
+    best, best_k, hits = 0.0, 0, 0.0
+    for k, c in enumerate(ranked, 1):
+        hits += scored[c]
+        value = 2 * hits / (k + total)
+        if value > best:
+            best, best_k = value, k
+    return ranked[:best_k]
 
 
 def _offer_floor(
