@@ -232,6 +232,23 @@ async def test_a_templates_file_overrides_per_act_and_slot(tmp_path: Path) -> No
     assert (await nlg.generate(SERVICE, [a("OFFER", "city", "Oslo")])).startswith("How about")
 
 
+async def test_what_to_change_after_a_declined_confirmation_is_one_question(
+    tmp_path: Path,
+) -> None:
+    # the policies' answer to a bare "no": a REQUEST of each confirmed slot with its value;
+    # asked as one question, even where the service's templates.json words a REQUEST
+    (tmp_path / "templates.json").write_text(json.dumps({"REQUEST(city)": "Which town?"}))
+    nlg = generator(tmp_path, templates=write_templates(tmp_path / "none", {}))
+    asks = [a("REQUEST", "city", "Oslo"), a("REQUEST", "time", "18:30")]
+    assert await nlg.generate(SERVICE, asks) == (
+        "What would you like to change: the city (Oslo) or the time (6:30 pm)?"
+    )
+    # the same after "Sorry, I did not get that.", and a REQUEST without a value as before
+    again = await nlg.generate(SERVICE, [a("FALLBACK"), *asks])
+    assert again.startswith("Sorry") and again.endswith("the city (Oslo) or the time (6:30 pm)?")
+    assert await nlg.generate(SERVICE, [a("REQUEST", "city")]) == "Which town?"
+
+
 async def test_a_filled_template_agrees_with_its_counts_and_days(tmp_path: Path) -> None:
     """'guest(s)' after a number agrees with it, and a day said as the user said it takes no
     'on' ('on tomorrow')."""

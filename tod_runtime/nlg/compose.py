@@ -176,10 +176,23 @@ CAN_DO = {
 }
 
 
+# several REQUESTs, each proposing its value: the details a declined confirmation named, asked
+# which to change (``policy.talk.what_to_change``); SGD's systems never say such a turn
+CHANGE = "CHANGE"
+
+
+def asks_what_to_change(acts: Sequence[Action]) -> bool:
+    asks = [a for a in acts if a.act == "REQUEST"]
+    return len(asks) > 1 and all(a.values for a in asks)
+
+
 def compose_system(
     kind: str, acts: Sequence[Action], schema: ServiceSchema | None, say: Say
 ) -> str:
     """One run of system acts of one kind, composed."""
+    if kind == CHANGE:
+        options = [f"the {short_noun_phrase(schema, a.slot)} ({say(a)})" for a in acts]
+        return "What would you like to change: " + join(options).replace(" and ", " or ") + "?"
     if kind == "REQUEST":
         flags = [a for a in acts if _is_flag(schema, a.slot)]
         plain = [a for a in acts if not _is_flag(schema, a.slot)]

@@ -33,6 +33,7 @@ from functools import cached_property
 from itertools import groupby
 
 from tod_runtime.dialogue.models import Action, found_nothing
+from tod_runtime.nlg.compose import CHANGE, asks_what_to_change
 from tod_runtime.nlg.index import TableIndexes
 from tod_runtime.nlg.mine import Table
 from tod_runtime.nlg.neighbours import (
@@ -385,6 +386,15 @@ class Realiser:
             rest = [a for a in actions if a not in nothing]
             first = _stop(self.compose("INFORM_COUNT", nothing, schema, said))
             return f"{first} {self.realise(service, schema, rest, seed)}" if rest else first
+        if asks_what_to_change(actions):  # no mined template asks it: composed, last
+            asks = [a for a in actions if a.act == "REQUEST"]
+            question = self.compose(CHANGE, asks, schema, said)
+            rest = [a for a in actions if a.act != "REQUEST"]
+            return (
+                f"{_stop(self.realise(service, schema, rest, seed))} {question}"
+                if rest
+                else question
+            )
         sources = self.sources(service, schema, say)
         whole = self.lookup(service, schema, actions, say, seed, sources)
         if whole is not None:
