@@ -46,7 +46,7 @@ SETTINGS: dict[str, Any] = {
     # sure_span/sure_assign: a span scored >= 0.5 takes its slot from 0.1 (same replay)
     "thresholds": {
         "slots": 0.5,
-        "spans": 0.05,
+        "spans": 0.02,
         "assign": 0.3,
         "pick": 0.25,
         "sure_span": 0.5,
