@@ -42,13 +42,14 @@ SETTINGS: dict[str, Any] = {
     "epochs": 3,
     "rate": 0.1,
     "l2": 1e-6,
-    # spans, assign, pick: chosen with a replay on train (benchmarks/nlu_holdout.py)
+    # spans, assign, pick: chosen with a replay on train (benchmarks/nlu_holdout.py; again at
+    # the twelfth stop, docs/learned.md)
     # sure_span/sure_assign: a span scored >= 0.5 takes its slot from 0.1 (same replay)
     "thresholds": {
         "slots": 0.5,
         "spans": 0.02,
-        "assign": 0.3,
-        "pick": 0.25,
+        "assign": 0.2,
+        "pick": 0.2,
         "sure_span": 0.5,
         "sure_assign": 0.1,
         # a categorical value said beside one of its slot's description words ("a five star
