@@ -181,9 +181,11 @@ CAN_DO = {
 CHANGE = "CHANGE"
 
 
-def asks_what_to_change(acts: Sequence[Action]) -> bool:
+def change_asks(acts: Sequence[Action]) -> list[Action]:
+    """The turn's REQUESTs when they ask which of several details to change (each proposes
+    its value), else none."""
     asks = [a for a in acts if a.act == "REQUEST"]
-    return len(asks) > 1 and all(a.values for a in asks)
+    return asks if len(asks) > 1 and all(a.values for a in asks) else []
 
 
 def compose_system(

@@ -33,7 +33,7 @@ from functools import cached_property
 from itertools import groupby
 
 from tod_runtime.dialogue.models import Action, found_nothing
-from tod_runtime.nlg.compose import CHANGE, asks_what_to_change
+from tod_runtime.nlg.compose import CHANGE, change_asks
 from tod_runtime.nlg.index import TableIndexes
 from tod_runtime.nlg.mine import Table
 from tod_runtime.nlg.neighbours import (
@@ -386,8 +386,8 @@ class Realiser:
             rest = [a for a in actions if a not in nothing]
             first = _stop(self.compose("INFORM_COUNT", nothing, schema, said))
             return f"{first} {self.realise(service, schema, rest, seed)}" if rest else first
-        if asks_what_to_change(actions):  # no mined template asks it: composed, last
-            asks = [a for a in actions if a.act == "REQUEST"]
+        asks = change_asks(actions)
+        if asks:  # no mined template asks it: composed, after the turn's other acts
             question = self.compose(CHANGE, asks, schema, said)
             rest = [a for a in actions if a.act != "REQUEST"]
             return (

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from tod_runtime.dialogue.models import SYSTEM_ACTS, Action
 from tod_runtime.errors import ConfigError
-from tod_runtime.nlg.compose import asks_what_to_change, compose_system
+from tod_runtime.nlg.compose import change_asks, compose_system
 from tod_runtime.nlg.realise import Realiser
 from tod_runtime.nlg.signature import fill
 from tod_runtime.nlg.store import PACKAGED, TemplateSet, read_side
@@ -116,7 +116,7 @@ class TemplateGenerator:
         templates (the same acts and seed always give the same reply)."""
         schema = self.schemas.get(service)
         custom = self.overrides.get(service)
-        if not custom or asks_what_to_change(actions):  # one question, not one per slot
+        if not custom or change_asks(actions):  # one question, not one per slot
             return self.realiser.realise(service, schema, actions, seed)
         say = self.realiser.sayer(schema)
         sentences = []
