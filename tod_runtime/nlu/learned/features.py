@@ -102,11 +102,9 @@ def service_description_words(schema: ServiceSchema) -> frozenset[str]:
     return frozenset(w for text in texts for w in tokens(text) if w not in STOP)
 
 
-def described_words(schema: ServiceSchema) -> frozenset[str]:
-    """The content words of every description of a service: its own, its intents', its
-    slots'."""
-    slots = frozenset(w for slot in schema.slots for w in content(tokens(slot.description)))
-    return service_description_words(schema) | slots
+def slot_description_words(schema: ServiceSchema) -> frozenset[str]:
+    """The content words of a service's slots' descriptions."""
+    return frozenset(w for slot in schema.slots for w in content(tokens(slot.description)))
 
 
 def describe_intent(intent: IntentSchema, schema: ServiceSchema | None = None) -> Described:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from tod_runtime.dialogue.context import TurnContext, UserActs
 from tod_runtime.dialogue.models import CLOSING_ACTS, DONTCARE, Action, act
-from tod_runtime.nlu.learned.features import described_words, service_description_words
+from tod_runtime.nlu.learned.features import service_description_words, slot_description_words
 from tod_runtime.nlu.learned.model import NLUModel, load_model
 from tod_runtime.nlu.learned.reader import ValueReader
 from tod_runtime.nlu.learned.scorer import Intent, Scorer, TurnView, view
@@ -97,7 +97,11 @@ class LearnedNLU(RulesNLU):
             c: d.head - {self._verbs[c[0]][c[1]]} for c, d in self.scorer.intents if c is not None
         }
         self._all_nouns = frozenset(w for nouns in self._nouns.values() for w in nouns)
-        self._described = {name: described_words(schema) for name, schema in self.schemas.items()}
+        # every description's words: the service's, its intents', its slots'
+        self._described = {
+            name: words | slot_description_words(self.schemas[name])
+            for name, words in self._service_words.items()
+        }
         self._known: dict[str, _Known] = {}
 
     async def _known_values(self, service: str) -> _Known:
