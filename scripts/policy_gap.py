@@ -31,6 +31,7 @@ from tod_runtime.data.sgd import open_split
 from tod_runtime.learning import collect_rows, service_folds, split_pool, worker_split
 from tod_runtime.policy.learned.model import PolicyModel
 from tod_runtime.policy.learned.train import (
+    act_set_rows,
     dialogue_rows,
     fit_rows,
     points,
@@ -219,6 +220,7 @@ def main() -> int:
     parser.add_argument("--repeat", default="0", help="offer_repeat values to score (0,1)")
     parser.add_argument("--f1", default="0", help="expected_f1 values to score (0,1)")
     parser.add_argument("--request-floors", default="0.3", help="request_floor values to score")
+    parser.add_argument("--act-sets", default="1", help="act_sets on or off to score (0,1)")
     parser.add_argument("--balance", default="0", help="balance powers to fit with (0: none)")
     parser.add_argument("--l2", default="", help="l2 strengths to fit with (default: train's)")
     parser.add_argument(
@@ -249,6 +251,7 @@ def main() -> int:
     records: list[dict[str, Any]] = []
     with split_pool(split, args.workers) as pool:
         counts = collect_rows(pool, rows_files, dialogue_rows, "rows")
+        sets = collect_rows(pool, rows_files, act_set_rows, "act sets")
         print(f"{len(counts)} rows", file=sys.stderr)
         for i, held in enumerate(service_folds(split.schemas(), args.folds, args.seed)):
             if args.only >= 0 and i != args.only:
@@ -257,14 +260,15 @@ def main() -> int:
                 [float(x) for x in args.balance.split(",")],
                 [float(x) for x in args.l2.split(",")] if args.l2 else [None],
             ):
-                fitted = fit_rows(counts, held, balance, l2)
-                for floor, confirm, repeat, offer, f1, ask in product(
+                fitted = fit_rows(counts, held, balance, l2, sets)
+                for floor, confirm, repeat, offer, f1, ask, sets_on in product(
                     [float(x) for x in args.floors.split(",")],
                     [bool(int(x)) for x in args.confirm.split(",")],
                     [bool(int(x)) for x in args.repeat.split(",")],
                     [float(x) for x in args.offer_threshold.split(",")],
                     [bool(int(x)) for x in args.f1.split(",")],
                     [float(x) for x in args.request_floors.split(",")],
+                    [bool(int(x)) for x in args.act_sets.split(",")],
                 ):
                     thresholds = {**fitted.config["thresholds"], "OFFER": offer}
                     config = {
@@ -275,6 +279,7 @@ def main() -> int:
                         "thresholds": thresholds,
                         "expected_f1": f1,
                         "request_floor": ask,
+                        "act_sets": fitted.config["act_sets"] if sets_on else [],
                     }
                     model = PolicyModel(fitted.weights, config)
                     jobs = [(f, model, held) for f in score_files]
@@ -284,6 +289,7 @@ def main() -> int:
                             r["confirm"], r["repeat"] = confirm, repeat
                             r["offer"], r["balance"] = offer, balance
                             r["expected_f1"], r["request_floor"] = f1, ask
+                            r["act_sets"] = sets_on
                             r["l2"] = fitted.config["l2"]
                         records.extend(part)
             print(f"fold {i} done: {sorted(held)}", file=sys.stderr)
@@ -294,7 +300,7 @@ def main() -> int:
 
 
 def report(records: list[dict[str, Any]]) -> None:
-    def key(r: dict[str, Any]) -> tuple[float, bool, bool, float, float, float, bool, float]:
+    def key(r: dict[str, Any]) -> tuple[float, bool, bool, float, float, float, bool, float, bool]:
         return (
             r.get("floor", 0.0),
             r.get("confirm", False),
@@ -304,13 +310,14 @@ def report(records: list[dict[str, Any]]) -> None:
             r.get("l2", 1.0),
             r.get("expected_f1", False),
             r.get("request_floor", 0.3),
+            r.get("act_sets", False),
         )
 
     for k in sorted({key(r) for r in records}):
         print(
             f"== offer_floor {k[0]} confirm_call {k[1]} offer_repeat {k[2]} "
             f"offer_threshold {k[3]} balance {k[4]} l2 {k[5]} "
-            f"expected_f1 {k[6]} request_floor {k[7]}"
+            f"expected_f1 {k[6]} request_floor {k[7]} act_sets {k[8]}"
         )
         summarise([r for r in records if key(r) == k])
         service_spread([r for r in records if key(r) == k])

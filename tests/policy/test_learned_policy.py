@@ -46,6 +46,13 @@ def test_tod_train_policy_writes_a_model_that_imitates_its_data(tmp_path: Path) 
     assert f1s and calls
     assert sum(f1s) / len(f1s) > 0.8  # it learned the few dialogues it saw
     assert sum(calls) / len(calls) == 1.0
+    said = {
+        tuple(sorted({x.act for x in turn.frames[0].actions}))
+        for dialogue in split.dialogues()
+        for turn in dialogue.turns
+        if turn.speaker == "SYSTEM" and turn.frames
+    }
+    assert {tuple(kinds) for kinds in model.config["act_sets"]} == said
 
 
 def test_an_existing_model_needs_force(tmp_path: Path) -> None:
@@ -178,12 +185,25 @@ def test_the_acts_said_are_the_set_with_the_highest_expected_f1() -> None:
     offer, count, more = ("OFFER", "name"), ("INFORM_COUNT", ""), ("REQ_MORE", "")
     # an act under 0.5 is said beside a likely one when it is likelier to help F1 than hurt:
     # {offer}: 2 * 0.9 / (1 + 1.4) = 0.75; {offer, count}: 2 * 1.35 / (2 + 1.4) = 0.79
-    assert _expected_f1({offer: 0.9, count: 0.45, more: 0.05}) == [offer, count]
+    assert _expected_f1({offer: 0.9, count: 0.45, more: 0.05}, []) == [offer, count]
     # {offer}: 1.8 / 2.1 = 0.86; {offer, count}: 2.2 / 3.1 = 0.71
-    assert _expected_f1({offer: 0.9, count: 0.2}) == [offer]
+    assert _expected_f1({offer: 0.9, count: 0.2}, []) == [offer]
     # nothing over 0.5: the likeliest alone (0.6 / 1.4 = 0.43 against 0.8 / 2.4 = 0.33)
-    assert _expected_f1({count: 0.1, offer: 0.3}) == [offer]
-    assert _expected_f1({}) == []
+    assert _expected_f1({count: 0.1, offer: 0.3}, []) == [offer]
+    assert _expected_f1({}, []) == []
+
+
+def test_the_acts_said_are_of_one_set_the_systems_say_together() -> None:
+    success, failure = ("NOTIFY_SUCCESS", ""), ("NOTIFY_FAILURE", "")
+    offer, more = ("OFFER", "time"), ("REQ_MORE", "")
+    scored = {success: 0.55, failure: 0.5, offer: 0.5, more: 0.1}
+    # unconstrained, hedging on both outcomes has the higher expected F1
+    assert set(_expected_f1(scored, [])) == {success, failure, offer}
+    sets = [frozenset(s) for s in (["NOTIFY_SUCCESS"], ["NOTIFY_FAILURE", "OFFER"])]
+    # never a success beside a failure: the failure with its offer (2 * 1.0 / (2 + 1.65))
+    # beats the success alone (2 * 0.55 / (1 + 1.65))
+    assert _expected_f1(scored, sets) == [failure, offer]
+    assert _expected_f1({success: 0.9, failure: 0.3}, sets) == [success]
 
 
 def test_a_request_brings_the_requests_scored_near_it() -> None:

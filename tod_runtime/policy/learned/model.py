@@ -54,6 +54,12 @@ class PolicyModel(LinearModel):
         a system would say (every act over its threshold otherwise)."""
         return bool(self.config.get("expected_f1", False))
 
+    @property
+    def act_sets(self) -> list[frozenset[str]]:
+        """The sets of act types SGD train's systems say together in a turn; with
+        ``expected_f1``, the acts said are of the types of one of them (any when empty)."""
+        return [frozenset(kinds) for kinds in self.config.get("act_sets", [])]
+
     def threshold(self, kind: str) -> float:
         """The decision threshold of a candidate kind ("CALL" or "acts")."""
         return float(self.config.get("thresholds", {}).get(kind, 0.5))

@@ -97,7 +97,7 @@ def decide(
             return SystemPlan(service, service_call=call)
     acts = {c: p for c, p in scored.items() if c[0] != CALL}
     if model.expected_f1:
-        chosen = _expected_f1(acts)
+        chosen = _expected_f1(acts, model.act_sets)
     else:
         chosen = [c for c, p in acts.items() if p >= model.act_threshold(c[0])]
     if not chosen and acts:
@@ -115,21 +115,29 @@ def decide(
     return SystemPlan(service, actions or [act("REQ_MORE")])
 
 
-def _expected_f1(scored: dict[Candidate, float]) -> list[Candidate]:
+def _expected_f1(scored: dict[Candidate, float], act_sets: list[frozenset[str]]) -> list[Candidate]:
     """The candidates whose set has the highest expected F1 when each is said by the system
     with its probability, independently: the k likeliest for the k maximising
     2 * (sum of their probabilities) / (k + sum of all probabilities), the ratio of the
     expected hits to the expected size of both sets (an uncertain act is said when saying
-    it is likelier to help the turn's F1 than to hurt it)."""
+    it is likelier to help the turn's F1 than to hurt it). With ``act_sets``, the acts said
+    are of the types of one of them (the set of the best such choice): never a success beside
+    a failure, or a request beside an offer, which SGD's systems never say together."""
     ranked = sorted(scored, key=lambda c: -scored[c])
     total = sum(scored.values())
-    best, best_k, hits = 0.0, 0, 0.0
-    for k, c in enumerate(ranked, 1):
-        hits += scored[c]
-        value = 2 * hits / (k + total)
-        if value > best:
-            best, best_k = value, k
-    return ranked[:best_k]
+    best, chosen = 0.0, []
+    anything = frozenset(c[0] for c in ranked)
+    for kinds in act_sets or [anything]:
+        hits, taken = 0.0, []
+        for c in ranked:
+            if c[0] not in kinds:
+                continue
+            hits += scored[c]
+            taken.append(c)
+            value = 2 * hits / (len(taken) + total)
+            if value > best:
+                best, chosen = value, list(taken)
+    return chosen
 
 
 def _offer_floor(

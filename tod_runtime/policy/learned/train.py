@@ -61,6 +61,8 @@ REQUEST_FLOOR = 0.3  # chosen on train files the shipped model did not see (docs
 EXPECTED_F1 = True
 
 Counts = dict[tuple[str, tuple[int, ...]], list[int]]  # (service, features) -> [pos, neg]
+# (service, the act types a system turn says together) -> [turns, 0]
+ActSets = dict[tuple[str, tuple[str, ...]], list[int]]
 
 
 def add_train_options(parser: argparse.ArgumentParser) -> None:
@@ -155,6 +157,15 @@ def dialogue_rows(dialogue: Dialogue, schemas: Mapping[str, ServiceSchema], out:
         situation_rows(Situation.of(second, point.service, schema), gold, out)
 
 
+def act_set_rows(dialogue: Dialogue, schemas: Mapping[str, ServiceSchema], out: ActSets) -> None:
+    """The act types each recorded system turn says together: SGD train's systems say 13 sets
+    (an offer with the count, a failure with an offer or "anything else?", never a success
+    beside a failure nor a request beside an offer)."""
+    for point in points(dialogue, schemas):
+        kinds = tuple(sorted({a.act for a in point.gold.frames[0].actions}))
+        out.setdefault((point.service, kinds), [0, 0])[0] += 1
+
+
 def service_weights(counts: Counts, held_out: frozenset[str], power: float) -> dict[str, float]:
     """Each training service's row weight: (mean rows per service / its rows) ** ``power``
     (1 for every service when ``power`` is 0)."""
@@ -171,6 +182,7 @@ def fit_rows(
     held_out: frozenset[str] = frozenset(),
     balance: float = BALANCE,
     l2: float | None = None,
+    act_sets: ActSets | None = None,
 ) -> PolicyModel:
     weight = service_weights(counts, held_out, balance)
     rows = [
@@ -194,6 +206,9 @@ def fit_rows(
         "request_floor": REQUEST_FLOOR,
         "expected_f1": EXPECTED_F1,
     }
+    if act_sets is not None:  # the sets the training services' systems say
+        kinds = {k for (service, k) in act_sets if service not in held_out}
+        config["act_sets"] = [list(k) for k in sorted(kinds)]
     return PolicyModel(weights, config)
 
 
@@ -276,13 +291,19 @@ def score(files: list[str], pool: Any, model: PolicyModel, services: frozenset[s
 
 
 def cross_validate(
-    split: SGDSplit, pool: Any, counts: Counts, k: int, seed: int, files: list[str]
+    split: SGDSplit,
+    pool: Any,
+    counts: Counts,
+    sets: ActSets,
+    k: int,
+    seed: int,
+    files: list[str],
 ) -> dict[str, Any]:
     per_fold = []
     f1 = calls = 0.0
     nf = nc = 0
     for held in service_folds(split.schemas(), k, seed):
-        model = fit_rows(counts, held)
+        model = fit_rows(counts, held, act_sets=sets)
         a, b, c, d = score(files, pool, model, held)
         per_fold.append(
             {
@@ -321,11 +342,12 @@ def run_train_policy(args: argparse.Namespace) -> int:
         files = spread(split.dialogue_files(), args.limit)
         report["files"] = len(files)
         counts = collect_rows(pool, files, dialogue_rows, "policy rows")
+        sets: ActSets = collect_rows(pool, files, act_set_rows, "act sets")
         report["rows"] = len(counts)
         report["rows_seen"] = sum(p + n for p, n in counts.values())
         if args.cv:
-            report["cv"] = cross_validate(split, pool, counts, args.cv, args.seed, files)
-    model = fit_rows(counts)
+            report["cv"] = cross_validate(split, pool, counts, sets, args.cv, args.seed, files)
+    model = fit_rows(counts, act_sets=sets)
     with atomic_open(out / "policy.npz", "wb") as model_file:
         model.save(model_file)  # type: ignore[arg-type]  # numpy writes to a file object too
     report["seconds"] = round(time.perf_counter() - start, 1)
