@@ -101,6 +101,10 @@ async def test_a_bare_no_to_a_confirmation_asks_what_to_change_in_both_policies(
         plan = await policy.decide(PolicyInput(moved, {SERVICE: changed}, SERVICE))
         assert "CONFIRM(time)" in kinds(plan) or plan.service_call is not None
         assert not [k for k in kinds(plan) if k.startswith("REQUEST")]
+        # the answer naming one detail and no new value ("the time, please"): its new value
+        asked = TurnContext(POLICY.schemas, [confirm, system(*no.actions)], {SERVICE: state})
+        named = await policy.decide(PolicyInput(asked, {SERVICE: [a("REQUEST", "time")]}, SERVICE))
+        assert kinds(named) == ["REQUEST(time)"] and named.actions[0].values == []
 
 
 async def test_a_bare_yes_to_anything_else_asks_what_in_both_policies() -> None:

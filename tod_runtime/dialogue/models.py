@@ -109,6 +109,14 @@ def found_nothing(acts: Sequence[Action]) -> bool:
     return any(a.act == "INFORM_COUNT" and a.values[:1] == ["0"] for a in acts)
 
 
+def change_asks(acts: Sequence[Action]) -> list[Action]:
+    """The REQUESTs of a system turn asking which of several details to change (each
+    proposes its value: ``policy.talk.what_to_change``; SGD's systems never say such a turn),
+    else none."""
+    asks = [a for a in acts if a.act == "REQUEST"]
+    return asks if len(asks) > 1 and all(a.values for a in asks) else []
+
+
 class SlotSpan(_SGDModel):
     """A character span of a slot value in the turn's utterance (exclusive end)."""
 

@@ -176,16 +176,8 @@ CAN_DO = {
 }
 
 
-# several REQUESTs, each proposing its value: the details a declined confirmation named, asked
-# which to change (``policy.talk.what_to_change``); SGD's systems never say such a turn
+# the question which detail to change (``dialogue.models.change_asks``)
 CHANGE = "CHANGE"
-
-
-def change_asks(acts: Sequence[Action]) -> list[Action]:
-    """The turn's REQUESTs when they ask which of several details to change (each proposes
-    its value), else none."""
-    asks = [a for a in acts if a.act == "REQUEST"]
-    return asks if len(asks) > 1 and all(a.values for a in asks) else []
 
 
 def compose_system(

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from itertools import groupby
 
-from tod_runtime.dialogue.models import Action, found_nothing
-from tod_runtime.nlg.compose import CHANGE, change_asks
+from tod_runtime.dialogue.models import Action, change_asks, found_nothing
+from tod_runtime.nlg.compose import CHANGE
 from tod_runtime.nlg.index import TableIndexes
 from tod_runtime.nlg.mine import Table
 from tod_runtime.nlg.neighbours import (

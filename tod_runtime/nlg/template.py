@@ -24,9 +24,9 @@ from functools import cache
 from itertools import groupby
 from pathlib import Path
 
-from tod_runtime.dialogue.models import SYSTEM_ACTS, Action
+from tod_runtime.dialogue.models import SYSTEM_ACTS, Action, change_asks
 from tod_runtime.errors import ConfigError
-from tod_runtime.nlg.compose import change_asks, compose_system
+from tod_runtime.nlg.compose import compose_system
 from tod_runtime.nlg.realise import Realiser
 from tod_runtime.nlg.signature import fill
 from tod_runtime.nlg.store import PACKAGED, TemplateSet, read_side

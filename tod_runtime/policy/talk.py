@@ -11,7 +11,8 @@
   detail that is not the entity's identity), so an alternative is on offer.
 * A bare "no" to a confirmation: a REQUEST of every slot that was confirmed, with its
   confirmed value, so the user says what to change and the rest stays (SGD's users always say
-  it with the "no", so imitation has nothing to learn).
+  it with the "no", so imitation has nothing to learn); an answer naming one of them without
+  its new value ("the time"): a REQUEST of that slot.
 """
 
 from __future__ import annotations
@@ -19,7 +20,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from tod_runtime.dialogue.context import PolicyInput
-from tod_runtime.dialogue.models import DONTCARE, Action, State, act, found_nothing
+from tod_runtime.dialogue.models import (
+    DONTCARE,
+    Action,
+    State,
+    act,
+    change_asks,
+    found_nothing,
+)
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 from tod_runtime.schema.roles import slot_roles
 
@@ -110,7 +118,13 @@ def what_else(
 def what_to_change(user: Sequence[Action], previous: Sequence[Action]) -> list[Action] | None:
     """A bare NEGATE to a CONFIRM: ask which of the confirmed details to change (a REQUEST of
     each confirmed slot proposing its confirmed value, so the state keeps what the user does
-    not change); None in every other case."""
+    not change). The answer naming one of them without a new value ("the time, please": the
+    NLU reads it as a REQUEST of that slot): ask for its new value. None in every other
+    case."""
+    asked = {a.slot for a in change_asks(previous)}
+    named = [a.slot for a in user if a.act == "REQUEST"]
+    if asked and len(named) == 1 and named[0] in asked and all(a.act != "INFORM" for a in user):
+        return [act("REQUEST", named[0])]
     if not user or any(a.act != "NEGATE" for a in user):
         return None
     confirmed = {a.slot: a for a in previous if a.act == "CONFIRM" and a.slot}

@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from tod_runtime.dialogue.context import TurnContext, UserActs
-from tod_runtime.dialogue.models import CLOSING_ACTS, DONTCARE, Action, act
+from tod_runtime.dialogue.models import CLOSING_ACTS, DONTCARE, Action, act, change_asks
 from tod_runtime.nlu.learned.features import service_description_words, slot_description_words
 from tod_runtime.nlu.learned.model import NLUModel, load_model
 from tod_runtime.nlu.learned.reader import ValueReader
@@ -265,6 +265,21 @@ class LearnedNLU(RulesNLU):
         ]
         return named[0] if len(named) == 1 else None
 
+    def _detail_named(
+        self, words: Collection[str], service: str, asks: Sequence[Action]
+    ) -> list[Action]:
+        """A REQUEST of the one slot among ``asks`` whose description holds most of
+        ``words`` (none on a tie or no overlap)."""
+        asked = {a.slot for a in asks}
+        overlaps = sorted(
+            ((len(set(words) & v.description_set), v.name) for v in self._views[service]
+             if v.name in asked),
+            reverse=True,
+        )  # fmt: skip
+        if not overlaps or not overlaps[0][0] or overlaps[1:2] and overlaps[1][0] == overlaps[0][0]:
+            return []
+        return [act("REQUEST", overlaps[0][1])]
+
     def _one_slot_of(self, kind: str, service: str, intent: str, filled: set[str]) -> str | None:
         """The intent's one slot of value type ``kind``, when it takes one only and no slot
         of the kind was filled."""
@@ -390,6 +405,15 @@ class LearnedNLU(RulesNLU):
             closing = [a for a in acts if a.act in CLOSING_ACTS]
             yes = [a for a in acts if a.act == "AFFIRM"]
             acts = closing or yes or [act("NEGATE")]
+        change = change_asks(said) if same else []
+        if change and not any(a.act == "INFORM" for a in acts):
+            # The answer to "what would you like to change: the time (7pm), the date
+            # (today) ...?" that names one of them and no new value ("the time, please"):
+            # the asked slot whose description holds most of the user's words, when one does,
+            # rather than a question about another slot (the number of people is no phone
+            # number); the policy then asks for its new value.
+            detail = self._detail_named(turn.utterance.content, service, change)
+            acts = [a for a in acts if a.act != "REQUEST"] + detail if detail else acts
         if not acts and same and turn.utterance.cues and asks:
             # A question of which nothing was read: the slot it most likely asks about, from
             # ``ask_floor`` up, rather than "sorry, I did not get that" ("is it free to get
