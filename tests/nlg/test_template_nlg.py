@@ -14,7 +14,7 @@ from stage_helpers import SERVICE, a, schemas
 
 from tod_runtime.dialogue.models import SYSTEM_ACTS, Action
 from tod_runtime.errors import ConfigError
-from tod_runtime.nlg.compose import compose_system, short_noun_phrase
+from tod_runtime.nlg.compose import compose_system, short_noun_phrase, yes_no
 from tod_runtime.nlg.neighbours import service_words, words
 from tod_runtime.nlg.signature import fill
 from tod_runtime.nlg.template import TemplateGenerator
@@ -64,7 +64,13 @@ async def test_composed_wording_uses_descriptions(composed_only: TemplateGenerat
 
 async def test_booleans_read_as_questions_and_statements(composed_only: TemplateGenerator) -> None:
     nlg = composed_only
-    assert await nlg.generate(SERVICE, [a("REQUEST", "has_wifi")]) == "Does the cafe have wifi?"
+    # the system asks what the user wants, not what the cafe has
+    asked = await nlg.generate(SERVICE, [a("REQUEST", "has_wifi")])
+    assert asked == "Do you want the cafe to have wifi?"
+    assert yes_no("Whether pets are allowed at the hotel").asked == (
+        "Do you want pets to be allowed at the hotel?"
+    )
+    assert yes_no("Whether or not smoking is allowed").question == "Is smoking allowed?"
     no = await nlg.generate(SERVICE, [a("INFORM", "has_wifi", "False")])
     assert no == "The cafe does not have wifi."
     yes = await nlg.generate(
@@ -507,6 +513,16 @@ def test_a_filled_template_agrees_with_its_values() -> None:
     assert fill(result, {"count": "1"}, plurals) == "I have 1 weather result: sunny"
     assert fill("{count} Italian option", {"count": "3"}, plurals) == "3 Italian options"
     assert fill("{n} star", {"n": "4", "count": "2"}, frozenset({"stars"})) == "4 star"
+
+
+async def test_a_question_is_never_asked_with_a_generic_template(tmp_path: Path) -> None:
+    """The generic table's question for a label says another service's meaning ("When would
+    you like to leave?" for a reservation's date, "How many?"): composed from the slot's
+    description instead."""
+    generic = {"templates": {"REQUEST(time)": [["When would you like to leave?", 40]]}}
+    nlg = generator(templates=write_templates(tmp_path, {"_generic": generic}))
+    asked = await nlg.generate(SERVICE, [a("REQUEST", "time")])
+    assert "leave" not in asked and "time" in asked
 
 
 async def test_a_booleans_value_is_never_said_with_a_generic_template(tmp_path: Path) -> None:

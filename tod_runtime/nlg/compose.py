@@ -25,6 +25,7 @@ VAGUE_HEADS = frozenset({"number", "amount", "type", "kind", "count", "whether",
 AUX = frozenset({"is", "are", "was", "were", "can", "will", "should", "could", "would", "has"})
 ARTICLES = frozenset({"the", "a", "an"})
 BREAKS = FUNCTION_WORDS | {"in"}  # where a description's noun phrase ends
+BE = frozenset({"is", "are"})
 IRREGULAR = {"has": "have", "does": "do", "goes": "go"}
 
 
@@ -80,9 +81,15 @@ def short_noun_phrase(schema: ServiceSchema | None, slot: str) -> str:
 
 @dataclass(frozen=True)
 class YesNo:
-    question: str
+    question: str  # asked of the entity: "Does the restaurant have live music?"
     yes: str
     no: str
+    wish: str = ""  # asked of the user: "Do you want the restaurant to have live music?"
+
+    @property
+    def asked(self) -> str:
+        """The system's question whether the user wants it (a REQUEST of the slot)."""
+        return self.wish or self.question
 
 
 def yes_no(description: str) -> YesNo:
@@ -95,6 +102,8 @@ def yes_no(description: str) -> YesNo:
         if marker in lowered:
             words = words[lowered.index(marker) + 1 :]
             break
+    if [w.lower() for w in words[:2]] == ["or", "not"]:  # "Whether or not smoking is allowed"
+        words = words[2:]
     if not words:
         return YesNo("Is that so?", "Yes.", "No.")
     words[0] = lower_first(words[0])
@@ -106,6 +115,7 @@ def yes_no(description: str) -> YesNo:
                 f"{upper_first(w)} {subject} {rest}".strip() + "?",
                 upper_first(f"{subject} {w} {rest}".strip()) + ".",
                 upper_first(f"{subject} {w} not {rest}".strip()) + ".",
+                f"Do you want {subject} to be {rest}".strip() + "?" if w in BE else "",
             )
         if w.endswith("s") and not w.endswith("ss") and i <= 3 and w.isalpha():
             base = _verb_base(w)
@@ -113,6 +123,7 @@ def yes_no(description: str) -> YesNo:
                 f"Does {subject} {base} {rest}".strip() + "?",
                 upper_first(f"{subject} {w} {rest}".strip()) + ".",
                 upper_first(f"{subject} does not {base} {rest}".strip()) + ".",
+                f"Do you want {subject} to {base} {rest}".strip() + "?",
             )
     phrase = upper_first(" ".join(words))
     return YesNo(f"{phrase}?", f"{phrase}: yes.", f"{phrase}: no.")
@@ -190,7 +201,7 @@ def compose_system(
     if kind == "REQUEST":
         flags = [a for a in acts if _is_flag(schema, a.slot)]
         plain = [a for a in acts if not _is_flag(schema, a.slot)]
-        questions = [_bool_phrases(schema, a.slot).question for a in flags]
+        questions = [_bool_phrases(schema, a.slot).asked for a in flags]
         if plain:
             what = join([short_noun_phrase(schema, a.slot) for a in plain])
             if len(plain) > 1:

@@ -111,6 +111,11 @@ class Realiser:
     # the system's replies; the user's side, ``nlg.user``, keeps runs of one kind)
     mixed_kinds = True
     brief_pieces = True
+    # the system's questions are never asked with a generic template: the one a label ("date",
+    # "number") has says another service's meaning ("When would you like to leave?" for a
+    # reservation's date, "How many?"); composed from the slot's description instead. A
+    # user's question about a slot ("What's their phone number?") reads the same anywhere.
+    generic_questions = False
 
     def __init__(
         self,
@@ -220,7 +225,9 @@ class Realiser:
         elif schema is not None:
             found += [self._borrowing(a, say, fits) for a in self.neighbours(service, schema)]
         if self.generic:
-            generic = Source(self.generic, lambda acts: _generic(acts, schema), say, fits)
+            generic = Source(
+                self.generic, lambda acts: _generic(acts, schema, self.generic_questions), say, fits
+            )
             found.append(generic)
         return found
 
@@ -440,13 +447,18 @@ class Realiser:
         return sentences
 
 
-def _generic(actions: Sequence[Action], schema: ServiceSchema | None) -> Signature | None:
+def _generic(
+    actions: Sequence[Action], schema: ServiceSchema | None, questions: bool
+) -> Signature | None:
     """The acts' generic signature; None when one says a boolean's value: the generic label
     ``bool`` knows only yes or no ("It is not."), the slot's own statement says what ("The
-    restaurant does not have live music.", ``compose.yes_no``)."""
+    restaurant does not have live music.", ``compose.yes_no``); None for a question (a
+    REQUEST without a value) unless ``questions``."""
     for action in actions:
         values = action.values or action.canonical_values
         if values and is_bool(values[0]):
+            return None
+        if not questions and action.act == "REQUEST" and not values:
             return None
     return generic_signature(actions, schema)
 

@@ -252,6 +252,7 @@ class UserWording(Realiser):
     # SGD train's services at the text level (tod simulate --services ZIP:train --dialogues
     # 1000 --level text): success 0.627 with mixed-kind templates, 0.640 without
     mixed_kinds = False
+    generic_questions = True
     # the system's corpus-level choices (docs/nlg.md) were tuned on the system's replies
     brief_pieces = False
 
