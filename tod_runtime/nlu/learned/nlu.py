@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -25,13 +26,14 @@ from tod_runtime.nlu.learned.model import NLUModel, load_model
 from tod_runtime.nlu.learned.reader import ValueReader
 from tod_runtime.nlu.learned.scorer import Intent, Scorer, TurnView, view
 from tod_runtime.nlu.learned.spelling import VOCABULARY, Speller, read_vocabulary, service_words
-from tod_runtime.nlu.learned.text import STOP, content, tokens
+from tod_runtime.nlu.learned.text import QUESTION_WORDS, STOP, content, tokens
 from tod_runtime.nlu.learned.values import known_values, normalised, slot_views, value_turn
 from tod_runtime.nlu.rules import ALTS, QUESTION, THANKS, RulesNLU, dedupe
 from tod_runtime.nlu.values import DATE, NUMBER, TIME, number_value
 from tod_runtime.plugins import ComponentContext
 
 ON_TABLE = frozenset({"OFFER", "CONFIRM", "NOTIFY_SUCCESS", "INFORM"})  # what a user asks about
+OTHER = frozenset({"other", "another", "else", "different", "more"})  # asking for another
 
 
 def _first_word(description: str) -> str:
@@ -265,17 +267,21 @@ class LearnedNLU(RulesNLU):
         ]
         return named[0] if len(named) == 1 else None
 
-    def _detail_named(
-        self, words: Collection[str], service: str, asks: Sequence[Action]
+    def _slot_named(
+        self, words: Collection[str], service: str, acts: Sequence[Action]
     ) -> list[Action]:
-        """A REQUEST of the one slot among ``asks`` whose description holds most of
-        ``words`` (none on a tie or no overlap)."""
-        asked = {a.slot for a in asks}
+        """A REQUEST of the one slot of ``acts`` whose description holds most of ``words``
+        (none on a tie or no overlap), counting only the words one slot of the service is
+        described with ("time" of "Time of the show", not "event" of "Address of the event
+        venue", which most of an events service's slots say)."""
+        views = self._views[service]
+        described = Counter(w for v in views for w in v.description_set)
+        own = {w for w in words if described[w] == 1}
+        asked = {a.slot for a in acts}
         overlaps = sorted(
-            ((len(set(words) & v.description_set), v.name) for v in self._views[service]
-             if v.name in asked),
+            ((len(own & v.description_set), v.name) for v in views if v.name in asked),
             reverse=True,
-        )  # fmt: skip
+        )
         if not overlaps or not overlaps[0][0] or overlaps[1:2] and overlaps[1][0] == overlaps[0][0]:
             return []
         return [act("REQUEST", overlaps[0][1])]
@@ -412,13 +418,22 @@ class LearnedNLU(RulesNLU):
             # the asked slot whose description holds most of the user's words, when one does,
             # rather than a question about another slot (the number of people is no phone
             # number); the policy then asks for its new value.
-            detail = self._detail_named(turn.utterance.content, service, change)
+            detail = self._slot_named(turn.utterance.content, service, change)
             acts = [a for a in acts if a.act != "REQUEST"] + detail if detail else acts
         if not acts and same and turn.utterance.cues and asks:
             # A question of which nothing was read: the slot it most likely asks about, from
             # ``ask_floor`` up, rather than "sorry, I did not get that" ("is it free to get
             # in?" after an offer that said the entrance is free: 0.46).
+            # Under it, a wh-question about what the system just put on the table ("what time
+            # is it showing?" after an offer that named the time: SGD's users never ask for a
+            # value they were just told, so the scorer says 0.01): the slot of those whose
+            # description holds most of the question's words, when one does (not "what about
+            # other dates?", which asks for another).
             slot, p = max(asks.items(), key=lambda item: item[1])
+            wh = not set(QUESTION_WORDS).isdisjoint(turn.utterance.cues)
             if p >= self.ask_floor:
                 acts = [act("REQUEST", slot)]
+            elif wh and OTHER.isdisjoint(turn.utterance.words):
+                told = [a for a in said if a.act in ON_TABLE and a.slot]
+                acts = self._slot_named(turn.utterance.content, service, told)
         return {service: dedupe(acts)} if acts else {}
