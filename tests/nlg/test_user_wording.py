@@ -74,7 +74,7 @@ def test_dontcare_is_said_naming_the_slot_and_never_put_in_a_value_slot() -> Non
     }
     acts = [act("INFORM", "cuisine", ["dontcare"]), act("INFORM", "city", ["Oslo"])]
     text = realiser.realise("Restaurants", schema, acts, seed=0)
-    assert text.startswith("I want to eat in Oslo. ") and "type of food served" in text
+    assert text == "I want to eat in Oslo. I have no preference for the cuisine."
     flag = [act("INFORM", "has_live_music", ["dontcare"])]
     text = realiser.realise("Restaurants", schema, flag)
     assert text == "I don't mind whether the restaurant has live music."

@@ -32,7 +32,9 @@ def test_acts_are_worded_from_the_schema() -> None:
         schema,
         rng,
     )
-    assert "find a restaurant to eat at" in text and "The type of food served is Thai." in text
+    assert (
+        "find a restaurant to eat at" in text and "The cuisine of the restaurant is Thai." in text
+    )
     assert realiser.realise([act("INFORM", "time", ["18:30"])], schema, rng).startswith(
         ("6:30 pm", "The time of the reservation is 6:30 pm")
     )
