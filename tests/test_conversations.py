@@ -25,7 +25,7 @@ from tod_runtime import Action, Config, Runtime, ServiceCall, State, TurnResult
 
 # Measured at the commit that added the suite (see docs/conversations.md). These may only go
 # up: when a change makes more conversations pass, raise the number here in the same commit.
-EMBEDDED_PASSING = 31  # 18 with the rules' value finder, 16 with the first learned reader,
+EMBEDDED_PASSING = 32  # 18 with the rules' value finder, 16 with the first learned reader,
 # 18 with the name-free reader, typo repair and the 0.3 assign threshold (docs/conversations.md),
 # 24 with the system's last move in the intent scorer and the value recognisers in the reader,
 # 22 with SGD-X's rewordings in training (two first turns among the embedded services, "a
@@ -38,7 +38,8 @@ EMBEDDED_PASSING = 31  # 18 with the rules' value finder, 16 with the first lear
 # leave fewest required slots missing (embedded_switch_to_movie_mid_booking); 29 with
 # embedded_change_which_detail(_party), added with the answer to "what would you like to change?";
 # 30 with embedded_showtime_after_offer ("what time is it showing?" about the offered film);
-# 31 with embedded_movie_on_saturday (passed when added: a regression check)
+# 31 with embedded_movie_on_saturday (passed when added: a regression check); 32 with
+# embedded_hotel_name_unknown ("Which hotel?" not understood: the system looks one up)
 SGD_DEV_PASSING = 19  # 15 while the NLU was trained with the slot value types its SGD-X
 # rewordings gain from descriptions and recorded values (2026-11-24, seventh stop): the return
 # date in sgd_rental_car_change_of_mind, "actually, I'll return it on March 6th", went to the

@@ -236,6 +236,11 @@ async def test_a_templates_file_overrides_per_act_and_slot(tmp_path: Path) -> No
     assert await nlg.generate(SERVICE, [a("OFFER", "cafe_name", "Grind")]) == "Try Grind!"
     # The act-level template needs its placeholder; without it the other wording is used.
     assert (await nlg.generate(SERVICE, [a("OFFER", "city", "Oslo")])).startswith("How about")
+    # A question proposing values is not asked with a template that leaves them out.
+    options = Action(act="REQUEST", slot="city", values=["Oslo", "Bergen"])
+    assert await nlg.generate(SERVICE, [options]) == (
+        "What city would you like, for example Oslo or Bergen?"
+    )
 
 
 async def test_what_to_change_after_a_declined_confirmation_is_one_question(

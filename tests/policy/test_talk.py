@@ -10,6 +10,7 @@ from tod_runtime.nlg.template import TemplateGenerator
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.policy.learned.policy import LearnedPolicy
 from tod_runtime.policy.rules import RulesPolicy
+from tod_runtime.policy.talk import OPTIONS_LISTED, fallback
 
 CTX = ComponentContext(schemas=schemas(), backend=None)  # type: ignore[arg-type]
 POLICY = RulesPolicy(CTX)
@@ -137,3 +138,53 @@ async def test_a_search_still_without_results_asks_about_another_constraint() ->
     asked = [system(a("INFORM_COUNT", "count", "0"), a("REQUEST", "city"))]
     plan = await decide({SERVICE: state}, acts, asked, service_call=call, service_results=[])
     assert kinds(plan) == ["INFORM_COUNT(count)", "REQUEST(has_wifi)"]
+
+
+async def test_a_question_for_a_name_not_understood_looks_one_up_in_both_policies() -> None:
+    """ "Which cafe?" answered with nothing understood ("something cheap", "I don't know"): the
+    user does not know one, so the search that finds it is made from what the state holds;
+    without what that search needs, the fallback asks again."""
+    state = State(active_intent="ReserveCafe", slot_values={"city": ["Oslo"], "time": ["17:00"]})
+    asked = system(a("REQUEST", "cafe_name"))
+    context = TurnContext(POLICY.schemas, [asked], {SERVICE: state})
+    for policy in (POLICY, LearnedPolicy(CTX)):
+        plan = await policy.decide(PolicyInput(context, {}, SERVICE))
+        assert plan.service_call == ServiceCall(method="FindCafes", parameters={"city": "Oslo"})
+        nowhere = State(active_intent="ReserveCafe", slot_values={"time": ["17:00"]})
+        unknown = TurnContext(POLICY.schemas, [asked], {SERVICE: nowhere})
+        plan = await policy.decide(PolicyInput(unknown, {}, SERVICE))
+        assert plan.service_call is None
+        assert kinds(plan)[0] in ("FALLBACK()", "REQUEST(city)")
+        # a question for a detail no search finds is asked again, as before
+        timed = TurnContext(POLICY.schemas, [system(a("REQUEST", "time"))], {SERVICE: nowhere})
+        plan = await policy.decide(PolicyInput(timed, {}, SERVICE))
+        assert kinds(plan) == ["FALLBACK()", "REQUEST(time)"]
+
+
+async def test_a_question_for_a_categorical_slot_not_understood_lists_its_values() -> None:
+    """The question asked again after "Sorry, I did not get that" proposes a categorical
+    slot's possible values ("I'd like sushi": the cuisines the service knows); not for a
+    yes/no or a number, nor for a slot with more values than are listed."""
+    cafes = schemas()[SERVICE]
+    slots = [
+        s.model_copy(update={"is_categorical": True, "possible_values": ["Oslo", "Bergen"]})
+        if s.name == "city"
+        else s
+        for s in cafes.slots
+    ]
+    schema = cafes.model_copy(update={"slots": slots})
+    asked = [a("REQUEST", "city")]
+    assert [(x.act, x.slot, x.values) for x in fallback({SERVICE: schema}, asked, schema)] == [
+        ("FALLBACK", "", []),
+        ("REQUEST", "city", ["Oslo", "Bergen"]),
+    ]
+    for slot in ("has_wifi", "party_size"):  # a yes/no, a number: asked as before
+        again = fallback({SERVICE: schema}, [a("REQUEST", slot)], schema)
+        assert again[1].values == []
+    many = [f"Town {n}" for n in range(OPTIONS_LISTED + 1)]
+    crowded = [
+        s.model_copy(update={"possible_values": many}) if s.name == "city" else s for s in slots
+    ]
+    big = cafes.model_copy(update={"slots": crowded})
+    assert fallback({SERVICE: big}, asked, big)[1].values == []
+    assert fallback({SERVICE: schema}, asked)[1].values == []  # no schema given: as asked

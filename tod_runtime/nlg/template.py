@@ -10,8 +10,8 @@ a service's own overrides in ``templates.json`` beside its schema.json, used fir
 
 A key is an act (``OFFER``) or an act and slot (``REQUEST(city)``). For each run of acts of
 the same kind, the act-level template is used when every placeholder has a value among those
-acts; otherwise each act uses its ``ACT(slot)`` template, and the acts left go to the mined
-and composed wording.
+acts; otherwise each act uses its ``ACT(slot)`` template (not for a question proposing values
+that the template leaves out), and the acts left go to the mined and composed wording.
 """
 
 from __future__ import annotations
@@ -39,6 +39,12 @@ _KEY = re.compile(r"^(?P<act>[A-Z_]+)(\((?P<slot>[a-z0-9_]*)\))?$")
 def _value(action: Action) -> str:
     values = action.values or action.canonical_values
     return values[0] if values else ""
+
+
+def _drops_options(template: str, action: Action) -> bool:
+    """Whether ``template`` would drop the values a question proposes ("What kind of food?"
+    for a REQUEST listing the cuisines): the mined or composed wording says them."""
+    return action.act == "REQUEST" and bool(action.values) and "{" not in template
 
 
 def load_templates(path: Path, schema: ServiceSchema | None) -> dict[str, str]:
@@ -132,7 +138,7 @@ class TemplateGenerator:
             for action in run:
                 own = custom.get(f"{kind}({action.slot})")
                 text = None
-                if own is not None:
+                if own is not None and not _drops_options(own, action):
                     value = say(action.slot, _value(action))
                     text = fill(own, {**values, "value": value})
                 if text is None:

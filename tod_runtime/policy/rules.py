@@ -48,11 +48,15 @@ class RulesPolicy:
         history = turn.context.history
         if turn.service_call is not None:
             return SystemPlan(service, after_call(turn, schema, state))
+        today = reference_date(self.backend, service)
+        decision = _Decision(service, schema, state, history, turn, today)
         if not turn.user_acts:  # nothing understood
             previous = history.last_system_acts(service)
-            return SystemPlan(service, talk.fallback(self.schemas, previous))
-        today = reference_date(self.backend, service)
-        return _Decision(service, schema, state, history, turn, today).plan()
+            finder = talk.lookup(schema, state, previous)
+            if finder is not None:  # "Which hotel?" not answered: look one up
+                return decision.find(finder)
+            return SystemPlan(service, talk.fallback(self.schemas, previous, schema))
+        return decision.plan()
 
 
 def after_call(turn: PolicyInput, schema: ServiceSchema, state: State) -> list[Action]:
@@ -156,10 +160,7 @@ class _Decision:
         did not give it (say, a restaurant's name when they want any Italian place)."""
         if not self.history.asked(self.service, slot):
             return None
-        return next(
-            (i for i in self.schema.intents if not i.is_transactional and slot in i.result_slots),
-            None,
-        )
+        return talk.finder(self.schema, slot)
 
     def about_found(self, finder: IntentSchema) -> SystemPlan | None:
         """What the user asks of the entities ``finder`` found and the system offered (its

@@ -9,6 +9,9 @@
   relax (an optional one the user set, else the last required one) — told apart from a failed
   transaction: ``NOTIFY_FAILURE`` and a REQUEST of a detail the user can change (a booking
   detail that is not the entity's identity), so an alternative is on offer.
+* Nothing understood in answer to a question for a detail a search finds ("Which hotel do
+  you want to stay at?"): the user does not know one (a name they knew they would have
+  said), so the search that finds it is made and its results offered (``lookup``).
 * A bare "no" to a confirmation: a REQUEST of every slot that was confirmed, with its
   confirmed value, so the user says what to change and the rest stays (SGD's users always say
   it with the "no", so imitation has nothing to learn); an answer naming one of them without
@@ -53,13 +56,58 @@ def greeting(schemas: Mapping[str, ServiceSchema]) -> Action:
     return act("GREETING", "intent", described, names)
 
 
-def fallback(schemas: Mapping[str, ServiceSchema], previous: Sequence[Action]) -> list[Action]:
-    """What to say when nothing was understood, mid-dialogue."""
-    questions = [a for a in previous if a.act in QUESTIONS]
+OPTIONS_LISTED = 10  # a question for a categorical slot with at most this many values lists them
+
+
+def fallback(
+    schemas: Mapping[str, ServiceSchema],
+    previous: Sequence[Action],
+    schema: ServiceSchema | None = None,
+) -> list[Action]:
+    """What to say when nothing was understood, mid-dialogue. A question for a categorical
+    slot of ``schema`` (not a yes/no or a number) is asked again with its possible values, so
+    the user learns what the service knows ("I'd like sushi": Japanese)."""
+    questions = [_with_options(a, schema) for a in previous if a.act in QUESTIONS]
     if questions:
         return [act("FALLBACK"), *questions]
     described, names = capabilities(schemas)
     return [act("FALLBACK", "intent", described, names)]
+
+
+def finder(schema: ServiceSchema, slot: str) -> IntentSchema | None:
+    """The service's first search intent that returns ``slot`` (a hotel's name)."""
+    return next(
+        (i for i in schema.intents if not i.is_transactional and slot in i.result_slots), None
+    )
+
+
+def lookup(schema: ServiceSchema, state: State, previous: Sequence[Action]) -> IntentSchema | None:
+    """When nothing was understood in answer to ``previous``: the search to make instead of
+    asking again, if the question was for a required slot of the active transaction that a
+    search finds and the user has not given ("Which hotel?" answered "something cheap",
+    "I don't know"); else None."""
+    intent = schema.intent(state.active_intent)
+    if intent is None or not intent.is_transactional:
+        return None
+    asked = [
+        a.slot
+        for a in previous
+        if a.act == "REQUEST"
+        and a.slot in intent.required_slots
+        and a.slot not in state.slot_values
+    ]
+    return next((f for s in asked if (f := finder(schema, s)) is not None), None)
+
+
+def _with_options(question: Action, schema: ServiceSchema | None) -> Action:
+    if schema is None or question.act != "REQUEST" or question.values:
+        return question
+    slot = schema.slot(question.slot)
+    if slot is None or not slot.is_categorical or len(slot.possible_values) > OPTIONS_LISTED:
+        return question
+    if slot_roles(schema)[slot.name].value_type != "text":  # a yes/no, a number
+        return question
+    return act("REQUEST", slot.name, list(slot.possible_values))
 
 
 def opening(turn: PolicyInput, schemas: Mapping[str, ServiceSchema]) -> list[Action]:

@@ -59,11 +59,17 @@ class LearnedPolicy:
             service = addressed_service(turn.user_acts, service, turn.context.state)
         if service is None or service not in self.schemas:
             return SystemPlan(service or next(iter(self.schemas)), talk.opening(turn, self.schemas))
+        schema = self.schemas[service]
+        today = reference_date(self.backend, service)
         if turn.service_call is None and not turn.user_acts:  # nothing understood
             previous = turn.context.history.last_system_acts(service)
-            return SystemPlan(service, talk.fallback(self.schemas, previous))
-        today = reference_date(self.backend, service)
-        return decide(turn, service, self.schemas[service], self.model, today)
+            state = turn.context.state.get(service)
+            if state is not None and talk.lookup(schema, state, previous) is not None:
+                call = make_call(Situation.of(turn, service, schema), turn, today)
+                if call is not None:  # "Which hotel?" not answered: look one up
+                    return SystemPlan(service, service_call=call)
+            return SystemPlan(service, talk.fallback(self.schemas, previous, schema))
+        return decide(turn, service, schema, self.model, today)
 
 
 def scores(situation: Situation, model: PolicyModel) -> dict[Candidate, float]:
@@ -225,10 +231,7 @@ def finder(s: Situation) -> IntentSchema | None:
     missing = s.missing()
     if not missing or not s.history.asked(s.service, missing[0]):
         return None
-    return next(
-        (i for i in s.schema.intents if not i.is_transactional and missing[0] in i.result_slots),
-        None,
-    )
+    return talk.finder(s.schema, missing[0])
 
 
 def make_call(s: Situation, turn: PolicyInput, today: date) -> ServiceCall | None:
