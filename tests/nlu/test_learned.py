@@ -245,6 +245,11 @@ def test_amounts_and_clock_times_are_one_token_and_stems_say_a_value() -> None:
     assert reading.mention("Museum", turn, numbers, lowered) == ("exact", 1)
     assert reading.mention("Museum Tours", turn, numbers, lowered)[0] != "exact"
     assert reading.value_class("$1,630.50") == "money"
+    # a plural in "-ies" says its singular in "-y"; "movies" is not "movy"
+    plural = reading.value_turn("any comedies or movies showing?", [], {})
+    numbers, lowered = reading.value_numbers(plural), reading.normalised(plural.text)
+    assert reading.mention("Comedy", plural, numbers, lowered) == ("exact", 1)
+    assert reading.mention("Movie", plural, numbers, lowered) == ("exact", 3)
 
 
 def test_spans_are_scored_by_parts_as_whole_rows() -> None:

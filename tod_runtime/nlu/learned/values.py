@@ -193,11 +193,23 @@ class ValueTurn:
         return tuple(stem(t.lower) for t in self.tokens)
 
     @cached_property
+    def singulars(self) -> tuple[str, ...]:
+        """The stem of every token, a plural in "-ies" as its singular in "-y" ("comedies"
+        says "Comedy"; ``stem`` keeps "comedie", as "movies" must stay "movie")."""
+        return tuple(
+            t.lower[:-3] + "y" if len(t.lower) > 4 and t.lower.endswith("ies") else s
+            for t, s in zip(self.tokens, self.stems, strict=True)
+        )
+
+    @cached_property
     def stem_starts(self) -> dict[str, list[int]]:
-        """The stem of each token -> the indices of the tokens with it, in order."""
+        """The stem of each token, and its singular -> the indices of the tokens with it, in
+        order."""
         starts: dict[str, list[int]] = {}
-        for n, s in enumerate(self.stems):
+        for n, (s, one) in enumerate(zip(self.stems, self.singulars, strict=True)):
             starts.setdefault(s, []).append(n)
+            if one != s:
+                starts.setdefault(one, []).append(n)
         return starts
 
     @cached_property
@@ -466,8 +478,9 @@ def mention(value: str, turn: ValueTurn, numbers: set[str], lowered: str) -> tup
     if form.exact.search(lowered):
         return "exact", at
     value_stems, said = form.stems, turn.stems
+    k = len(value_stems)
     for n in turn.stem_starts.get(value_stems[0], ()):
-        if said[n : n + len(value_stems)] == value_stems:  # "museums" says "Museum"
+        if value_stems in (said[n : n + k], turn.singulars[n : n + k]):  # "museums": "Museum"
             return "exact", n
     if norm.isdigit():
         if norm not in numbers:
