@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from tod_runtime.backends.mock import MockBackend
-from tod_runtime.backends.recorded import RecordedBackend
+from tod_runtime.backends.recorded import TURN_RECORDINGS, RecordedBackend
 from tod_runtime.backends.sgd_tables import SGDTablesBackend, parse_sgd_source, record_key
 from tod_runtime.config import embedded_services_dir
 from tod_runtime.dialogue import ServiceCall
@@ -61,6 +61,25 @@ async def test_a_recording_wraps_any_backend() -> None:
     other = ServiceCall(method="FindRestaurants", parameters={"city": "Austin"})
     assert await backend.call("Restaurants", other) == await inner.call("Restaurants", other)
     assert backend.service_dirs() == inner.service_dirs()
+
+
+async def test_a_call_the_replayed_turn_recorded_gets_that_turns_results() -> None:
+    """The same call recorded in two dialogues with other results (each SGD dialogue has its
+    own alarms): while a turn is replayed, its own recording answers; else the first."""
+    inner = MockBackend(embedded_services_dir())
+    call = ServiceCall(method="FindRestaurants", parameters={"city": "Atlantis"})
+    key = record_key("Restaurants", call)
+    backend = RecordedBackend({key: [{"city": "Atlantis", "restaurant_name": "First"}]}, inner)
+    token = TURN_RECORDINGS.set({key: [{"city": "Atlantis", "restaurant_name": "Own"}]})
+    try:
+        assert await backend.call("Restaurants", call) == [
+            {"city": "Atlantis", "restaurant_name": "Own"}
+        ]
+        TURN_RECORDINGS.set({key: []})  # the turn recorded no results
+        assert await backend.call("Restaurants", call) == []
+    finally:
+        TURN_RECORDINGS.reset(token)
+    assert (await backend.call("Restaurants", call))[0]["restaurant_name"] == "First"
 
 
 async def test_the_real_dev_split(sgd_zip: Path) -> None:

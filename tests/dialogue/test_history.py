@@ -84,6 +84,23 @@ def test_the_last_search_counts_offers_since() -> None:
     assert History(TURNS[:3]).last_search(SERVICE) == (None, 0)
 
 
+def test_the_result_on_offer_is_the_one_the_offer_names() -> None:
+    """A search made again (another, with one more constraint) whose first result was offered
+    before: the first result not offered yet is the one to offer, and once offered it is the
+    one on offer (the place after it is the next to offer)."""
+    results = [{"cafe_name": "Bean There"}, {"cafe_name": "Grind"}, {"cafe_name": "Brew"}]
+    history = History(TURNS[:5])
+    assert history.first_unoffered(SERVICE, results) == 1  # Bean There was offered
+    assert history.first_unoffered(OTHER, results) == 0
+    again = searched(a("OFFER", "cafe_name", "Grind"), results=results)
+    frame, shown = History([*TURNS[:5], again]).last_search(SERVICE)
+    assert frame is again.frames[0] and shown == 2
+    history = History([*TURNS[:5], again, user(a("REQUEST_ALTS"))])
+    assert history.first_unoffered(SERVICE, results) == 2
+    everything = History([*TURNS[:6], system(a("OFFER", "cafe_name", "Brew"))])
+    assert everything.first_unoffered(SERVICE, results) == 0  # all offered: the first again
+
+
 def test_the_last_success_of_a_method() -> None:
     history = History(TURNS)
     assert history.last_success(SERVICE, "ReserveCafe") == (

@@ -1,9 +1,16 @@
 """The recorded-results backend for replay: a call that matches one recorded in the dialogues
 being replayed gets the recorded results; any other call goes to the backend it wraps (the
-split's own tables for SGD data, or the services a chat was recorded against)."""
+split's own tables for SGD data, or the services a chat was recorded against).
+
+A call equal to one the system turn being replayed recorded gets that turn's results
+(``TURN_RECORDINGS``, set by the replay engine around each system step): the same call in
+other dialogues recorded other results (each SGD dialogue has its own alarms, balances and
+flights), and the turn's annotated acts name its own. Any other matching call gets the first
+recording in the split."""
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from datetime import date
 from pathlib import Path
 
@@ -11,6 +18,9 @@ from tod_runtime.backends.base import Backend, ReferenceDates, ServiceFolders, k
 from tod_runtime.backends.sgd_tables import Recordings, SGDTablesBackend, record_key
 from tod_runtime.dialogue.models import ServiceCall
 from tod_runtime.schema.loader import Schemas
+
+# the recorded calls of the system turn being replayed, with their results (per asyncio task)
+TURN_RECORDINGS: ContextVar[Recordings | None] = ContextVar("turn_recordings", default=None)
 
 
 class RecordedBackend:
@@ -36,7 +46,9 @@ class RecordedBackend:
         return inner.reference_date(service) if isinstance(inner, ReferenceDates) else None
 
     async def call(self, service: str, call: ServiceCall) -> list[dict[str, str]]:
-        recorded = self.recordings.get(record_key(service, call))
+        key = record_key(service, call)
+        now = TURN_RECORDINGS.get()
+        recorded = now[key] if now is not None and key in now else self.recordings.get(key)
         if recorded is not None:
             known_intent(self.schemas(), service, call.method)
             return [dict(row) for row in recorded]

@@ -28,6 +28,7 @@ class History(Sequence[Turn]):
         self._confirmed: dict[tuple[str, str], list[str]] = {}
         self._asked: set[tuple[str, str]] = set()
         self._search: dict[str, tuple[Frame, int]] = {}
+        self._entities: dict[str, list[dict[str, str]]] = {}  # service -> entities offered
         self._calls: dict[tuple[str, str], Frame] = {}
         self._told: dict[str, dict[str, tuple[Rank, list[str]]]] = {}
         self._canonical: dict[tuple[str, str], tuple[Rank, str]] = {}
@@ -95,13 +96,18 @@ class History(Sequence[Turn]):
             if act.act == "REQUEST" and act.slot:
                 self._asked.add((service, act.slot))
         offered = any(a.act == "OFFER" for a in actions)
+        entity = _offered_entity(offers)
         if frame.service_call is not None:
             self._calls[(service, frame.service_call.method)] = frame
         if frame.service_call is not None and frame.service_results is not None:
-            self._search[service] = (frame, int(offered))
+            at = _named(entity, frame.service_results) if entity else -1
+            self._search[service] = (frame, at + 1 if at >= 0 else int(offered))
         elif offered and service in self._search:
             search, shown = self._search[service]
-            self._search[service] = (search, shown + 1)
+            at = _named(entity, search.service_results or [], shown) if entity else -1
+            self._search[service] = (search, at + 1 if at >= 0 else shown + 1)
+        if entity:
+            self._entities.setdefault(service, []).append(entity)
         if offers and service in self._search:
             call = self._search[service][0].service_call
             if call is not None:
@@ -163,9 +169,22 @@ class History(Sequence[Turn]):
         return list(best[1]) if best else []
 
     def last_search(self, service: str) -> tuple[Frame | None, int]:
-        """The newest system frame of ``service`` holding a call and its results, and how many
-        system turns since then offered an entity (the index of the next one to offer)."""
+        """The newest system frame of ``service`` holding a call and its results, and the
+        place after the result on offer (the one the last offer named, else one more for each
+        system turn since the call that offered an entity): the index of the next to offer."""
         return self._search.get(service, (None, 0))
+
+    def first_unoffered(self, service: str, results: Sequence[dict[str, str]]) -> int:
+        """The index of the first of ``results`` that no offer in ``service`` named earlier in
+        the dialogue (0 when every one was): a search made again, the user asking for another
+        with one more constraint, offers a new one. SGD's systems do: of train's offers after a
+        call whose first result had been offered before, 617 of 642 name the first result not
+        offered yet, none the first result (every other file)."""
+        entities = self._entities.get(service, [])
+        for index, result in enumerate(results):
+            if not any(_names(entity, result) for entity in entities):
+                return index
+        return 0
 
     def last_success(
         self, service: str, method: str
@@ -190,6 +209,30 @@ class History(Sequence[Turn]):
             if found is not None and (best is None or found[0] > best[0]):
                 best = found
         return best[1] if best else None
+
+
+def _offered_entity(offers: Sequence[Action]) -> dict[str, str]:
+    """The values an offer names, by slot (canonical, lower-cased)."""
+    out = {}
+    for a in offers:
+        values = a.canonical_values or a.values
+        if values and a.slot != "intent":
+            out[a.slot] = values[0].strip().lower()
+    return out
+
+
+def _names(entity: dict[str, str], result: dict[str, str]) -> bool:
+    """Whether an offer's values name ``result``: every offered slot it holds has the offered
+    value, and it holds one."""
+    held = [slot for slot in entity if slot in result]
+    return bool(held) and all(result[s].strip().lower() == entity[s] for s in held)
+
+
+def _named(entity: dict[str, str], results: Sequence[dict[str, str]], start: int = 0) -> int:
+    """The index of the first of ``results`` from ``start`` the offer names, else of the first
+    before it, else -1."""
+    order = [*range(start, len(results)), *range(min(start, len(results)))]
+    return next((i for i in order if _names(entity, results[i])), -1)
 
 
 def _about_no_service(action: Action) -> bool:

@@ -73,7 +73,8 @@ def after_call(turn: PolicyInput, schema: ServiceSchema, state: State) -> list[A
             return [act("NOTIFY_FAILURE")]
         previous = turn.context.history.last_system_acts(schema.service_name)
         return talk.no_results(intent, state, previous)
-    return [*offer(results[0], schema, state), act("INFORM_COUNT", "count", [str(len(results))])]
+    fresh = results[turn.context.history.first_unoffered(schema.service_name, results)]
+    return [*offer(fresh, schema, state), act("INFORM_COUNT", "count", [str(len(results))])]
 
 
 def inform(entity: dict[str, str], slots: Sequence[str]) -> list[Action]:

@@ -21,6 +21,8 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, Field
 
+from tod_runtime.backends.recorded import TURN_RECORDINGS
+from tod_runtime.backends.sgd_tables import Recordings, record_key
 from tod_runtime.dialogue.context import DialogueState, TurnContext, UserActs
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import Action, Dialogue, State, Turn
@@ -106,6 +108,17 @@ def state_diff(gold: State, pred: State | None, *, exact: bool = False) -> list[
 
 def _acts_text(actions: list[Action]) -> str:
     return "[" + ", ".join(str(a) for a in actions) + "]"
+
+
+def _turn_recordings(turn: Turn) -> Recordings:
+    """The calls a recorded system turn made, with their results."""
+    return {
+        record_key(frame.service, frame.service_call): [
+            dict(r) for r in frame.service_results or []
+        ]
+        for frame in turn.frames
+        if frame.service_call is not None
+    }
 
 
 def _recorded_step(turn: Turn) -> SystemStep:
@@ -280,7 +293,11 @@ class _DialogueRun:
         user, last_user = self.user, self.last_user
         if last_user is not None and user is not None and turn.frames:
             context = TurnContext(self.schemas, self.recorded, dict(self.gold_state))
-            system = await self.pipeline.system_step(self.sid, context, _gold_acts(last_user))
+            token = TURN_RECORDINGS.set(_turn_recordings(turn))
+            try:
+                system = await self.pipeline.system_step(self.sid, context, _gold_acts(last_user))
+            finally:
+                TURN_RECORDINGS.reset(token)
             self.replayer.score_system(index, turn, system, self.result)
             await self.pipeline.turn_finished(self.sid, TurnResult.of(self.sid, user, system))
         await self.replayer.realise(turn, self.result)

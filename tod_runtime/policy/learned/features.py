@@ -17,6 +17,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from tod_runtime.dialogue.context import PolicyInput
 from tod_runtime.dialogue.history import History
@@ -124,11 +125,19 @@ class Situation:
 
     # ------------------------------------------------------------ entities
 
+    @cached_property
+    def fresh(self) -> int:
+        """The result a search's second pass offers: the first no offer named before (a
+        transaction's: its first)."""
+        if self.transactional_call or not self.results:
+            return 0
+        return self.history.first_unoffered(self.service, self.results)
+
     def entity(self) -> dict[str, str] | None:
-        """The entity the turn is about: the call's first result (second pass), else the one
-        on offer, else a booked one."""
+        """The entity the turn is about: the call's first result not offered before (second
+        pass), else the one on offer, else a booked one."""
         if self.second:
-            return self.results[0] if self.results else None
+            return self.results[self.fresh] if self.results else None
         if 0 < self.shown <= len(self.results):
             return self.results[self.shown - 1]
         if self.intent is not None:
@@ -138,9 +147,10 @@ class Situation:
         return None
 
     def next_entity(self) -> dict[str, str] | None:
-        """The entity an offer would name: the call's first result, else the next one."""
+        """The entity an offer would name: the call's first result not offered before, else
+        the next one."""
         if self.second:
-            return self.results[0] if self.results else None
+            return self.results[self.fresh] if self.results else None
         if self.shown < len(self.results):
             return self.results[self.shown]
         return None
