@@ -5,7 +5,7 @@ from __future__ import annotations
 from stage_helpers import SERVICE, a, schemas, system
 
 from tod_runtime.dialogue.context import PolicyInput, SystemPlan, TurnContext
-from tod_runtime.dialogue.models import ServiceCall, State, Turn
+from tod_runtime.dialogue.models import Frame, ServiceCall, State, Turn
 from tod_runtime.nlg.template import TemplateGenerator
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.policy.learned.policy import LearnedPolicy
@@ -155,6 +155,28 @@ async def test_a_question_for_a_name_not_understood_looks_one_up_in_both_policie
         plan = await policy.decide(PolicyInput(unknown, {}, SERVICE))
         assert plan.service_call is None
         assert kinds(plan)[0] in ("FALLBACK()", "REQUEST(city)")
+        # the user goes on with what the lookup found ("ok, book it"): the booking is confirmed
+        found = [{"cafe_name": "Grind", "city": "Oslo"}, {"cafe_name": "Brew", "city": "Oslo"}]
+        call = ServiceCall(method="FindCafes", parameters={"city": "Oslo"})
+        offered = Turn(
+            speaker="SYSTEM",
+            utterance="How about Grind?",
+            frames=[
+                Frame(
+                    service=SERVICE,
+                    actions=[a("OFFER", "cafe_name", "Grind"), a("INFORM_COUNT", "count", "2")],
+                    service_call=call,
+                    service_results=found,
+                )
+            ],
+        )
+        chosen = State(
+            active_intent="ReserveCafe",
+            slot_values={"city": ["Oslo"], "time": ["17:00"], "cafe_name": ["Grind"]},
+        )
+        going = TurnContext(POLICY.schemas, [asked, offered], {SERVICE: chosen})
+        plan = await policy.decide(PolicyInput(going, {SERVICE: [a("SELECT")]}, SERVICE))
+        assert {"CONFIRM(cafe_name)", "CONFIRM(time)"} <= set(kinds(plan))
         # a question for a detail no search finds is asked again, as before
         timed = TurnContext(POLICY.schemas, [system(a("REQUEST", "time"))], {SERVICE: nowhere})
         plan = await policy.decide(PolicyInput(timed, {}, SERVICE))

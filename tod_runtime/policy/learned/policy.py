@@ -88,6 +88,11 @@ def decide(
     more = None if s.second else talk.what_else(s.user, s.previous, turn.context.schemas)
     if more is not None:  # "yes" to "anything else?": what, then?
         return SystemPlan(service, more)
+    if _takes_lookup(s):  # "ok, book it" to what a lookup found: confirm (not in SGD)
+        assert s.intent is not None
+        slots = [*s.intent.required_slots, *s.defaults()]
+        confirm = [_confirm(s, slot, turn, today) for slot in dict.fromkeys(slots)]
+        return SystemPlan(service, [a for a in confirm if a is not None])
     if s.second and not s.results and s.intent is not None:  # say why, and offer a way on
         called = schema.intent(turn.service_call.method) if turn.service_call else None
         if called is not None and called.is_transactional:
@@ -224,6 +229,28 @@ def _confirm_call(s: Situation, chosen: list[Candidate]) -> list[Candidate]:
         return []
     known = [x for x in slots if x in s.state.slot_values or x in s.defaults()]
     return [("CONFIRM", x) for x in known if ("CONFIRM", x) not in chosen]
+
+
+def _takes_lookup(s: Situation) -> bool:
+    """Whether the user goes on with the entity a lookup offered (``talk.lookup``: the search
+    made because they did not name what the transaction needs): the transaction lacks
+    nothing, the last system turn offered that search's results, and they select or agree.
+    SGD's users switch to the search instead (no such turn in train), so imitation answered
+    "Is there anything else I can help you with?"."""
+    intent, search = s.intent, s.search
+    if s.second or intent is None or not intent.is_transactional or s.missing():
+        return False
+    if not s.user or {a.act for a in s.user} - {"SELECT", "AFFIRM"}:
+        return False
+    if search is None or search.service_call is None:
+        return False
+    searched = s.schema.intent(search.service_call.method)
+    return (
+        searched is not None
+        and not searched.is_transactional
+        and any(a.act == "OFFER" for a in s.previous)
+        and any(slot in searched.result_slots for slot in intent.required_slots)
+    )
 
 
 def finder(s: Situation) -> IntentSchema | None:
