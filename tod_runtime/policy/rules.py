@@ -6,12 +6,11 @@ do); a search without results told apart from a refused transaction, each with a
 
 Ask for the active intent's missing required slots (and when the user, asked once, still does
 not give one that a search intent returns, such as a restaurant's name, run that search
-instead); search when they are known and offer the
-results one by one (INFORM_COUNT with the first; a search made again starts from the first result
-not offered before); confirm a transaction's slots and optional
-defaults before calling it, then NOTIFY_SUCCESS or NOTIFY_FAILURE; answer requests from the
-entity on offer; after a chosen search result, offer the service's transactional intent;
-REQ_MORE when a task is done and GOODBYE when the user is.
+instead); search when they are known and offer the results one by one (INFORM_COUNT with the
+first; a search made again starts from the first result not offered before); confirm a
+transaction's slots and optional defaults before calling it, then NOTIFY_SUCCESS or
+NOTIFY_FAILURE; answer requests from the entity on offer; after a chosen search result, offer
+the service's transactional intent; REQ_MORE when a task is done and GOODBYE when the user is.
 """
 
 from __future__ import annotations

@@ -113,9 +113,7 @@ def _acts_text(actions: list[Action]) -> str:
 def _turn_recordings(turn: Turn) -> Recordings:
     """The calls a recorded system turn made, with their results."""
     return {
-        record_key(frame.service, frame.service_call): [
-            dict(r) for r in frame.service_results or []
-        ]
+        record_key(frame.service, frame.service_call): list(frame.service_results or [])
         for frame in turn.frames
         if frame.service_call is not None
     }
