@@ -10,7 +10,7 @@ from tod_runtime.nlg.template import TemplateGenerator
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.policy.learned.policy import LearnedPolicy
 from tod_runtime.policy.rules import RulesPolicy
-from tod_runtime.policy.talk import OPTIONS_LISTED, fallback
+from tod_runtime.policy.talk import OPTIONS_LISTED, offering_options, with_options
 
 CTX = ComponentContext(schemas=schemas(), backend=None)  # type: ignore[arg-type]
 POLICY = RulesPolicy(CTX)
@@ -183,30 +183,35 @@ async def test_a_question_for_a_name_not_understood_looks_one_up_in_both_policie
         assert kinds(plan) == ["FALLBACK()", "REQUEST(time)"]
 
 
-async def test_a_question_for_a_categorical_slot_not_understood_lists_its_values() -> None:
-    """The question asked again after "Sorry, I did not get that" proposes a categorical
-    slot's possible values ("I'd like sushi": the cuisines the service knows); not for a
-    yes/no or a number, nor for a slot with more values than are listed."""
+async def test_after_sorry_or_nothing_found_a_question_proposes_the_values_known() -> None:
+    """The question asked after "Sorry, I did not get that" or "I found nothing" proposes the
+    values the service knows of its slot ("I'd like sushi": the cuisines; a city with no
+    cinema: the cities with one): a categorical slot's possible values, else the backend's;
+    not for a yes/no or a number, nor for more values than are listed, nor a turn asking
+    two questions, nor any other turn."""
     cafes = schemas()[SERVICE]
-    slots = [
-        s.model_copy(update={"is_categorical": True, "possible_values": ["Oslo", "Bergen"]})
-        if s.name == "city"
-        else s
-        for s in cafes.slots
-    ]
-    schema = cafes.model_copy(update={"slots": slots})
-    asked = [a("REQUEST", "city")]
-    assert [(x.act, x.slot, x.values) for x in fallback({SERVICE: schema}, asked, schema)] == [
+    sorry = [a("FALLBACK"), a("REQUEST", "city")]
+    known = {"city": ["Oslo", "Bergen"]}
+    assert [(x.act, x.slot, x.values) for x in with_options(sorry, cafes, known)] == [
         ("FALLBACK", "", []),
         ("REQUEST", "city", ["Oslo", "Bergen"]),
     ]
-    for slot in ("has_wifi", "party_size"):  # a yes/no, a number: asked as before
-        again = fallback({SERVICE: schema}, [a("REQUEST", slot)], schema)
-        assert again[1].values == []
-    many = [f"Town {n}" for n in range(OPTIONS_LISTED + 1)]
-    crowded = [
-        s.model_copy(update={"possible_values": many}) if s.name == "city" else s for s in slots
-    ]
-    big = cafes.model_copy(update={"slots": crowded})
-    assert fallback({SERVICE: big}, asked, big)[1].values == []
-    assert fallback({SERVICE: schema}, asked)[1].values == []  # no schema given: as asked
+    nothing = [a("INFORM_COUNT", "count", "0"), a("REQUEST", "city")]
+    assert with_options(nothing, cafes, known)[1].values == ["Oslo", "Bergen"]
+    for slot in ("has_wifi", "party_size"):  # a yes/no, a number (categorical): as asked
+        assert with_options([a("FALLBACK"), a("REQUEST", slot)], cafes, {})[1].values == []
+    many = {"city": [f"Town {n}" for n in range(OPTIONS_LISTED + 1)]}
+    assert with_options(sorry, cafes, many)[1].values == []
+    two = [a("FALLBACK"), a("REQUEST", "city"), a("REQUEST", "cafe_name")]
+    assert all(not x.values for x in with_options(two, cafes, known))  # not "what to change"
+    assert with_options([a("REQUEST", "city")], cafes, known)[0].values == []  # first asked
+
+    class Known:
+        async def entity_values(self, service: str) -> dict[str, list[str]]:
+            return known
+
+    plan = SystemPlan(SERVICE, sorry)
+    offered = await offering_options(plan, {SERVICE: cafes}, Known())  # type: ignore[arg-type]
+    assert offered.actions[1].values == ["Oslo", "Bergen"]
+    text = NLG.realise(SERVICE, offered.actions)
+    assert text.startswith("Sorry, I did not get that.") and "Oslo or Bergen" in text

@@ -38,6 +38,10 @@ class RulesPolicy:
         self.backend: Backend = ctx.backend
 
     async def decide(self, turn: PolicyInput) -> SystemPlan:
+        plan = await self._plan(turn)
+        return await talk.offering_options(plan, self.schemas, self.backend)
+
+    async def _plan(self, turn: PolicyInput) -> SystemPlan:
         service = turn.active_service  # the second pass stays where the call was made
         if turn.service_call is None:
             service = addressed_service(turn.user_acts, service, turn.context.state)
@@ -55,7 +59,7 @@ class RulesPolicy:
             finder = talk.lookup(schema, state, previous)
             if finder is not None:  # "Which hotel?" not answered: look one up
                 return decision.find(finder)
-            return SystemPlan(service, talk.fallback(self.schemas, previous, schema))
+            return SystemPlan(service, talk.fallback(self.schemas, previous))
         return decision.plan()
 
 

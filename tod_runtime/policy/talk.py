@@ -21,8 +21,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
-from tod_runtime.dialogue.context import PolicyInput
+from tod_runtime.backends.base import Backend
+from tod_runtime.dialogue.context import PolicyInput, SystemPlan
 from tod_runtime.dialogue.models import (
     DONTCARE,
     Action,
@@ -56,18 +58,14 @@ def greeting(schemas: Mapping[str, ServiceSchema]) -> Action:
     return act("GREETING", "intent", described, names)
 
 
-OPTIONS_LISTED = 10  # a question for a categorical slot with at most this many values lists them
+OPTIONS_LISTED = (
+    10  # a question for a slot the service knows at most this many values of lists them
+)
 
 
-def fallback(
-    schemas: Mapping[str, ServiceSchema],
-    previous: Sequence[Action],
-    schema: ServiceSchema | None = None,
-) -> list[Action]:
-    """What to say when nothing was understood, mid-dialogue. A question for a categorical
-    slot of ``schema`` (not a yes/no or a number) is asked again with its possible values, so
-    the user learns what the service knows ("I'd like sushi": Japanese)."""
-    questions = [_with_options(a, schema) for a in previous if a.act in QUESTIONS]
+def fallback(schemas: Mapping[str, ServiceSchema], previous: Sequence[Action]) -> list[Action]:
+    """What to say when nothing was understood, mid-dialogue."""
+    questions = [a for a in previous if a.act in QUESTIONS]
     if questions:
         return [act("FALLBACK"), *questions]
     described, names = capabilities(schemas)
@@ -99,15 +97,48 @@ def lookup(schema: ServiceSchema, state: State, previous: Sequence[Action]) -> I
     return next((f for s in asked if (f := finder(schema, s)) is not None), None)
 
 
-def _with_options(question: Action, schema: ServiceSchema | None) -> Action:
-    if schema is None or question.act != "REQUEST" or question.values:
+def needs_options(actions: Sequence[Action]) -> bool:
+    """Whether the turn says it did not understand or found nothing and asks one question:
+    the one turn where the values a service knows are worth listing (``with_options``)."""
+    said = any(a.act == "FALLBACK" and not a.slot for a in actions) or found_nothing(actions)
+    return said and len([a for a in actions if a.act == "REQUEST"]) == 1
+
+
+def with_options(
+    actions: Sequence[Action], schema: ServiceSchema, known: Mapping[str, Sequence[str]]
+) -> list[Action]:
+    """The turn's question proposing the values the service knows of its slot (a categorical
+    slot's possible values, else its backend's values; not a yes/no, a number, a date or a
+    time, and only when there are at most ``OPTIONS_LISTED``), when ``needs_options``: after
+    "Sorry, I did not get that" or "I found nothing" the user learns what the service knows
+    ("I'd like sushi": Japanese; a city with no cinema: the cities with one)."""
+    if not needs_options(actions):
+        return list(actions)
+    return [_with_options(a, schema, known) for a in actions]
+
+
+async def offering_options(
+    plan: SystemPlan, schemas: Mapping[str, ServiceSchema], backend: Backend | None
+) -> SystemPlan:
+    """``plan`` with its question proposing the values the service knows (``with_options``),
+    the backend asked only for a turn that needs them."""
+    schema = schemas.get(plan.service)
+    if schema is None or not needs_options(plan.actions):
+        return plan
+    known = await backend.entity_values(plan.service) if backend is not None else {}
+    return replace(plan, actions=with_options(plan.actions, schema, known))
+
+
+def _with_options(
+    question: Action, schema: ServiceSchema, known: Mapping[str, Sequence[str]]
+) -> Action:
+    slot = schema.slot(question.slot) if question.act == "REQUEST" else None
+    if slot is None or question.values or slot_roles(schema)[slot.name].value_type != "text":
         return question
-    slot = schema.slot(question.slot)
-    if slot is None or not slot.is_categorical or len(slot.possible_values) > OPTIONS_LISTED:
+    values = list(slot.possible_values) if slot.is_categorical else list(known.get(slot.name, ()))
+    if not 1 < len(values) <= OPTIONS_LISTED:
         return question
-    if slot_roles(schema)[slot.name].value_type != "text":  # a yes/no, a number
-        return question
-    return act("REQUEST", slot.name, list(slot.possible_values))
+    return act("REQUEST", slot.name, values)
 
 
 def opening(turn: PolicyInput, schemas: Mapping[str, ServiceSchema]) -> list[Action]:

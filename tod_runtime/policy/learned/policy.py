@@ -54,6 +54,10 @@ class LearnedPolicy:
         self.model = model or load_model(ctx.options.get("model") if ctx.options else None)
 
     async def decide(self, turn: PolicyInput) -> SystemPlan:
+        plan = await self._plan(turn)
+        return await talk.offering_options(plan, self.schemas, self.backend)
+
+    async def _plan(self, turn: PolicyInput) -> SystemPlan:
         service = turn.active_service  # the second pass stays where the call was made
         if turn.service_call is None:
             service = addressed_service(turn.user_acts, service, turn.context.state)
@@ -68,7 +72,7 @@ class LearnedPolicy:
                 call = make_call(Situation.of(turn, service, schema), turn, today)
                 if call is not None:  # "Which hotel?" not answered: look one up
                     return SystemPlan(service, service_call=call)
-            return SystemPlan(service, talk.fallback(self.schemas, previous, schema))
+            return SystemPlan(service, talk.fallback(self.schemas, previous))
         return decide(turn, service, schema, self.model, today)
 
 
