@@ -58,9 +58,8 @@ def greeting(schemas: Mapping[str, ServiceSchema]) -> Action:
     return act("GREETING", "intent", described, names)
 
 
-OPTIONS_LISTED = (
-    10  # a question for a slot the service knows at most this many values of lists them
-)
+# a question for a slot the service knows at most this many values of lists them
+OPTIONS_LISTED = 10
 
 
 def fallback(schemas: Mapping[str, ServiceSchema], previous: Sequence[Action]) -> list[Action]:
