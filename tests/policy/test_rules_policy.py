@@ -145,6 +145,21 @@ def test_an_offer_names_what_the_search_found_even_when_no_transaction_needs_it(
     assert offered == ["cafe_name", "phone"]
 
 
+def test_an_offer_names_the_entity_the_user_left_open() -> None:
+    """ "Any cafe": the name a booking needs was left open, and the offer says it first (it
+    offered only the other details before), then what it said before."""
+    from tod_runtime.policy.rules import offer
+
+    schema = schemas()[SERVICE]
+    entity = {"city": "Oslo", "cafe_name": "Grind", "has_wifi": "True", "phone": "1"}
+    state = State(
+        active_intent="ReserveCafe", slot_values={"city": ["Oslo"], "cafe_name": ["dontcare"]}
+    )
+    assert [x.slot for x in offer(entity, schema, state)][0] == "cafe_name"
+    state.slot_values["cafe_name"] = ["Grind"]
+    assert "cafe_name" not in [x.slot for x in offer(entity, schema, state)]
+
+
 async def test_what_a_name_was_looked_up_with_answers_questions_about_its_entities() -> None:
     """The transaction still lacks the name (the user never gave one) and the search that
     looked it up offered an entity: a question about it is answered and another one offered,

@@ -89,21 +89,18 @@ def offer(entity: dict[str, str], schema: ServiceSchema, state: State) -> list[A
     """OFFER the slots that identify the entity: what the search finds (its first result slot
     that is not one of its inputs: the restaurant's or the car's name), then those a
     transaction needs that the user has not given, else the first result slots the user has
-    not given."""
+    not given; a slot a transaction needs that the user left open ("any hotel") first, so the
+    entity is named."""
     found: list[str] = []
     if (search := schema.intent_map.get(state.active_intent)) is not None:
         inputs = {*search.required_slots, *search.optional_slots}
         found = [s for s in search.result_slots if s not in inputs][:1]
-    needed = [
-        s
-        for i in schema.intents
-        if i.is_transactional
-        for s in i.required_slots
-        if s in entity and s not in state.slot_values
-    ]
+    required = [s for i in schema.intents if i.is_transactional for s in i.required_slots]
+    needed = [s for s in required if s in entity and s not in state.slot_values]
+    left_open = [s for s in required if s in entity and state.slot_values.get(s) == [DONTCARE]]
     fresh = [s for s in entity if s not in state.slot_values]
     chosen = [s for s in found if s in entity and s not in state.slot_values]
-    slots = list(dict.fromkeys([*chosen, *(needed or fresh)]))[:MAX_OFFERED_SLOTS]
+    slots = list(dict.fromkeys([*left_open, *chosen, *(needed or fresh)]))[:MAX_OFFERED_SLOTS]
     return [act("OFFER", s, [entity[s]]) for s in slots]
 
 
