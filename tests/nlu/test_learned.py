@@ -49,7 +49,7 @@ from tod_runtime.nlu.learned.model import (
     train_logreg,
 )
 from tod_runtime.nlu.learned.nlu import LearnedNLU
-from tod_runtime.nlu.learned.reader import ValueReader, best_pairs, said_beside
+from tod_runtime.nlu.learned.reader import ValueReader, best_pairs, names_slots, said_beside
 from tod_runtime.nlu.learned.scorer import Scorer, view
 from tod_runtime.nlu.learned.values import (
     candidate_spans,
@@ -487,6 +487,24 @@ def test_a_value_said_beside_its_slots_words_is_read_at_the_lower_threshold() ->
     # from 0 up, every value said beside its slot's words is read, and nothing else is added
     assert read(pick=0.99, sure_pick=0.0) == {"star_rating=5"}
     assert read(sure_pick=shipped.threshold("pick")) == read()
+
+
+def test_words_of_the_slots_descriptions_alone_are_no_value() -> None:
+    """A question speaking of slots ("what's the name of the theater?") gives no value: a
+    span of nothing but the service's description words and function words is not read."""
+    movies = load_schema_file(embedded_services_dir() / "Movies" / "schema.json")[0]
+    views = slot_views(movies)
+    described = frozenset(w for v in views for w in v.description)
+    turn = reading.value_turn("what's the name of the theater? is it the Roxie?", [], {})
+    spoken = {turn.said(i, j) for i, j in reading.candidate_spans(turn.tokens)}
+    assert {"of the theater", "the theater", "theater", "Roxie"} <= spoken
+    named = {turn.said(i, j) for i, j in reading.candidate_spans(turn.tokens)
+             if names_slots(turn, i, j, described)}  # fmt: skip
+    assert {"of the theater", "the theater", "theater"} <= named
+    assert not {x for x in named if "Roxie" in x or "what" in x}
+    offered = [("OFFER", "movie_name", ["Quiet Rivers"]), ("INFORM_COUNT", "count", ["2"])]
+    question = reading.value_turn("what's the name of the theater?", offered, {})
+    assert ValueReader(load_model()).read_spans(question, views) == []  # was "of the theater"
 
 
 def test_spans_are_read_by_the_best_total_not_the_likeliest_pair_first() -> None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from tod_runtime.dialogue.models import DONTCARE
 from tod_runtime.nlu.learned.features import hashed
 from tod_runtime.nlu.learned.model import NLUModel, grouped_scores, probabilities, sigmoid
+from tod_runtime.nlu.learned.text import STOP
 from tod_runtime.nlu.learned.values import (
     SlotView,
     ValueTurn,
@@ -50,6 +51,15 @@ def said_beside(
         return False
     near = beside_stems(turn, at, at + len(normalised(value).split()))
     return not slot.description_set.isdisjoint(near)
+
+
+def names_slots(turn: ValueTurn, i: int, j: int, described: frozenset[str]) -> bool:
+    """Whether tokens ``i`` to ``j`` say nothing but words of the service's slot descriptions
+    (``described``, stems) and function words: "what's the name of the theater?" speaks of
+    slots, it gives no value."""
+    tokens = zip(turn.tokens[i:j], turn.stems[i:j], strict=True)
+    said = [(s in described, t.lower in STOP) for t, s in tokens if t.word]
+    return any(d for d, _ in said) and all(d or stop for d, stop in said)
 
 
 Pair = tuple[float, int, int, str]  # (span x assign probability, start, end, slot)
@@ -147,10 +157,11 @@ class ValueReader:
             return []
         types = [s.value_type for s in open_slots if s.name in turn.asked]
         spans = candidate_spans(turn.tokens)
+        described = frozenset(w for s in slots for w in s.description)
         scored = [
             (p, i, j)
             for (i, j), p in zip(spans, self.span_probabilities(turn, spans, types), strict=True)
-            if p >= self.thresholds["spans"]
+            if p >= self.thresholds["spans"] and not names_slots(turn, i, j, described)
         ]
         counts = Counter(s.value_type for s in open_slots)
         # every (span, slot) pair above the assign threshold, best (span x assign) first: a
