@@ -502,6 +502,8 @@ def test_words_of_the_slots_descriptions_alone_are_no_value() -> None:
              if names_slots(turn, i, j, described)}  # fmt: skip
     assert {"of the theater", "the theater", "theater"} <= named
     assert not {x for x in named if "Roxie" in x or "what" in x}
+    known = reading.value_turn("the theater", [], {"the theater": frozenset({"theater_name"})})
+    assert not names_slots(known, 0, 2, described)  # a value the service knows stays one
     offered = [("OFFER", "movie_name", ["Quiet Rivers"]), ("INFORM_COUNT", "count", ["2"])]
     question = reading.value_turn("what's the name of the theater?", offered, {})
     assert ValueReader(load_model()).read_spans(question, views) == []  # was "of the theater"

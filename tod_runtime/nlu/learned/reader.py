@@ -56,7 +56,10 @@ def said_beside(
 def names_slots(turn: ValueTurn, i: int, j: int, described: frozenset[str]) -> bool:
     """Whether tokens ``i`` to ``j`` say nothing but words of the service's slot descriptions
     (``described``, stems) and function words: "what's the name of the theater?" speaks of
-    slots, it gives no value."""
+    slots, it gives no value. A value the service knows is a value all the same (a cuisine
+    described "Type of food, e.g. Italian")."""
+    if turn.said_normalised(i, j) in turn.known:
+        return False
     tokens = zip(turn.tokens[i:j], turn.stems[i:j], strict=True)
     said = [(s in described, t.lower in STOP) for t, s in tokens if t.word]
     return any(d for d, _ in said) and all(d or stop for d, stop in said)
