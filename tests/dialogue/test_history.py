@@ -5,7 +5,8 @@ from __future__ import annotations
 from stage_helpers import SERVICE, a, system, user
 
 from tod_runtime.dialogue.history import History
-from tod_runtime.dialogue.models import Frame, ServiceCall, Turn, act
+from tod_runtime.dialogue.models import Frame, ServiceCall, State, Turn, act
+from tod_runtime.policy.history import entity_on_offer
 
 OTHER = "Buses_1"
 
@@ -99,6 +100,26 @@ def test_the_result_on_offer_is_the_one_the_offer_names() -> None:
     assert history.first_unoffered(SERVICE, results) == 2
     everything = History([*TURNS[:6], system(a("OFFER", "cafe_name", "Brew"))])
     assert everything.first_unoffered(SERVICE, results) == 0  # all offered: the first again
+
+
+def test_an_offer_that_lists_several_results_names_each() -> None:
+    """ "Bean There, Grind or Brew?" (one OFFER with three values, as SGD's film services
+    offer): each is on offer, the one the user then takes is the entity, the next to offer
+    comes after the last listed, and a search made again offers one not listed."""
+    results = [{"cafe_name": n} for n in ("Bean There", "Grind", "Brew", "Roast", "Drip")]
+    listing = a("OFFER", "cafe_name", "Bean There", "Grind", "Brew")
+    history = History([*TURNS[:3], searched(listing, results=results)])
+    assert history.on_offer(SERVICE) == [0, 1, 2]
+    assert history.last_search(SERVICE)[1] == 3
+    assert history.first_unoffered(SERVICE, results) == 3
+    nothing = State(active_intent="FindCafes", slot_values={"city": ["Oslo"]})
+    took = State(active_intent="FindCafes", slot_values={"cafe_name": ["grind"]})
+    assert entity_on_offer(history, SERVICE, nothing) == results[0]
+    assert entity_on_offer(history, SERVICE, took) == results[1]
+    more = History([*history, user(a("REQUEST_ALTS")), system(a("OFFER", "cafe_name", "Roast"))])
+    assert more.on_offer(SERVICE) == [3] and more.last_search(SERVICE)[1] == 4
+    assert entity_on_offer(more, SERVICE, took) == results[3]  # the newest offer's
+    assert entity_on_offer(History(TURNS[:3]), SERVICE, nothing) is None
 
 
 def test_the_last_success_of_a_method() -> None:

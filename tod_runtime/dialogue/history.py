@@ -28,6 +28,7 @@ class History(Sequence[Turn]):
         self._confirmed: dict[tuple[str, str], list[str]] = {}
         self._asked: set[tuple[str, str]] = set()
         self._search: dict[str, tuple[Frame, int]] = {}
+        self._on_offer: dict[str, list[int]] = {}  # service -> results the last offer named
         self._entities: dict[str, list[dict[str, str]]] = {}  # service -> entities offered
         self._calls: dict[tuple[str, str], Frame] = {}
         self._told: dict[str, dict[str, tuple[Rank, list[str]]]] = {}
@@ -96,24 +97,34 @@ class History(Sequence[Turn]):
             if act.act == "REQUEST" and act.slot:
                 self._asked.add((service, act.slot))
         offered = any(a.act == "OFFER" for a in actions)
-        entity = _offered_entity(offers)
+        entities = _offered_entities(offers)
         if frame.service_call is not None:
             self._calls[(service, frame.service_call.method)] = frame
         if frame.service_call is not None and frame.service_results is not None:
-            at = _named(entity, frame.service_results) if entity else -1
-            self._search[service] = (frame, at + 1 if at >= 0 else int(offered))
+            self._place(service, frame, entities, 0, offered)
         elif offered and service in self._search:
             search, shown = self._search[service]
-            at = _named(entity, search.service_results or [], shown) if entity else -1
-            self._search[service] = (search, at + 1 if at >= 0 else shown + 1)
-        if entity:
-            self._entities.setdefault(service, []).append(entity)
+            self._place(service, search, entities, shown, True)
+        self._entities.setdefault(service, []).extend(entities)
         if offers and service in self._search:
             call = self._search[service][0].service_call
             if call is not None:
                 self._offered.setdefault((service, call.method), set()).update(
                     a.slot for a in offers
                 )
+
+    def _place(
+        self, service: str, search: Frame, entities: list[dict[str, str]], shown: int, offered: bool
+    ) -> None:
+        """Index the results of ``search`` an offer named (``entities``, several when it
+        listed them), the next to offer after the last of them; an offer that names none
+        names the next result (``shown``)."""
+        results = search.service_results or []
+        named = [i for e in entities if (i := _named(e, results, shown)) >= 0]
+        if not named and offered:
+            named = [shown]
+        self._search[service] = (search, max(named) + 1 if named else shown)
+        self._on_offer[service] = named
 
     # ------------------------------------------------------------ what the system said
 
@@ -174,6 +185,11 @@ class History(Sequence[Turn]):
         system turn since the call that offered an entity): the index of the next to offer."""
         return self._search.get(service, (None, 0))
 
+    def on_offer(self, service: str) -> list[int]:
+        """The indexes of the last search's results the newest offer of them named: one, or
+        several when the offer listed them ("A, B or C"); empty before any offer."""
+        return list(self._on_offer.get(service, ()))
+
     def first_unoffered(self, service: str, results: Sequence[dict[str, str]]) -> int:
         """The index of the first of ``results`` that no offer in ``service`` named earlier in
         the dialogue (0 when every one was): a search made again, the user asking for another
@@ -211,13 +227,18 @@ class History(Sequence[Turn]):
         return best[1] if best else None
 
 
-def _offered_entity(offers: Sequence[Action]) -> dict[str, str]:
-    """The values an offer names, by slot (canonical, lower-cased)."""
-    out = {}
+def _offered_entities(offers: Sequence[Action]) -> list[dict[str, str]]:
+    """The entities an offer names, each as its values by slot (canonical, lower-cased): one,
+    or several when it lists values ("A, B or C": the i-th value of each slot names the i-th)."""
+    out: list[dict[str, str]] = []
     for a in offers:
         values = a.canonical_values or a.values
-        if values and a.slot != "intent":
-            out[a.slot] = values[0].strip().lower()
+        if a.slot == "intent":
+            continue
+        for i, value in enumerate(values):
+            if i == len(out):
+                out.append({})
+            out[i][a.slot] = value.strip().lower()
     return out
 
 

@@ -99,3 +99,22 @@ def addressed_service(
             if any(a.act == "INFORM_INTENT" for a in acts):
                 return service
     return active or next(reversed(list(state)), None)
+
+
+def entity_on_offer(history: History, service: str, state: State) -> dict[str, str] | None:
+    """The result of the last search that is on offer: of the results the newest offer named
+    (several when it listed them, "A, B or C"), the one holding most of the state's values
+    (the one the user took), else the first; None before any offer."""
+    search, _ = history.last_search(service)
+    results = (search.service_results or []) if search is not None else []
+    named = [results[i] for i in history.on_offer(service) if i < len(results)]
+    if not named:
+        return None
+
+    def held(result: dict[str, str]) -> int:
+        return sum(
+            value.strip().lower() in {v.strip().lower() for v in state.slot_values.get(slot, [])}
+            for slot, value in result.items()
+        )
+
+    return max(named, key=held)  # the first of equals

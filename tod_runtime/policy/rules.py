@@ -24,7 +24,12 @@ from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import DONTCARE, Action, Frame, ServiceCall, State, act
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.policy import talk
-from tod_runtime.policy.history import addressed_service, backend_value, call_parameters
+from tod_runtime.policy.history import (
+    addressed_service,
+    backend_value,
+    call_parameters,
+    entity_on_offer,
+)
 from tod_runtime.schema.loader import Schemas
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 
@@ -152,7 +157,7 @@ class _Decision:
             return self.request(missing)
         search, shown = self.history.last_search(self.service)
         results = (search.service_results or []) if search else []
-        entity = results[shown - 1] if 0 < shown <= len(results) else None
+        entity = entity_on_offer(self.history, self.service, self.state)
         if self.intent.is_transactional:
             return self.transaction(entity)
         return self.search(search, results, shown)
@@ -174,7 +179,7 @@ class _Decision:
         if search is None or call is None or call.method != finder.name:
             return None
         results = search.service_results or []
-        entity = results[shown - 1] if 0 < shown <= len(results) else None
+        entity = entity_on_offer(self.history, self.service, self.state)
         if "REQUEST_ALTS" in self.user:
             if shown < len(results):
                 return self.done(*offer(results[shown], self.schema, self.state))
@@ -291,7 +296,7 @@ class _Decision:
         previous = search.service_call if search is not None else None
         if previous is None or previous.method != self.intent.name or previous.parameters != params:
             return self.call(self.intent, params)  # a new or changed search
-        entity = results[shown - 1] if 0 < shown <= len(results) else None
+        entity = entity_on_offer(self.history, self.service, self.state)
         if "REQUEST_ALTS" in self.user:
             if shown < len(results):
                 return self.done(*offer(results[shown], self.schema, self.state))

@@ -23,6 +23,7 @@ from tod_runtime.dialogue.context import PolicyInput
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import DONTCARE, Action, Frame, State
 from tod_runtime.learning import content_words
+from tod_runtime.policy.history import entity_on_offer
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 from tod_runtime.schema.roles import slot_roles
 
@@ -133,13 +134,18 @@ class Situation:
             return 0
         return self.history.first_unoffered(self.service, self.results)
 
+    @cached_property
+    def on_offer(self) -> dict[str, str] | None:
+        """The result of the last search on offer (first pass)."""
+        return entity_on_offer(self.history, self.service, self.state)
+
     def entity(self) -> dict[str, str] | None:
         """The entity the turn is about: the call's first result not offered before (second
         pass), else the one on offer, else a booked one."""
         if self.second:
             return self.results[self.fresh] if self.results else None
-        if 0 < self.shown <= len(self.results):
-            return self.results[self.shown - 1]
+        if self.on_offer is not None:
+            return self.on_offer
         if self.intent is not None:
             booked = self.history.last_success(self.service, self.intent.name)
             if booked is not None:
