@@ -181,8 +181,9 @@ class History(Sequence[Turn]):
 
     def last_search(self, service: str) -> tuple[Frame | None, int]:
         """The newest system frame of ``service`` holding a call and its results, and the
-        place after the result on offer (the one the last offer named, else one more for each
-        system turn since the call that offered an entity): the index of the next to offer."""
+        place after the results on offer (the last one the newest offer named, else one more
+        for each system turn since the call that offered an entity): the index of the next to
+        offer."""
         return self._search.get(service, (None, 0))
 
     def on_offer(self, service: str) -> list[int]:
