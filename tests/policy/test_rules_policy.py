@@ -94,6 +94,16 @@ async def test_answers_requests_from_the_offered_entity_and_offers_alternatives(
     assert [(x.act, x.values) for x in alts.actions] == [("OFFER", ["Bean"])]
 
 
+async def test_another_when_none_is_left_is_said_as_nothing_found_not_as_a_failure() -> None:
+    """Both results were offered and the user asks for another: the search found nothing
+    more, said as a search without results is (with the constraint to relax), not with
+    NOTIFY_FAILURE, which a service words as a refused booking."""
+    state = State(active_intent="FindCafes", slot_values={"city": ["Oslo"]})
+    history = [searched_cafes(), user(a("REQUEST_ALTS")), system(a("OFFER", "cafe_name", "Bean"))]
+    plan = await decide(state, [a("REQUEST_ALTS")], history)
+    assert kinds(plan) == ["INFORM_COUNT(count)", "REQUEST(city)"]
+
+
 async def test_goodbye_and_nothing_understood() -> None:
     state = State(active_intent="FindCafes", slot_values={"city": ["Oslo"]})
     assert kinds(await decide(state, [a("THANK_YOU"), a("GOODBYE")])) == ["GOODBYE()"]

@@ -2,7 +2,9 @@
 
 Around the tasks (``talk``): a greeting with what the system can do when nothing is understood
 at the start, a fallback later ("sorry", and the open question again, or what the system can
-do); a search without results told apart from a refused transaction, each with a way on.
+do); a search without results told apart from a refused transaction, each with a way on,
+and so is a request for another result when none is left (SGD's systems say NOTIFY_FAILURE,
+REQ_MORE, which a service's wording of a refused booking would say).
 
 Ask for the active intent's missing required slots (and when the user, asked once, still does
 not give one that a search intent returns, such as a restaurant's name, run that search
@@ -183,7 +185,7 @@ class _Decision:
         if "REQUEST_ALTS" in self.user:
             if shown < len(results):
                 return self.done(*offer(results[shown], self.schema, self.state))
-            return self.done(act("NOTIFY_FAILURE"), act("REQ_MORE"))
+            return self.done(*talk.no_results(finder, self.state, self.previous))
         answers = inform(entity, self.state.requested_slots) if entity is not None else []
         if answers:
             return self.done(*answers)
@@ -300,7 +302,7 @@ class _Decision:
         if "REQUEST_ALTS" in self.user:
             if shown < len(results):
                 return self.done(*offer(results[shown], self.schema, self.state))
-            return self.done(act("NOTIFY_FAILURE"), act("REQ_MORE"))
+            return self.done(*talk.no_results(self.intent, self.state, self.previous))
         if self.state.requested_slots and entity is not None:
             return self.done(*inform(entity, self.state.requested_slots))
         if self.user & {"SELECT", "AFFIRM"} and entity is not None:
