@@ -5,7 +5,7 @@ from __future__ import annotations
 from stage_helpers import SERVICE, a, schemas, system
 
 from tod_runtime.dialogue.context import PolicyInput, SystemPlan, TurnContext
-from tod_runtime.dialogue.models import Frame, ServiceCall, State, Turn
+from tod_runtime.dialogue.models import Action, Frame, ServiceCall, State, Turn
 from tod_runtime.nlg.template import TemplateGenerator
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.policy.learned.policy import LearnedPolicy
@@ -215,3 +215,39 @@ async def test_after_sorry_or_nothing_found_a_question_proposes_the_values_known
     assert offered.actions[1].values == ["Oslo", "Bergen"]
     text = NLG.realise(SERVICE, offered.actions)
     assert text.startswith("Sorry, I did not get that.") and "Oslo or Bergen" in text
+
+
+async def test_after_nothing_found_the_question_proposes_what_the_other_constraints_find() -> None:
+    """No cafe with wifi in Oslo: the question for the city proposes the cities where the
+    search finds one with wifi (the backend asked without the city), the city tried left
+    out, even a single one; without such results, the values the service knows."""
+    cafes = schemas()[SERVICE]
+    search = ServiceCall(method="FindCafes", parameters={"city": "Oslo", "has_wifi": "True"})
+    known = {"city": ["Oslo", "Bergen", "Tromsø"]}
+
+    class Backend:
+        def __init__(self, rows: list[dict[str, str]]) -> None:
+            self.rows = rows
+            self.calls: list[ServiceCall] = []
+
+        async def entity_values(self, service: str) -> dict[str, list[str]]:
+            return known
+
+        async def call(self, service: str, call: ServiceCall) -> list[dict[str, str]]:
+            self.calls.append(call)
+            return self.rows
+
+    async def proposed(backend: Backend, *acts: Action) -> list[str]:
+        plan = SystemPlan(SERVICE, list(acts))
+        offered = await offering_options(plan, {SERVICE: cafes}, backend, search)  # type: ignore[arg-type]
+        return offered.actions[1].values
+
+    nothing = (a("INFORM_COUNT", "count", "0"), a("REQUEST", "city"))
+    backend = Backend([{"city": "Bergen"}, {"city": "Oslo"}, {"city": "Bergen"}, {"city": "Alta"}])
+    assert await proposed(backend, *nothing) == ["Bergen", "Alta"]
+    assert backend.calls == [ServiceCall(method="FindCafes", parameters={"has_wifi": "True"})]
+    assert await proposed(Backend([{"city": "Alta"}]), *nothing) == ["Alta"]
+    assert await proposed(Backend([]), *nothing) == known["city"]
+    unasked = Backend([{"city": "Alta"}])  # "Sorry, I did not get that": not after a search
+    assert await proposed(unasked, a("FALLBACK"), a("REQUEST", "city")) == known["city"]
+    assert unasked.calls == []

@@ -46,7 +46,8 @@ class RulesPolicy:
 
     async def decide(self, turn: PolicyInput) -> SystemPlan:
         plan = await self._plan(turn)
-        return await talk.offering_options(plan, self.schemas, self.backend)
+        search = talk.search_of(turn, plan.service)
+        return await talk.offering_options(plan, self.schemas, self.backend, search)
 
     async def _plan(self, turn: PolicyInput) -> SystemPlan:
         service = turn.active_service  # the second pass stays where the call was made

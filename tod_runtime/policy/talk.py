@@ -6,7 +6,8 @@
   question again when one is open; with no question open, ``FALLBACK`` with what the system
   can do (this is also the answer to an out-of-domain request, which the NLU leaves empty).
 * A search with no results: ``INFORM_COUNT(count=0)`` and a REQUEST of the constraint to
-  relax (an optional one the user set, else the last required one) — told apart from a failed
+  relax (an optional one the user set, else the last required one), proposing the values the
+  search finds without it (``found_without``) — told apart from a failed
   transaction: ``NOTIFY_FAILURE`` and a REQUEST of a detail the user can change (a booking
   detail that is not the entity's identity), so an alternative is on offer.
 * Nothing understood in answer to a question for a detail a search finds ("Which hotel do
@@ -28,6 +29,7 @@ from tod_runtime.dialogue.context import PolicyInput, SystemPlan
 from tod_runtime.dialogue.models import (
     DONTCARE,
     Action,
+    ServiceCall,
     State,
     act,
     change_asks,
@@ -104,38 +106,82 @@ def needs_options(actions: Sequence[Action]) -> bool:
 
 
 def with_options(
-    actions: Sequence[Action], schema: ServiceSchema, known: Mapping[str, Sequence[str]]
+    actions: Sequence[Action],
+    schema: ServiceSchema,
+    known: Mapping[str, Sequence[str]],
+    found: Mapping[str, Sequence[str]] | None = None,
 ) -> list[Action]:
     """The turn's question proposing the values the service knows of its slot (a categorical
     slot's possible values, else its backend's values; not a yes/no, a number, a date or a
     time, and only when there are at most ``OPTIONS_LISTED``), when ``needs_options``: after
     "Sorry, I did not get that" or "I found nothing" the user learns what the service knows
-    ("I'd like sushi": Japanese; a city with no cinema: the cities with one)."""
+    ("I'd like sushi": Japanese; a city with no cinema: the cities with one). ``found``: the
+    values the search finds with its other constraints kept (``found_without``), proposed
+    first, even one ("no Italian place in San Francisco": the cuisines it has)."""
     if not needs_options(actions):
         return list(actions)
-    return [_with_options(a, schema, known) for a in actions]
+    return [_with_options(a, schema, known, found or {}) for a in actions]
+
+
+def search_of(turn: PolicyInput, service: str) -> ServiceCall | None:
+    """The search a turn's answer is about: the call it just made, else the service's last."""
+    if turn.service_call is not None:
+        return turn.service_call
+    frame, _ = turn.context.history.last_search(service)
+    return frame.service_call if frame is not None else None
+
+
+async def found_without(
+    actions: Sequence[Action], service: str, search: ServiceCall, backend: Backend
+) -> dict[str, list[str]]:
+    """After "I found nothing" (or nothing more) and a question for one of the search's
+    constraints: that slot's values among what the search finds without it, the value it was
+    made with left out (empty when the search finds nothing without it either)."""
+    asked = [a.slot for a in actions if a.act == "REQUEST"]
+    if not found_nothing(actions) or len(asked) != 1 or asked[0] not in search.parameters:
+        return {}
+    slot = asked[0]
+    tried = search.parameters[slot].strip().lower()
+    others = {k: v for k, v in search.parameters.items() if k != slot}
+    rows = await backend.call(service, ServiceCall(method=search.method, parameters=others))
+    values = [r[slot] for r in rows if slot in r and r[slot].strip().lower() != tried]
+    return {slot: list(dict.fromkeys(values))}
 
 
 async def offering_options(
-    plan: SystemPlan, schemas: Mapping[str, ServiceSchema], backend: Backend | None
+    plan: SystemPlan,
+    schemas: Mapping[str, ServiceSchema],
+    backend: Backend | None,
+    search: ServiceCall | None = None,
 ) -> SystemPlan:
     """``plan`` with its question proposing the values the service knows (``with_options``),
-    the backend asked only for a turn that needs them."""
+    or, after a ``search`` that found nothing (more), the values it finds with its other
+    constraints kept; the backend asked only for a turn that needs them."""
     schema = schemas.get(plan.service)
     if schema is None or not needs_options(plan.actions):
         return plan
-    known = await backend.entity_values(plan.service) if backend is not None else {}
-    return replace(plan, actions=with_options(plan.actions, schema, known))
+    if backend is None:
+        return replace(plan, actions=with_options(plan.actions, schema, {}))
+    known = await backend.entity_values(plan.service)
+    found = await found_without(plan.actions, plan.service, search, backend) if search else {}
+    return replace(plan, actions=with_options(plan.actions, schema, known, found))
 
 
 def _with_options(
-    question: Action, schema: ServiceSchema, known: Mapping[str, Sequence[str]]
+    question: Action,
+    schema: ServiceSchema,
+    known: Mapping[str, Sequence[str]],
+    found: Mapping[str, Sequence[str]],
 ) -> Action:
     slot = schema.slot(question.slot) if question.act == "REQUEST" else None
     if slot is None or question.values or slot_roles(schema)[slot.name].value_type != "text":
         return question
-    values = list(slot.possible_values) if slot.is_categorical else list(known.get(slot.name, ()))
-    if not 1 < len(values) <= OPTIONS_LISTED:
+    values = list(found.get(slot.name, ()))
+    if not values:
+        values = list(slot.possible_values if slot.is_categorical else known.get(slot.name, ()))
+        if len(values) < 2:
+            return question
+    if len(values) > OPTIONS_LISTED:
         return question
     return act("REQUEST", slot.name, values)
 
