@@ -248,6 +248,12 @@ async def test_after_nothing_found_the_question_proposes_what_the_other_constrai
     assert backend.calls == [ServiceCall(method="FindCafes", parameters={"has_wifi": "True"})]
     assert await proposed(Backend([{"city": "Alta"}]), *nothing) == ["Alta"]
     assert await proposed(Backend([]), *nothing) == known["city"]
+
+    class Refusing(Backend):
+        async def call(self, service: str, call: ServiceCall) -> list[dict[str, str]]:
+            raise RuntimeError("city is required")
+
+    assert await proposed(Refusing([]), *nothing) == known["city"]  # the turn goes on
     unasked = Backend([{"city": "Alta"}])  # "Sorry, I did not get that": not after a search
     assert await proposed(unasked, a("FALLBACK"), a("REQUEST", "city")) == known["city"]
     assert unasked.calls == []

@@ -136,14 +136,18 @@ async def found_without(
 ) -> dict[str, list[str]]:
     """After "I found nothing" (or nothing more) and a question for one of the search's
     constraints: that slot's values among what the search finds without it, the value it was
-    made with left out (empty when the search finds nothing without it either)."""
+    made with left out (empty when the search finds nothing without it either, or the backend
+    refuses the call, say for a required parameter left out)."""
     asked = [a.slot for a in actions if a.act == "REQUEST"]
     if not found_nothing(actions) or len(asked) != 1 or asked[0] not in search.parameters:
         return {}
     slot = asked[0]
     tried = search.parameters[slot].strip().lower()
     others = {k: v for k, v in search.parameters.items() if k != slot}
-    rows = await backend.call(service, ServiceCall(method=search.method, parameters=others))
+    try:
+        rows = await backend.call(service, ServiceCall(method=search.method, parameters=others))
+    except Exception:  # a suggestion only: a backend that refuses the call costs none of the turn
+        return {}
     values = [r[slot] for r in rows if slot in r and r[slot].strip().lower() != tried]
     return {slot: list(dict.fromkeys(values))}
 
