@@ -164,10 +164,11 @@ async def offering_options(
     schema = schemas.get(plan.service)
     if schema is None or not needs_options(plan.actions):
         return plan
-    if backend is None:
-        return replace(plan, actions=with_options(plan.actions, schema, {}))
-    known = await backend.entity_values(plan.service)
-    found = await found_without(plan.actions, plan.service, search, backend) if search else {}
+    known, found = {}, {}
+    if backend is not None:
+        known = await backend.entity_values(plan.service)
+        if search is not None:
+            found = await found_without(plan.actions, plan.service, search, backend)
     return replace(plan, actions=with_options(plan.actions, schema, known, found))
 
 
