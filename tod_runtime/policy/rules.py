@@ -158,11 +158,10 @@ class _Decision:
             if finder is not None:  # asked already, and the user does not know: look it up
                 return self.about_found(finder) or self.find(finder)
             return self.request(missing)
+        if self.intent.is_transactional:
+            return self.transaction(entity_on_offer(self.history, self.service, self.state))
         search, shown = self.history.last_search(self.service)
         results = (search.service_results or []) if search else []
-        entity = entity_on_offer(self.history, self.service, self.state)
-        if self.intent.is_transactional:
-            return self.transaction(entity)
         return self.search(search, results, shown)
 
     def finder(self, slot: str) -> IntentSchema | None:
@@ -184,9 +183,7 @@ class _Decision:
         results = search.service_results or []
         entity = entity_on_offer(self.history, self.service, self.state)
         if "REQUEST_ALTS" in self.user:
-            if shown < len(results):
-                return self.done(*offer(results[shown], self.schema, self.state))
-            return self.done(*talk.no_results(finder, self.state, self.previous))
+            return self.another(finder, results, shown)
         answers = inform(entity, self.state.requested_slots) if entity is not None else []
         if answers:
             return self.done(*answers)
@@ -198,6 +195,15 @@ class _Decision:
                 return self.request(unknown)
             return self.transaction(entity, {s: entity[s] for s in lacking})
         return None
+
+    def another(
+        self, searched: IntentSchema, results: list[dict[str, str]], shown: int
+    ) -> SystemPlan:
+        """Another result asked for: the next one, else nothing more, said as a search that
+        found nothing (SGD's NOTIFY_FAILURE would read as a refused booking)."""
+        if shown < len(results):
+            return self.done(*offer(results[shown], self.schema, self.state))
+        return self.done(*talk.no_results(searched, self.state, self.previous))
 
     def takes_offer(self, finder: IntentSchema, searched: dict[str, str]) -> bool:
         """Does the user go on with the entity on offer without naming it: they say something
@@ -301,9 +307,7 @@ class _Decision:
             return self.call(self.intent, params)  # a new or changed search
         entity = entity_on_offer(self.history, self.service, self.state)
         if "REQUEST_ALTS" in self.user:
-            if shown < len(results):
-                return self.done(*offer(results[shown], self.schema, self.state))
-            return self.done(*talk.no_results(self.intent, self.state, self.previous))
+            return self.another(self.intent, results, shown)
         if self.state.requested_slots and entity is not None:
             return self.done(*inform(entity, self.state.requested_slots))
         if self.user & {"SELECT", "AFFIRM"} and entity is not None:
