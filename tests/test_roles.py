@@ -47,6 +47,16 @@ def test_only_the_head_of_a_description_names_the_type() -> None:
     assert value_type(slot("x", "Length of stay in days")) == "text"
 
 
+def test_a_time_word_measuring_time_is_no_clock_time() -> None:
+    # SGD-X's rewordings of durations (a stay in days, a ride's length, a transfer's delay)
+    assert value_type(slot("x", "Time span that guest is staying in days")) == "text"
+    assert value_type(slot("x", "Travel time for the ride")) == "text"
+    assert value_type(slot("x", "Time until money is deposited with receiver")) == "text"
+    # a moment, even with "until" or a unit elsewhere
+    assert value_type(slot("x", "Time user is free until")) == "time"
+    assert value_type(slot("x", "Time of the appointment")) == "time"
+
+
 def test_roles_are_computed_once_per_schema() -> None:
     schema = next(iter(schemas().values()))
     assert slot_roles(schema) is slot_roles(schema)

@@ -40,6 +40,10 @@ FUNCTION_WORDS = frozenset(
 )  # fmt: skip
 TIME_HEADS = frozenset({"time", "hour"})
 DATE_HEADS = frozenset({"date", "day"})
+# Words that make a time word an amount of time, not a moment: "time span", "travel time",
+# "duration", and "time until ..." or "... in days" (``_amount_of_time``).
+_AMOUNT_OF_TIME = frozenset({"span", "duration", "length", "travel"})
+_UNITS_OF_TIME = frozenset({"seconds", "minutes", "hours", "days", "nights", "weeks", "months"})
 # Words that make a time or date word past the head a measure or any moment, not the value:
 # "miles per hour", "for each day", "at a given time", "for a particular day".
 _NOT_THE_VALUE = frozenset({"a", "an", "per", "each", "every", "any"})
@@ -90,10 +94,19 @@ def _described_type(slot: SlotSchema) -> ValueType:
         return "number"
     head = description_head(slot.description)
     if set(head) & TIME_HEADS:
-        return "time"
+        return "text" if _amount_of_time(_WORD.findall(slot.description.lower())) else "time"
     if set(head) & DATE_HEADS:
         return "date"
     return _pointed_type(_WORD.findall(slot.description.lower())[len(head) :])
+
+
+def _amount_of_time(words: list[str]) -> bool:
+    """Whether a description with a time word measures time ("Time span that guest is staying
+    in days", "Travel time for the ride") rather than naming a moment."""
+    pairs = set(zip(words, words[1:], strict=False))
+    measured = any(a == "in" and b in _UNITS_OF_TIME for a, b in pairs)
+    until = any(a in TIME_HEADS and b == "until" for a, b in pairs)
+    return measured or until or bool(set(words) & _AMOUNT_OF_TIME)
 
 
 def _pointed_type(words: list[str]) -> ValueType:
