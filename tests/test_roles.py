@@ -55,6 +55,7 @@ def test_a_time_word_measuring_time_is_no_clock_time() -> None:
     # a moment, even with "until" or a unit elsewhere
     assert value_type(slot("x", "Time user is free until")) == "time"
     assert value_type(slot("x", "Time of the appointment")) == "time"
+    assert value_type(slot("x", "Time of travel")) == "time"
 
 
 def test_roles_are_computed_once_per_schema() -> None:

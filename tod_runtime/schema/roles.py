@@ -40,9 +40,12 @@ FUNCTION_WORDS = frozenset(
 )  # fmt: skip
 TIME_HEADS = frozenset({"time", "hour"})
 DATE_HEADS = frozenset({"date", "day"})
-# Words that make a time word an amount of time, not a moment: "time span", "travel time",
-# "duration", and "time until ..." or "... in days" (``_amount_of_time``).
-_AMOUNT_OF_TIME = frozenset({"span", "duration", "length", "travel"})
+# What makes a time word an amount of time, not a moment (``_amount_of_time``): a measure
+# anywhere ("duration"), or right beside the time word ("time span", "time until ...",
+# "travel time"; not "time of travel").
+_AMOUNT_OF_TIME = frozenset({"duration", "length"})
+_AFTER_TIME = frozenset({"span", "until"})
+_BEFORE_TIME = frozenset({"travel"})
 _UNITS_OF_TIME = frozenset({"seconds", "minutes", "hours", "days", "nights", "weeks", "months"})
 # Words that make a time or date word past the head a measure or any moment, not the value:
 # "miles per hour", "for each day", "at a given time", "for a particular day".
@@ -104,9 +107,12 @@ def _amount_of_time(words: list[str]) -> bool:
     """Whether a description with a time word measures time ("Time span that guest is staying
     in days", "Travel time for the ride") rather than naming a moment."""
     pairs = set(zip(words, words[1:], strict=False))
-    measured = any(a == "in" and b in _UNITS_OF_TIME for a, b in pairs)
-    until = any(a in TIME_HEADS and b == "until" for a, b in pairs)
-    return measured or until or bool(set(words) & _AMOUNT_OF_TIME)
+    return bool(set(words) & _AMOUNT_OF_TIME) or any(
+        (a == "in" and b in _UNITS_OF_TIME)
+        or (a in TIME_HEADS and b in _AFTER_TIME)
+        or (a in _BEFORE_TIME and b in TIME_HEADS)
+        for a, b in pairs
+    )
 
 
 def _pointed_type(words: list[str]) -> ValueType:
