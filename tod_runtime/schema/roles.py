@@ -95,12 +95,13 @@ def _described_type(slot: SlotSchema) -> ValueType:
         return "bool"
     if values and all(v.isdigit() for v in values):
         return "number"
+    words = _WORD.findall(slot.description.lower())
     head = description_head(slot.description)
     if set(head) & TIME_HEADS:
-        return "text" if _amount_of_time(_WORD.findall(slot.description.lower())) else "time"
+        return "text" if _amount_of_time(words) else "time"
     if set(head) & DATE_HEADS:
         return "date"
-    return _pointed_type(_WORD.findall(slot.description.lower())[len(head) :])
+    return _pointed_type(words[len(head) :])
 
 
 def _amount_of_time(words: list[str]) -> bool:
