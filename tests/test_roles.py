@@ -48,11 +48,10 @@ def test_only_the_head_of_a_description_names_the_type() -> None:
 
 
 def test_a_time_word_measuring_time_is_no_clock_time() -> None:
-    # SGD-X's rewordings of durations (a stay in days, a ride's length, a transfer's delay)
+    # SGD-X's rewordings of train's durations (a stay in days, a ride's length)
     assert value_type(slot("x", "Time span that guest is staying in days")) == "text"
     assert value_type(slot("x", "Travel time for the ride")) == "text"
-    assert value_type(slot("x", "Time until money is deposited with receiver")) == "text"
-    # a moment, even with "until" or a unit elsewhere
+    # a moment
     assert value_type(slot("x", "Time user is free until")) == "time"
     assert value_type(slot("x", "Time of the appointment")) == "time"
     assert value_type(slot("x", "Time of travel")) == "time"

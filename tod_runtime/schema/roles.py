@@ -41,10 +41,10 @@ FUNCTION_WORDS = frozenset(
 TIME_HEADS = frozenset({"time", "hour"})
 DATE_HEADS = frozenset({"date", "day"})
 # What makes a time word an amount of time, not a moment (``_amount_of_time``): a measure
-# anywhere ("duration"), or right beside the time word ("time span", "time until ...",
-# "travel time"; not "time of travel").
+# anywhere ("duration"), or right beside the time word ("time span", "travel time"; not
+# "time of travel").
 _AMOUNT_OF_TIME = frozenset({"duration", "length"})
-_AFTER_TIME = frozenset({"span", "until"})
+_AFTER_TIME = frozenset({"span"})
 _BEFORE_TIME = frozenset({"travel"})
 _UNITS_OF_TIME = frozenset({"seconds", "minutes", "hours", "days", "nights", "weeks", "months"})
 # Words that make a time or date word past the head a measure or any moment, not the value:
