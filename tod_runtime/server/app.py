@@ -25,8 +25,8 @@ from tod_runtime.server.base import (
     SOCKETS,
     ServeSettings,
     Sockets,
+    answer_of,
     error_response,
-    status_of,
 )
 from tod_runtime.server.routes import add_routes
 
@@ -44,10 +44,10 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
             raise
         return error_response(exc.status, exc.reason)
     except TodError as exc:
-        status = status_of(exc)
-        if status == 500:
-            log.error("turn failed: %s", exc)
-        return error_response(status, str(exc).splitlines()[0])
+        status, message = answer_of(exc)
+        if status >= 500:
+            log.error("%s %s failed: %s", request.method, request.path, exc)
+        return error_response(status, message)
     except asyncio.CancelledError:
         raise
     except Exception:

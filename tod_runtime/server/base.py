@@ -7,7 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tod_runtime.errors import InputError, TodError
 from tod_runtime.runtime import Runtime
-from tod_runtime.stores.base import LockTimeout, StoreConflict
+from tod_runtime.stores.base import LockTimeout, StoreConflict, StoreUnavailable
 
 
 class ServeSettings(BaseModel):
@@ -41,15 +41,33 @@ SOCKETS = web.AppKey("sockets", Sockets)
 PUBLIC_PATHS = ("/", "/healthz", "/openapi.json")
 
 
+STORE_UNAVAILABLE = "session store unavailable"
+RETRY_AFTER = "1"  # seconds, on every 503
+
+
 def error_response(status: int, message: str) -> web.Response:
-    return web.json_response({"error": message, "status": status}, status=status)
+    response = web.json_response({"error": message, "status": status}, status=status)
+    if status == 503:
+        response.headers["Retry-After"] = RETRY_AFTER
+    return response
+
+
+def answer_of(exc: TodError) -> tuple[int, str]:
+    """The status and the one-line message a client gets for a project error. A store's
+    failure is only "session store unavailable" (its message names the store, whose URL may
+    hold a password: the server log has it in full), and no client message names a file."""
+    status = status_of(exc)
+    if isinstance(exc, StoreUnavailable):
+        return status, STORE_UNAVAILABLE
+    text = exc.message if exc.file else str(exc)
+    return status, text.splitlines()[0] if text else type(exc).__name__
 
 
 def status_of(exc: TodError) -> int:
     """The HTTP status of a project error: the caller's fault is 4xx, a plugin's is 500."""
     if isinstance(exc, StoreConflict):
         return 409
-    if isinstance(exc, LockTimeout):
+    if isinstance(exc, LockTimeout | StoreUnavailable):
         return 503
     if isinstance(exc, InputError):
         return 400

@@ -4,6 +4,7 @@ and answers JSON; errors become JSON answers in ``app.errors_middleware``."""
 from __future__ import annotations
 
 import json
+import logging
 import re
 import secrets
 from pathlib import Path
@@ -13,10 +14,11 @@ from aiohttp import WSMsgType, web
 
 from tod_runtime.errors import TodError
 from tod_runtime.runtime import Runtime
-from tod_runtime.server.base import RUNTIME, SETTINGS, SOCKETS, status_of
+from tod_runtime.server.base import RUNTIME, SETTINGS, SOCKETS, answer_of
 from tod_runtime.server.openapi import openapi_document
 from tod_runtime.session import SessionReset
 
+log = logging.getLogger("tod_runtime.server")
 STATIC = Path(__file__).with_name("static")
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -114,7 +116,10 @@ async def _ws_turn(runtime: Runtime, session_id: str, data: str) -> dict[str, An
     except web.HTTPException as exc:
         return {"error": exc.reason, "status": exc.status}
     except TodError as exc:
-        return {"error": str(exc).splitlines()[0], "status": status_of(exc)}
+        status, message = answer_of(exc)
+        if status >= 500:
+            log.error("WebSocket turn of %s failed: %s", session_id, exc)
+        return {"error": message, "status": status}
     return result.model_dump(mode="json")
 
 

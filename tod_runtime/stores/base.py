@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol, runtime_checkable
+from urllib.parse import urlsplit, urlunsplit
 
 from tod_runtime.errors import IOFailure
 from tod_runtime.session import Event
@@ -24,6 +25,26 @@ class StoreConflict(IOFailure):
 
 class LockTimeout(IOFailure):
     """A session's lock could not be taken in time (another process holds it)."""
+
+
+class StoreUnavailable(IOFailure):
+    """The store cannot be reached or failed (a server down, a disk full, a file that is no
+    database). The server logs it in full and answers 503 "session store unavailable": its
+    message may name the store, and a store's URL may hold a password."""
+
+
+def redact_url(url: str) -> str:
+    """``url`` without the password of its user info (``redis://:***@host/0``), for every
+    message and log line that names a store."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<a store URL that does not parse>"
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
 
 
 @runtime_checkable

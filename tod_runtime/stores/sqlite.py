@@ -17,12 +17,15 @@ import secrets
 import socket
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TypeVar
 
 from tod_runtime.session import EVENT_ADAPTER, Event
-from tod_runtime.stores.base import LockTimeout, conflict
+from tod_runtime.stores.base import LockTimeout, StoreUnavailable, conflict
+
+T = TypeVar("T")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -74,12 +77,44 @@ class SQLiteStore:
     ) -> None:
         self.path = str(path)
         self.lock_timeout, self.lock_wait = lock_timeout, lock_wait
-        self._db = sqlite3.connect(
-            self.path, check_same_thread=False, isolation_level=None, timeout=OPEN_TIMEOUT
-        )
-        _use_wal(self._db)
-        self._db.executescript(_SCHEMA)
+        where = Path(self.path)
+        if where.is_dir():
+            raise StoreUnavailable(
+                "the SQLite store is a folder",
+                file=self.path,
+                hint="give a file name: sqlite:///path/to/sessions.db",
+            )
+        if not where.parent.is_dir():
+            raise StoreUnavailable(
+                "the SQLite store's folder does not exist",
+                file=self.path,
+                hint="create the folder first",
+            )
+        try:
+            self._db = sqlite3.connect(
+                self.path, check_same_thread=False, isolation_level=None, timeout=OPEN_TIMEOUT
+            )
+            _use_wal(self._db)
+            self._db.executescript(_SCHEMA)
+        except sqlite3.Error as exc:
+            raise self._failed(exc) from None
         self._lock = asyncio.Lock()
+
+    def _failed(self, exc: sqlite3.Error) -> StoreUnavailable:
+        return StoreUnavailable(
+            f"sqlite: {exc}",
+            file=self.path,
+            hint="the store must be a writable SQLite file on a disk with room",
+        )
+
+    async def _run(self, work: Callable[..., T], *args: object) -> T:
+        """``work(*args)`` in a worker thread, one at a time; SQLite's errors become
+        StoreUnavailable (the server answers 503, the CLI exits 5)."""
+        async with self._lock:
+            try:
+                return await asyncio.to_thread(work, *args)
+            except sqlite3.Error as exc:
+                raise self._failed(exc) from None
 
     # ------------------------------------------------------------ in a worker thread
 
@@ -152,26 +187,22 @@ class SQLiteStore:
     # ------------------------------------------------------------ the SessionStore API
 
     async def load(self, session_id: str, start: int = 0) -> list[Event]:
-        async with self._lock:
-            return await asyncio.to_thread(self._load, session_id, start)
+        return await self._run(self._load, session_id, start)
 
     async def append(
         self, session_id: str, events: Sequence[Event], expected: int | None = None
     ) -> None:
-        async with self._lock:
-            await asyncio.to_thread(self._append, session_id, events, expected)
+        await self._run(self._append, session_id, events, expected)
 
     async def length(self, session_id: str) -> int:
-        async with self._lock:
-            return await asyncio.to_thread(self._length, session_id)
+        return await self._run(self._length, session_id)
 
     @asynccontextmanager
     async def session_lock(self, session_id: str) -> AsyncIterator[None]:
         token = secrets.token_hex(8)
         deadline, pause = time.monotonic() + self.lock_wait, 0.002
         while True:
-            async with self._lock:
-                taken = await asyncio.to_thread(self._try_lock, session_id, token)
+            taken = await self._run(self._try_lock, session_id, token)
             if taken:
                 break
             if time.monotonic() > deadline:
@@ -185,24 +216,23 @@ class SQLiteStore:
         try:
             yield
         finally:
-            async with self._lock:
-                await asyncio.to_thread(self._unlock, session_id, token)
+            await self._run(self._unlock, session_id, token)
 
     async def expire(self, idle_seconds: float) -> list[str]:
-        async with self._lock:
-            gone = await asyncio.to_thread(self._idle, time.time() - idle_seconds)
-            if gone:
-                await asyncio.to_thread(self._delete, gone)
+        gone = await self._run(self._idle, time.time() - idle_seconds)
+        if gone:
+            await self._run(self._delete, gone)
         return gone
 
-    async def sessions(self) -> list[str]:
-        async with self._lock:
-            rows = self._db.execute("SELECT DISTINCT session_id FROM events").fetchall()
+    def _sessions(self) -> list[str]:
+        rows = self._db.execute("SELECT DISTINCT session_id FROM events").fetchall()
         return [r[0] for r in rows]
 
+    async def sessions(self) -> list[str]:
+        return await self._run(self._sessions)
+
     async def delete(self, session_id: str) -> None:
-        async with self._lock:
-            await asyncio.to_thread(self._delete, [session_id])
+        await self._run(self._delete, [session_id])
 
     async def close(self) -> None:
         async with self._lock:

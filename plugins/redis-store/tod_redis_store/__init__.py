@@ -20,7 +20,13 @@ from redis.exceptions import RedisError
 from tod_runtime import hookimpl
 from tod_runtime.errors import ConfigError, IOFailure
 from tod_runtime.session import EVENT_ADAPTER, Event
-from tod_runtime.stores.base import LockTimeout, StoreConflict, conflict
+from tod_runtime.stores.base import (
+    LockTimeout,
+    StoreConflict,
+    StoreUnavailable,
+    conflict,
+    redact_url,
+)
 
 _APPEND = """
 if ARGV[2] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[2] then return {-2, 0} end
@@ -60,6 +66,7 @@ class RedisStore:
         lock_wait: float = 60.0,
     ) -> None:
         self.url, self.prefix = url, prefix
+        self.shown = redact_url(url)  # what messages and logs name: never the password
         self.lock_timeout, self.lock_wait = lock_timeout, lock_wait
         self._redis: Any = aioredis.from_url(url)
         self._append_script = self._redis.register_script(_APPEND)
@@ -74,7 +81,9 @@ class RedisStore:
             lock_timeout = float(own.get("lock_timeout", 10))
             lock_wait = float(own.get("lock_wait", 60))
         except ValueError:
-            raise ConfigError("lock_timeout and lock_wait take seconds", file=url) from None
+            raise ConfigError(
+                "lock_timeout and lock_wait take seconds", file=redact_url(url)
+            ) from None
         prefix = own.get("prefix", "tod")
         return cls(plain, prefix=prefix, lock_timeout=lock_timeout, lock_wait=lock_wait)
 
@@ -82,7 +91,13 @@ class RedisStore:
         return f"{self.prefix}:{kind}:{session_id}" if session_id else f"{self.prefix}:{kind}"
 
     def _failed(self, exc: RedisError) -> IOFailure:
-        return IOFailure(f"redis: {exc}", file=self.url, hint="is redis-server running?")
+        message = f"redis: {exc}"
+        password = urlsplit(self.url).password
+        if password:
+            message = message.replace(password, "***")
+        return StoreUnavailable(
+            message, file=self.shown, hint="is redis-server running and reachable?"
+        )
 
     async def load(self, session_id: str, start: int = 0) -> list[Event]:
         try:
@@ -132,7 +147,7 @@ class RedisStore:
                 if time.monotonic() > deadline:
                     raise LockTimeout(
                         f"session {session_id!r} is locked by another process",
-                        file=self.url,
+                        file=self.shown,
                         hint="try again later",
                     )
                 await asyncio.sleep(pause)
