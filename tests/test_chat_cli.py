@@ -103,8 +103,10 @@ def test_a_failing_plugin_fails_its_turn_and_chat_goes_on(
     script.write_text("city=Paris\nboom\nsize=large\n")  # the echo NLU raises on "boom"
     echo = ["--services", "echo", "--backend", "echo", "--nlu", "echo", "--tracker", "echo",
             "--policy", "echo", "--generator", "echo"]  # fmt: skip
-    assert main(["chat", "--script", str(script), *echo]) == 0
-    out = capsys.readouterr().out.splitlines()
+    assert main(["chat", "--script", str(script), *echo]) == 4  # a script's turn failed
+    captured = capsys.readouterr()
+    assert "1 of 3 turn(s) failed" in captured.err
+    out = captured.out.splitlines()
     assert out[0] == "bot> REQ_MORE()" and out[2] == "bot> REQ_MORE()"
     assert out[1].startswith("error: nlu 'echo' (plugin echo) failed: RuntimeError('boom')")
 

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tod_runtime.errors import ConfigError, TodError
+from tod_runtime.errors import ConfigError, IOFailure, TodError
 from tod_runtime.hookspecs import hookimpl
 from tod_runtime.replay.command import add_replay_command
 from tod_runtime.simulate.command import add_simulate_command
@@ -112,8 +112,14 @@ def _cmd_data_validate(args: argparse.Namespace) -> int:
 def _cmd_data_rename(args: argparse.Namespace) -> int:
     from tod_runtime.data.rename import rename_split
     from tod_runtime.data.sgd import open_split
+    from tod_runtime.files import check_output_dir
 
+    if args.limit is not None and args.limit < 1:
+        raise ConfigError("--limit takes a positive number of dialogues")
     split = open_split(args.path, args.split)
+    # before the work: never into the data read, never over an earlier run without --force
+    folder = Path(args.out) / split.name
+    check_output_dir(folder, force=args.force, inputs=[args.path], owned="*.json")
     print(rename_split(split, args.out, limit=args.limit))
     return 0
 
@@ -214,6 +220,9 @@ def _add_data(sub: argparse._SubParsersAction[Any]) -> None:
     rename.add_argument("--split", default="dev")
     rename.add_argument("--out", metavar="DIR", required=True, help="writes DIR/<split>/")
     rename.add_argument("--limit", type=int, metavar="N", help="at most N dialogues per file")
+    rename.add_argument(
+        "--force", action="store_true", help="replace the .json files of an earlier run"
+    )
     rename.set_defaults(func=_cmd_data_rename)
     _add_data_formats(data_sub)
 
@@ -274,7 +283,10 @@ def _add_chat(sub: argparse._SubParsersAction[Any]) -> None:
     chat.add_argument("--json", action="store_true", help="print one JSON object per turn")
     chat.add_argument("--debug", action="store_true", help="show acts, state and service calls")
     chat.add_argument("--record", metavar="DIR", help="save the conversation as SGD files")
-    chat.add_argument("--session", default="chat", help="session id (default: chat)")
+    chat.add_argument(
+        "--session",
+        help="session id (default: a new random id, printed when --store is given)",
+    )
     chat.add_argument(
         "--store", metavar="URL", help="session store: memory:// (default), sqlite:///FILE, ..."
     )
@@ -286,38 +298,58 @@ def _add_chat(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def _cmd_train_nlu(args: argparse.Namespace) -> int:
-    from tod_runtime.files import check_apart, check_output
     from tod_runtime.nlu.learned.train import run_train_nlu
 
-    out = Path(args.out)  # checked before the long work
-    check_apart(out, [args.path], "--out folder")
-    out.mkdir(parents=True, exist_ok=True)
-    for name in ("nlu.npz", "nlu.json", "vocabulary.txt"):
-        check_output(out / name, force=args.force, what="model file")
+    _model_outputs(args, "nlu.npz", "nlu.json", "vocabulary.txt")
     return run_train_nlu(args)
+
+
+def _check_train_args(args: argparse.Namespace) -> None:
+    """Counts a trainer takes (before the long work): a model trained on 0 rows, or on
+    fewer than two folds, is no model."""
+    if getattr(args, "limit", None) is not None and args.limit < 1:
+        raise ConfigError("--limit takes a positive number of dialogues")
+    if args.cv is not None and args.cv < 2:
+        raise ConfigError("--cv takes 2 folds or more", hint="leave it out for no cross-validation")
+    if getattr(args, "workers", 1) < 1:
+        raise ConfigError("--workers takes a positive number of processes")
+
+
+def _model_outputs(args: argparse.Namespace, *names: str) -> None:
+    """--out apart from the data, its model files new unless --force (before the work)."""
+    from tod_runtime.files import check_apart, check_output
+
+    _check_train_args(args)
+    out = Path(args.out)
+    check_apart(out, [args.path], "--out folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise IOFailure(f"cannot create the folder: {exc.strerror}", file=str(out)) from None
+    for name in names:
+        check_output(out / name, force=args.force, inputs=[args.path], what="model file")
+    if getattr(args, "errors", None):
+        check_output(args.errors, force=args.force, inputs=[args.path], what="error file")
 
 
 def _cmd_train_dst(args: argparse.Namespace) -> int:
     from tod_runtime.dst.learned.train import run_train_dst
 
+    _model_outputs(args, "carry.npz", "carry.json")
     return run_train_dst(args)
 
 
 def _cmd_train_nlg(args: argparse.Namespace) -> int:
     from tod_runtime.nlg.train import run_train_nlg
 
+    _check_train_args(args)
     return run_train_nlg(args)
 
 
 def _cmd_train_policy(args: argparse.Namespace) -> int:
-    from tod_runtime.files import check_apart, check_output
     from tod_runtime.policy.learned.train import run_train_policy
 
-    out = Path(args.out)  # checked before the long work
-    check_apart(out, [args.path], "--out folder")
-    out.mkdir(parents=True, exist_ok=True)
-    for name in ("policy.npz", "policy.json"):
-        check_output(out / name, force=args.force, what="model file")
+    _model_outputs(args, "policy.npz", "policy.json")
     return run_train_policy(args)
 
 
@@ -335,6 +367,7 @@ def _add_train(sub: argparse._SubParsersAction[Any]) -> None:
     nlu.set_defaults(func=_cmd_train_nlu)
     dst = kinds.add_parser("dst", help="the tracker's carry-over model (values across services)")
     add_dst_options(dst)
+    dst.add_argument("--force", action="store_true", help="replace a model in --out")
     dst.set_defaults(func=_cmd_train_dst)
     policy = kinds.add_parser("policy", help="the learned policy (imitation of SGD system turns)")
     add_policy_options(policy)
@@ -342,6 +375,8 @@ def _add_train(sub: argparse._SubParsersAction[Any]) -> None:
     nlg = kinds.add_parser("nlg", help="NLG templates mined from SGD train (system and user)")
     add_nlg_options(nlg)
     nlg.set_defaults(func=_cmd_train_nlg)
+    for kind in (nlu, dst, policy, nlg):
+        kind.set_defaults(cv=None)  # none given: no cross-validation (an explicit 0 is refused)
 
 
 # ---------------------------------------------------------------- tod serve

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import zipfile
 import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -116,7 +117,7 @@ def load_linear(
             with resources.as_file(resources.files(package) / file) as shipped:
                 return _read(kind, shipped)
         return _read(kind, Path(path))
-    except (OSError, KeyError, ValueError) as exc:
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
         raise DataError(
             f"cannot load the {what}: {exc}",
             file=str(path or f"{package.replace('.', '/')}/{file}"),
@@ -125,7 +126,8 @@ def load_linear(
 
 
 def _read(kind: type[Model], path: Path) -> Model:
-    with np.load(path, allow_pickle=False) as data:
+    # numpy leaves the file open when it is no zip: the file is opened (and closed) here
+    with path.open("rb") as file, np.load(file, allow_pickle=False) as data:
         return kind(data["weights"].astype(np.float32), json.loads(str(data["config"])))
 
 

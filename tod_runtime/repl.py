@@ -6,8 +6,10 @@ Commands: /reset, /state, /services, /save FILE, /help, /quit (or Ctrl-D).
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
+import secrets
 import sys
 from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
@@ -55,9 +57,18 @@ async def _plain_lines(lines: Iterable[str]) -> AsyncIterator[str]:
         yield line.rstrip("\r\n")  # CRLF files and pipes too
 
 
+def _stdin() -> Iterable[str]:
+    """Standard input as text lines; bytes that are not UTF-8 come through as lone
+    surrogates (never an exception that ends the chat), and the runtime refuses such a line
+    as a failed turn."""
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")
+    return sys.stdin
+
+
 def _script_lines(path: str) -> Iterable[str]:
     if path == "-":
-        return sys.stdin
+        return _stdin()
     try:
         return Path(path).read_text(encoding="utf-8").splitlines()
     except OSError as exc:
@@ -75,7 +86,9 @@ class Chat:
 
     def __init__(self, runtime: Runtime, args: argparse.Namespace) -> None:
         self.runtime = runtime
-        self.session = args.session
+        # a fresh id by default: a guessable one ("chat") in a store shared with a server
+        # could be read or deleted over HTTP
+        self.session: str = args.session or f"chat-{secrets.token_urlsafe(18)}"
         self.json = args.json
         self.debug = args.debug
         self.out = sys.stdout
@@ -163,12 +176,25 @@ class Chat:
         return save_dialogues(target, [dialogue], self.runtime.schemas)
 
     async def turn(self, line: str) -> None:
+        """One turn: recorded, then its reply printed (a reply shown is a turn recorded); a
+        record that cannot be written fails the turn, its reply printed before the error."""
         result = await self.runtime.handle(self.session, line)
-        if result.notice is None:
-            await self.keep_record()
         if self.debug:
             self._show_debug(result)
-        self.emit(result.model_dump(mode="json", exclude_none=True), f"bot> {result.utterance}")
+        try:
+            if result.notice is None:
+                await self.keep_record()
+        finally:
+            self.emit(result.model_dump(mode="json", exclude_none=True), f"bot> {result.utterance}")
+
+    def failed(self, exc: Exception) -> None:
+        """An error line; the chat goes on."""
+        if isinstance(exc, OSError):
+            where = f"{exc.filename}: " if exc.filename else ""
+            text = f"{where}{exc.strerror or exc}"
+        else:
+            text = str(exc)
+        self.emit({"error": text}, f"error: {text}")
 
 
 async def run_chat(config: Config, args: argparse.Namespace) -> int:
@@ -179,6 +205,8 @@ async def run_chat(config: Config, args: argparse.Namespace) -> int:
     runtime = Runtime(config)
     await runtime.start()
     chat = Chat(runtime, args)
+    if args.session is None and not config.store.startswith("memory"):
+        print(f"(session {chat.session}: --session {chat.session} resumes it)", file=sys.stderr)
     try:
         if args.script:
             lines: AsyncIterator[str] = _plain_lines(_script_lines(args.script))
@@ -187,19 +215,29 @@ async def run_chat(config: Config, args: argparse.Namespace) -> int:
             lines = _interactive_lines()
         else:
             lines = _plain_lines(sys.stdin)
+        turns, failures = 0, list[Exception]()
         async for line in lines:
             if args.script and (not line.strip() or line.lstrip().startswith("#")):
                 continue
-            try:
-                if line.startswith("/"):
+            if line.startswith("/"):
+                try:
                     if not await chat.command(line):
                         break
-                else:
-                    await chat.turn(line)
-            except TodError as exc:
-                chat.emit({"error": str(exc)}, f"error: {exc}")
+                except (TodError, OSError) as exc:  # a command's error: the chat goes on
+                    chat.failed(exc)
+                continue
+            turns += 1
+            try:
+                await chat.turn(line)
+            except (TodError, OSError) as exc:
+                chat.failed(exc)
+                failures.append(exc)
     finally:
         if chat.recording is not None and chat.recording.exists():
             print(f"(recorded to {chat.recording})", file=sys.stderr)
         await runtime.close()
+    if failures and args.script:
+        # a script whose turns failed did not run: the first failure gives the exit status
+        print(f"tod chat: {len(failures)} of {turns} turn(s) failed", file=sys.stderr)
+        raise failures[0]
     return 0

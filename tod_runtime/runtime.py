@@ -211,6 +211,15 @@ class Runtime:
         await self.start()
         if not isinstance(text, str):
             raise InputError("a message must be a string")
+        if not text.isascii():
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise InputError(
+                    f"the message is not valid text (character {exc.start} is a lone "
+                    "surrogate or an undecodable byte)",
+                    hint="send UTF-8 text",
+                ) from None
         notice = check_message(text, self.config.max_message_chars)
         if notice is not None:
             return TurnResult.rejected(session_id, notice)

@@ -16,6 +16,7 @@ transaction finds the entity named by ``entity_match`` and fails (returns ``[]``
 from __future__ import annotations
 
 import json
+import os
 from datetime import date
 from pathlib import Path
 from typing import Literal
@@ -102,6 +103,30 @@ def is_services_folder(source: str) -> bool:
     return folder.is_dir() and any(folder.glob("*/schema.json"))
 
 
+def schema_files(folder: Path) -> list[Path]:
+    """Every ``<Service>/schema.json`` of a services folder. A service folder that cannot be
+    read, or a schema.json that is a dangling or looping symlink, is an error (it was
+    silently missing)."""
+    found: list[Path] = []
+    for sub in sorted(folder.iterdir()):
+        if not sub.is_dir():
+            continue
+        path = sub / "schema.json"
+        if not os.access(sub, os.R_OK | os.X_OK):
+            raise SchemaError(
+                "a service folder cannot be read", file=str(sub), hint="check its permissions"
+            )
+        if path.is_symlink() and not path.exists():
+            raise SchemaError(
+                "schema.json is a symlink that leads nowhere (or loops)",
+                file=str(path),
+                hint="point it at a schema file or replace it",
+            )
+        if path.exists():
+            found.append(path)
+    return found
+
+
 def _load_data(path: Path, schema: ServiceSchema) -> MockData:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
@@ -153,7 +178,7 @@ class MockBackend:
         self._rules: dict[str, dict[str, Transaction]] = {}
         self._dates: dict[str, date | None] = {}
         self._tables = Tables()
-        for schema_path in sorted(folder.glob("*/schema.json")):
+        for schema_path in schema_files(folder):
             for schema in load_schema_file(schema_path):
                 if schema.service_name in self._dirs:
                     raise SchemaError(

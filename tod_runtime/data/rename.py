@@ -15,13 +15,13 @@ original does (tests/data/test_rename.py, ``python benchmarks/rename_gap.py``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tod_runtime.data.sgd import SGDSplit
 from tod_runtime.dialogue.models import Action, Dialogue, Frame, State
+from tod_runtime.files import write_json
 from tod_runtime.schema.models import IntentSchema, ServiceSchema, SlotSchema
 
 _Slot = Callable[[str], str]  # a slot's new name from its old one
@@ -154,9 +154,9 @@ def rename_split(
     folder = Path(out) / split.name
     folder.mkdir(parents=True, exist_ok=True)
     written = [renaming.schema(s).to_json() for s in schemas]
-    (folder / "schema.json").write_text(json.dumps(written, indent=2), encoding="utf-8")
+    write_json(folder / "schema.json", written)  # atomic: a full disk leaves no half file
     for file in split.dialogue_files() if files is None else files:
         dialogues = split.read_file(file)[:limit]
         renamed = [renaming.dialogue(d).to_json() for d in dialogues]
-        (folder / file).write_text(json.dumps(renamed, indent=2), encoding="utf-8")
+        write_json(folder / file, renamed)
     return folder

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from tod_runtime.errors import ConfigError
@@ -12,6 +13,7 @@ from tod_runtime.files import atomic_write, check_output, check_output_dir, writ
 EXIT_BELOW = 1  # a --fail-under threshold was missed
 EXIT_DIFFERS = 1  # --expect-exact: a turn differs from the recording
 EXIT_FAILED = 1  # --strict: a dialogue failed (the run stopped there)
+EXIT_NOTHING = 3  # no dialogue was replayed: every file skipped, or none there (a data error)
 
 
 def _threshold(text: str) -> tuple[str, float]:
@@ -92,6 +94,12 @@ def _run(args: argparse.Namespace) -> int:
         errors = (e for r in run.results for e in r.errors)
         atomic_write(args.errors, error_report(errors, frames))
     print(summary(report))
+    if report.dialogues == 0:  # a regression suite over broken or empty data never passes
+        print(
+            f"tod replay: error: no dialogue was replayed ({len(run.skipped)} file(s) skipped)",
+            file=sys.stderr,
+        )
+        return EXIT_NOTHING
     code = 0
     if run.stopped_at is not None:
         first = run.stopped_at
@@ -137,9 +145,16 @@ def _check_outputs(args: argparse.Namespace) -> None:
     inputs = [args.path]
     if args.services:
         inputs.append(args.services.rpartition(":")[0] or args.services)
+    seen: dict[Path, str] = {}
     for option, what in (("report", "report"), ("junit", "JUnit file"), ("errors", "error file")):
         if getattr(args, option):
-            check_output(getattr(args, option), force=args.force, inputs=inputs, what=what)
+            path = check_output(getattr(args, option), force=args.force, inputs=inputs, what=what)
+            other = seen.setdefault(path.resolve(), option)
+            if other != option:
+                raise ConfigError(
+                    f"--{option} and --{other} name the same file ({path})",
+                    hint="give each output its own file",
+                )
     if args.predictions:
         check_output_dir(
             args.predictions,

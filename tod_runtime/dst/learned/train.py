@@ -41,7 +41,7 @@ from tod_runtime.dst.learned.features import BITS, description_key, slot_view
 from tod_runtime.dst.learned.model import CarryModel
 from tod_runtime.dst.rules import track
 from tod_runtime.errors import DataError
-from tod_runtime.files import atomic_write
+from tod_runtime.files import atomic_open, atomic_write
 from tod_runtime.learning import (
     collect_rows,
     fit,
@@ -344,9 +344,10 @@ def run_train_dst(args: argparse.Namespace) -> int:
             if errors is not None:
                 atomic_write(args.errors, errors.report())
     model = fit_rows(counts, schemas=split.schemas(), reworded=reworded)
-    model.save(out / "carry.npz")
+    with atomic_open(out / "carry.npz", "wb") as model_file:  # a full disk leaves the old one
+        model.save(model_file)  # type: ignore[arg-type]  # numpy writes to a file object too
     report["seconds"] = round(time.perf_counter() - start, 1)
-    (out / "carry.json").write_text(json.dumps(report, indent=2) + "\n")
+    atomic_write(out / "carry.json", json.dumps(report, indent=2) + "\n")
     print(json.dumps(report, indent=2))
     return 0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import zipfile
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -180,7 +181,7 @@ def load_model(path: str | Path | None = None) -> NLUModel:
             with resources.as_file(resources.files(__package__) / "nlu.npz") as shipped:
                 return _load(shipped)
         return _load(Path(path))
-    except (OSError, KeyError, ValueError) as exc:
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
         raise DataError(
             f"cannot load the NLU model: {exc}",
             file=str(path or "tod_runtime/nlu/learned/nlu.npz"),
@@ -189,7 +190,8 @@ def load_model(path: str | Path | None = None) -> NLUModel:
 
 
 def _load(path: Path) -> NLUModel:
-    with np.load(path, allow_pickle=False) as data:
+    # numpy leaves the file open when it is no zip: the file is opened (and closed) here
+    with path.open("rb") as file, np.load(file, allow_pickle=False) as data:
         weights = {name: data[name].astype(np.float32) for name in SCORERS if name in data}
         missing = [name for name in SCORERS if name not in weights]
         if missing:
