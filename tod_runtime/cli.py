@@ -199,6 +199,35 @@ def _internal_error(exc: BaseException, debug: bool) -> int:
     return EXIT_INTERNAL
 
 
+def _file_of(exc: BaseException) -> str | None:
+    """The file being read when ``exc`` was raised: the innermost frame holding a path of
+    an existing file (``Path.read_text``'s own ``self`` most often)."""
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in reversed(frames):
+        for name in ("self", "path", "file", "source", "filename", "target"):
+            value = frame.f_locals.get(name)
+            if isinstance(value, Path) and value.is_file():
+                return str(value)
+    return None
+
+
+def _unreadable(exc: RecursionError | UnicodeDecodeError) -> str:
+    """One line for input that no reader can take: JSON or TOML nested thousands deep (the
+    parsers recurse), or bytes that are not UTF-8."""
+    file = _file_of(exc)
+    where = f"{file}: " if file else ""
+    if isinstance(exc, RecursionError):
+        return (
+            f"{where}the input is nested too deeply to read (hint: JSON and TOML files may "
+            "nest a few hundred levels at most)"
+        )
+    return f"{where}the input is not UTF-8 text (byte {exc.start}) (hint: save it as UTF-8)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = _debug_wanted(argv)
@@ -223,6 +252,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
+    except (RecursionError, UnicodeDecodeError) as exc:  # an input file nobody can read
+        print(f"tod: error: {_unreadable(exc)}", file=sys.stderr)
+        return EXIT_DATA
     except OSError as exc:  # the file system said no: one line naming the file
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"tod: error: {where}{exc.strerror or exc}", file=sys.stderr)

@@ -383,19 +383,12 @@ def _add_train(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from tod_runtime.server.base import ServeSettings
-    from tod_runtime.server.command import run_serve
+    from tod_runtime.server.command import run_serve, serve_settings
 
     extra: dict[str, Any] = {"services": args.services, "store": args.store}
     extra |= {"session_ttl": args.session_ttl, "max_turns_per_session": args.max_turns}
     config = config_from_args(args, **extra)
-    settings = ServeSettings(
-        host=args.host,
-        port=args.port,
-        token=args.token,
-        cors_origins=args.cors_origin or [],
-        max_body_bytes=args.max_body,
-    )
+    settings = serve_settings(args)
     return run_serve(config, settings)
 
 

@@ -6,6 +6,7 @@ closed, then the store and backend are closed."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import gc
 import sys
@@ -46,6 +47,32 @@ async def freeze_long_lived_objects(app: web.Application) -> AsyncIterator[None]
     finally:
         gc.callbacks.remove(after_collection)
         gc.set_threshold(*thresholds)
+
+
+FLAGS = {"port": "--port", "max_body_bytes": "--max-body", "host": "--host", "token": "--token"}
+
+
+def serve_settings(args: argparse.Namespace) -> ServeSettings:
+    """``tod serve``'s flags as ServeSettings; a value out of range is a usage error naming
+    its flag (exit 2)."""
+    from pydantic import ValidationError
+
+    from tod_runtime.errors import ConfigError
+    from tod_runtime.server.base import ServeSettings
+
+    try:
+        return ServeSettings(
+            host=args.host,
+            port=args.port,
+            token=args.token,
+            cors_origins=args.cors_origin or [],
+            max_body_bytes=args.max_body,
+        )
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = str(error["loc"][0]) if error["loc"] else ""
+        flag = FLAGS.get(field, field)
+        raise ConfigError(f"{flag}: {error['msg']}", hint="see tod serve --help") from None
 
 
 def run_serve(config: Config, settings: ServeSettings) -> int:

@@ -33,6 +33,8 @@ def parse_turn(raw: bytes | str) -> str:
         body = json.loads(raw)
     except (UnicodeDecodeError, ValueError):
         raise _bad("the body is not valid JSON") from None
+    except RecursionError:
+        raise _bad("the body is nested too deeply") from None
     if not isinstance(body, dict):
         raise _bad("the body must be a JSON object")
     if "text" not in body:
@@ -102,7 +104,12 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
             if msg.type != WSMsgType.TEXT:
                 await ws.send_json({"error": "send JSON text messages", "status": 400})
                 continue
-            await ws.send_json(await _ws_turn(runtime, session_id, msg.data))
+            try:
+                answer = await _ws_turn(runtime, session_id, msg.data)
+            except Exception:  # the socket is upgraded: an answer on it, never an HTTP 500
+                log.exception("WebSocket turn of %s failed", session_id)
+                answer = {"error": "internal error (the server log has the details)", "status": 500}
+            await ws.send_json(answer)
     finally:
         request.app[SOCKETS].open.discard(ws)
     return ws
