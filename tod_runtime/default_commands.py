@@ -418,5 +418,8 @@ def _add_serve(sub: argparse._SubParsersAction[Any]) -> None:
         metavar="ORIGIN",
         help="allow this origin cross-origin (repeatable; default: none)",
     )
+    from tod_runtime.server.command import add_serve_flags
+
+    add_serve_flags(serve)  # limits, --token-file, --workers
     add_pipeline_options(serve)
     serve.set_defaults(func=_cmd_serve)

@@ -20,6 +20,7 @@ from tod_runtime.plugins import make_plugin_manager
 from tod_runtime.runtime import Runtime
 from tod_runtime.server.base import (
     PUBLIC_PATHS,
+    PUBLIC_PREFIXES,
     RUNTIME,
     SETTINGS,
     SOCKETS,
@@ -28,6 +29,7 @@ from tod_runtime.server.base import (
     answer_of,
     error_response,
 )
+from tod_runtime.server.limits import RATE, RateLimiter, rate_middleware
 from tod_runtime.server.routes import add_routes
 
 log = logging.getLogger("tod_runtime.server")
@@ -59,13 +61,22 @@ def _bearer(request: web.Request) -> str | None:
     header = request.headers.get("Authorization", "")
     if header.startswith("Bearer "):
         return header[len("Bearer ") :]
-    return request.query.get("access_token")  # browsers cannot set headers on a WebSocket
+    # browsers cannot set headers on a WebSocket: the query, on its route only (elsewhere a
+    # token in a URL ends up in logs and histories)
+    websocket = request.headers.get("Upgrade", "").lower() == "websocket"
+    if websocket and request.path.endswith("/ws"):
+        return request.query.get("access_token")
+    return None
+
+
+def _public(path: str) -> bool:
+    return path in PUBLIC_PATHS or path.startswith(PUBLIC_PREFIXES)
 
 
 @web.middleware
 async def auth_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     token = request.app[SETTINGS].token
-    if token and request.method != "OPTIONS" and request.path not in PUBLIC_PATHS:
+    if token and request.method != "OPTIONS" and not _public(request.path):
         given = _bearer(request)
         if given is None or not secrets.compare_digest(given.encode(), token.encode()):
             return error_response(401, "missing or wrong bearer token")
@@ -144,9 +155,12 @@ def create_app(
     if settings.cors_origins:
         middlewares.append(cors_middleware)
     middlewares.append(errors_middleware)
+    if settings.client_rate:
+        middlewares.append(rate_middleware)
     if settings.token:
         middlewares.append(auth_middleware)
     app = web.Application(middlewares=middlewares, client_max_size=settings.max_body_bytes)
+    app[RATE] = RateLimiter(settings.client_rate or 1.0)
     app[RUNTIME] = runtime
     app[SETTINGS] = settings
     app[SOCKETS] = Sockets()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from aiohttp import web
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tod_runtime.errors import InputError, TodError
 from tod_runtime.runtime import Runtime
@@ -16,7 +16,9 @@ class ServeSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
     host: str = "127.0.0.1"
     port: int = Field(default=8080, ge=0, le=65535)
-    token: str | None = Field(default=None, description="bearer token required on /v1/*")
+    token: str | None = Field(
+        default=None, min_length=1, description="bearer token required on /v1/*"
+    )
     cors_origins: list[str] = Field(
         default_factory=list, description="origins allowed cross-origin (none: CORS closed)"
     )
@@ -24,6 +26,29 @@ class ServeSettings(BaseModel):
     expire_every: float = Field(
         default=60.0, gt=0, description="seconds between sweeps for idle sessions"
     )
+    max_sessions: int = Field(
+        default=50_000, ge=0, description="sessions the store may hold (0: no limit)"
+    )
+    max_connections: int = Field(
+        default=1000, ge=0, description="open connections per process (0: no limit)"
+    )
+    idle_timeout: float = Field(
+        default=75.0, gt=0, description="seconds an idle keep-alive connection stays open"
+    )
+    read_timeout: float = Field(
+        default=10.0, ge=0, description="seconds a request's headers, and its body, may take"
+    )
+    client_rate: float = Field(
+        default=200.0, ge=0, description="requests a second per client address (0: no limit)"
+    )
+    workers: int = Field(default=1, ge=1, le=64, description="processes on the port")
+
+    @field_validator("token")
+    @classmethod
+    def _no_blank_token(cls, token: str | None) -> str | None:
+        if token is not None and not token.strip():
+            raise ValueError("an empty or blank token would let everyone in")
+        return token
 
 
 RUNTIME = web.AppKey("runtime", Runtime)
@@ -39,6 +64,7 @@ class Sockets:
 
 SOCKETS = web.AppKey("sockets", Sockets)
 PUBLIC_PATHS = ("/", "/healthz", "/openapi.json")
+PUBLIC_PREFIXES = ("/static/",)  # the web page's own files: the page asks for the token
 
 
 STORE_UNAVAILABLE = "session store unavailable"

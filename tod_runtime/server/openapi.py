@@ -26,9 +26,12 @@ def _errors(*codes: int) -> dict[str, Any]:
         401: "missing or wrong bearer token (when the server has one)",
         404: "no such session",
         409: "another process changed the session meanwhile; nothing was stored",
+        408: "the body took longer than the read timeout to arrive",
         413: "the body is larger than the limit",
+        429: "too many requests from this client (Retry-After says when to retry)",
         500: "a plugin failed; the session is as it was before the turn",
-        503: "the session is locked by another process",
+        503: "the session store is unavailable, the session is locked by another process, "
+        "or the server holds its most sessions (Retry-After says when to retry)",
     }
     return {str(c): _json(_ERROR, text[c]) for c in codes}
 
@@ -76,7 +79,7 @@ def openapi_document() -> dict[str, Any]:
                     "summary": "start a session",
                     "responses": {
                         "201": _json({"$ref": "#/components/schemas/SessionId"}, "the new id"),
-                        **_errors(401),
+                        **_errors(401, 429, 503),
                     },
                 }
             },
@@ -111,7 +114,7 @@ def openapi_document() -> dict[str, Any]:
                     },
                     "responses": {
                         "200": _json({"$ref": "#/components/schemas/TurnResult"}, "the turn"),
-                        **_errors(400, *session_ops, 409, 413, 500, 503),
+                        **_errors(400, *session_ops, 408, 409, 413, 429, 500, 503),
                     },
                 },
             },

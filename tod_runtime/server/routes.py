@@ -15,8 +15,10 @@ from aiohttp import WSMsgType, web
 from tod_runtime.errors import TodError
 from tod_runtime.runtime import Runtime
 from tod_runtime.server.base import RUNTIME, SETTINGS, SOCKETS, answer_of
+from tod_runtime.server.limits import read_body
 from tod_runtime.server.openapi import openapi_document
 from tod_runtime.session import SessionReset
+from tod_runtime.stores.base import count_sessions
 
 log = logging.getLogger("tod_runtime.server")
 STATIC = Path(__file__).with_name("static")
@@ -66,6 +68,9 @@ async def create_session(request: web.Request) -> web.Response:
     """A new, empty session. Its first event (a reset, which folds to nothing) makes it
     exist in the store, so every process serving the store knows it."""
     runtime = request.app[RUNTIME]
+    limit = request.app[SETTINGS].max_sessions
+    if limit and await count_sessions(runtime.store) >= limit:
+        raise web.HTTPServiceUnavailable(reason="the server holds its most sessions; retry later")
     session_id = secrets.token_urlsafe(18)
     await runtime.store.append(session_id, [SessionReset()], expected=0)
     return web.json_response({"id": session_id}, status=201)
@@ -87,7 +92,7 @@ async def delete_session(request: web.Request) -> web.Response:
 
 async def turn(request: web.Request) -> web.Response:
     runtime, session_id = await _known(request)
-    text = parse_turn(await request.read())
+    text = parse_turn(await read_body(request))
     result = await runtime.handle(session_id, text)
     return web.Response(body=result.model_dump_json(), content_type="application/json")
 

@@ -85,3 +85,12 @@ def conflict(session_id: str, expected: int, found: int) -> StoreConflict:
         f"session {session_id!r} changed meanwhile ({found} events, expected {expected})",
         hint="another process wrote to it; the turn was not stored, send it again",
     )
+
+
+async def count_sessions(store: SessionStore) -> int:
+    """How many sessions ``store`` holds: its ``count()`` when it has one (an optional
+    capability: memory, SQLite and Redis answer without listing them), else its listing."""
+    count = getattr(store, "count", None)
+    if count is not None:
+        return int(await count())
+    return len(await store.sessions())

@@ -48,6 +48,9 @@ class MemoryStore:
             await self.delete(session_id)
         return gone
 
+    async def count(self) -> int:
+        return len(self._logs)
+
     async def sessions(self) -> list[str]:
         return list(self._logs)
 

@@ -228,6 +228,13 @@ class SQLiteStore:
         rows = self._db.execute("SELECT DISTINCT session_id FROM events").fetchall()
         return [r[0] for r in rows]
 
+    def _count(self) -> int:
+        (count,) = self._db.execute("SELECT COUNT(*) FROM touched").fetchone()
+        return int(count)
+
+    async def count(self) -> int:
+        return await self._run(self._count)
+
     async def sessions(self) -> list[str]:
         return await self._run(self._sessions)
 

@@ -185,6 +185,12 @@ class RedisStore:
             raise self._failed(exc) from None
         return ids
 
+    async def count(self) -> int:
+        try:
+            return int(await self._redis.zcard(self._key("touched")))
+        except RedisError as exc:
+            raise self._failed(exc) from None
+
     async def sessions(self) -> list[str]:
         try:
             return [s.decode() for s in await self._redis.zrange(self._key("touched"), 0, -1)]

@@ -1,0 +1,153 @@
+"""The token's sources and reach, and the server's limits: sessions, connections, slow
+headers and bodies, requests per client; `tod serve` ends 143 on SIGTERM."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import socket
+from pathlib import Path
+
+import aiohttp
+import pytest
+from aiohttp import web
+from serve_helpers import ECHO_CONFIG, MakeClient
+
+from tod_runtime.errors import ConfigError
+from tod_runtime.server import ServeSettings, create_app
+from tod_runtime.server.command import serve_settings
+from tod_runtime.server.limits import ConnectionGuard, RateLimiter
+
+
+def serve_args(**given: object) -> argparse.Namespace:
+    base: dict[str, object] = {"host": "127.0.0.1", "port": 8080, "token": None,
+                               "token_file": None, "cors_origin": None, "max_body": 65536}  # fmt: skip
+    return argparse.Namespace(**(base | given))
+
+
+async def test_the_page_loads_with_a_token_and_the_query_token_is_for_websockets_only(
+    make_client: MakeClient,
+) -> None:
+    client = await make_client(token="abc")
+    assert (await client.get("/static/app.js")).status == 200
+    assert (await client.get("/static/style.css")).status == 200
+    assert (await client.get("/v1/services?access_token=abc")).status == 401
+    auth = {"Authorization": "Bearer abc"}
+    sid = (await (await client.post("/v1/sessions", headers=auth)).json())["id"]
+    async with client.ws_connect(f"/v1/sessions/{sid}/ws?access_token=abc") as ws:
+        await ws.send_json({"text": "city=Lima"})
+        assert (await ws.receive_json())["utterance"] == "REQ_MORE()"
+
+
+def test_token_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ConfigError, match="--token"):
+        serve_settings(serve_args(token=""))
+    with pytest.raises(ConfigError, match="--token"):
+        serve_settings(serve_args(token="   "))
+    file = tmp_path / "token"
+    file.write_text("from-file\n")
+    assert serve_settings(serve_args(token_file=str(file))).token == "from-file"
+    with pytest.raises(ConfigError, match="not both"):
+        serve_settings(serve_args(token="x", token_file=str(file)))
+    file.write_text("\n")
+    with pytest.raises(ConfigError, match="empty"):
+        serve_settings(serve_args(token_file=str(file)))
+    monkeypatch.setenv("TOD_TOKEN", "from-env")
+    assert serve_settings(serve_args()).token == "from-env"
+    assert serve_settings(serve_args(token="flag")).token == "flag"
+
+
+def test_listening_beyond_loopback_without_a_token_warns(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tod_runtime.server.command import _check
+
+    _check(ECHO_CONFIG, ServeSettings(host="0.0.0.0"))
+    assert "without a token" in capsys.readouterr().err
+    _check(ECHO_CONFIG, ServeSettings(host="0.0.0.0", token="t"))
+    _check(ECHO_CONFIG, ServeSettings())
+    assert capsys.readouterr().err == ""
+    with pytest.raises(ConfigError, match="--workers"):
+        _check(ECHO_CONFIG, ServeSettings(workers=2))
+
+
+async def test_sessions_are_capped(make_client: MakeClient) -> None:
+    client = await make_client(max_sessions=2)
+    for _ in range(2):
+        assert (await client.post("/v1/sessions")).status == 201
+    refused = await client.post("/v1/sessions")
+    assert refused.status == 503 and refused.headers["Retry-After"] == "1"
+
+
+def test_the_rate_limiter_refuses_a_burst_and_recovers() -> None:
+    limiter = RateLimiter(rate=5)
+    assert all(limiter.allow("a", now=0.0) for _ in range(10))
+    assert not limiter.allow("a", now=0.0) and limiter.allow("b", now=0.0)
+    assert limiter.allow("a", now=0.3)
+
+
+async def test_requests_over_the_client_rate_are_429(make_client: MakeClient) -> None:
+    client = await make_client(client_rate=2)
+    codes = [(await client.get("/v1/services")).status for _ in range(8)]
+    assert codes[:4] == [200] * 4 and codes[-1] == 429
+    assert (await client.get("/healthz")).status == 200
+
+
+async def serving(settings: ServeSettings) -> tuple[web.AppRunner, asyncio.Server, ConnectionGuard]:
+    from serve_helpers import ECHO_CONFIG as config
+
+    import tod_echo
+    from tod_runtime.plugins import make_plugin_manager
+
+    pm = make_plugin_manager(entry_points=False, extra=(tod_echo,))
+    runner = web.AppRunner(create_app(config, settings, plugin_manager=pm))
+    await runner.setup()
+    guard = ConnectionGuard(runner.server, settings)  # type: ignore[arg-type]
+    server = await asyncio.get_running_loop().create_server(guard, "127.0.0.1", 0)
+    return runner, server, guard
+
+
+async def test_slow_headers_and_slow_bodies_are_closed_and_connections_capped() -> None:
+    settings = ServeSettings(read_timeout=0.4, max_connections=3, client_rate=0)
+    runner, server, guard = await serving(settings)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        async with aiohttp.ClientSession() as http:
+            created = await http.post(f"http://127.0.0.1:{port}/v1/sessions")
+            sid = (await created.json())["id"]
+        await asyncio.sleep(0.2)  # that connection is closed and no longer counted
+        slow_header = await asyncio.open_connection("127.0.0.1", port)
+        slow_header[1].write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")  # never finished
+        slow_body = await asyncio.open_connection("127.0.0.1", port)
+        slow_body[1].write(
+            f"POST /v1/sessions/{sid}/turns HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n"
+            "\r\n{".encode()
+        )
+        third = await asyncio.open_connection("127.0.0.1", port)
+        fourth = await asyncio.open_connection("127.0.0.1", port)
+        assert b"503" in await asyncio.wait_for(fourth[0].read(), 5)  # over the cap
+        assert await asyncio.wait_for(slow_header[0].read(), 5) == b""  # closed
+        answer = await asyncio.wait_for(slow_body[0].read(200), 5)
+        assert answer.startswith(b"HTTP/1.1 408")
+        assert guard.timed_out >= 1 and guard.refused == 1
+        third[1].write(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert b"200 OK" in await asyncio.wait_for(third[0].read(), 5)
+        for _, writer in (slow_header, slow_body, third, fourth):
+            writer.close()
+    finally:
+        server.close()
+        await runner.cleanup()
+        await server.wait_closed()
+
+
+def test_a_port_in_use_is_an_io_error(capsys: pytest.CaptureFixture[str]) -> None:
+    from tod_runtime.cli import main
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        echo = ["--services", "echo", "--backend", "echo", "--nlu", "echo", "--tracker", "echo",
+                "--policy", "echo", "--generator", "echo"]  # fmt: skip
+        assert main(["serve", "--port", str(port), *echo]) == 5
+    assert "cannot listen" in capsys.readouterr().err
