@@ -69,3 +69,18 @@ def test_serve_flags_out_of_range_exit_2(
 ) -> None:
     assert main(["serve", *flags]) == 2
     assert flags[0] in one_line(capsys.readouterr().err)
+
+
+def test_a_zip_bomb_is_refused_before_it_is_inflated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import zipfile
+
+    top = "dstc8-schema-guided-dialogue-master"
+    bomb = tmp_path / "sgd.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.write(ROOT / "tests/fixtures/sgd_mini/dev/schema.json", f"{top}/dev/schema.json")
+        archive.writestr(f"{top}/dev/dialogues_001.json", b" " * (64 * 1024 * 1024))
+    assert bomb.stat().st_size < 1024 * 1024
+    assert main(["data", "validate", str(bomb)]) in (1, 3)
+    assert "unpacks" in capsys.readouterr().err

@@ -21,6 +21,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from tod_runtime.data.zips import check_members
 from tod_runtime.errors import DataError, IOFailure
 from tod_runtime.progress import progress
 
@@ -138,6 +139,7 @@ def _extract(archive_path: Path, into: Path, top_folder: str, label: str) -> Non
     try:
         with zipfile.ZipFile(archive_path) as archive:
             members = archive.infolist()
+            check_members(members, label)  # before a byte is unpacked
             tops = {PurePosixPath(m.filename).parts[0] for m in members if m.filename.strip("/")}
             if tops != {top_folder}:
                 raise DataError(

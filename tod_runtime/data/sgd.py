@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from tod_runtime.data.zips import read_member
 from tod_runtime.dialogue.models import Dialogue
 from tod_runtime.dialogue.validate import check_against_schemas, parse_dialogue_list
 from tod_runtime.errors import DataError
@@ -42,7 +43,7 @@ class SGDSplit:
         try:
             if self.is_zip:
                 with zipfile.ZipFile(self.root) as archive:
-                    raw = archive.read(f"{self.inner}/{file}")
+                    raw = read_member(archive, f"{self.inner}/{file}", label)
             else:
                 raw = (Path(self.inner) / file).read_bytes()
         except (KeyError, FileNotFoundError):

@@ -33,6 +33,7 @@ from tod_runtime.data.unified import (
     SPLIT_NAMES,
     STATE_VARIANTS,
 )
+from tod_runtime.data.zips import read_member
 from tod_runtime.dialogue.models import Action, Dialogue, Frame, ServiceCall, SlotSpan, State, Turn
 from tod_runtime.errors import DataError, from_validation_error
 from tod_runtime.files import check_output_dir, write_json
@@ -63,8 +64,9 @@ def load_unified(path: str | Path) -> tuple[dict[str, Any], dict[str, list[dict[
         )
     try:
         with zipfile.ZipFile(archive_path) as archive:
-            ontology = json.loads(archive.read(MEMBERS[0]))
-            dialogues = json.loads(archive.read(MEMBERS[1]))
+            label = str(archive_path)
+            ontology = json.loads(read_member(archive, MEMBERS[0], label))
+            dialogues = json.loads(read_member(archive, MEMBERS[1], label))
     except (OSError, zipfile.BadZipFile, json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise DataError(f"cannot read the unified dataset: {exc}", file=str(archive_path)) from None
     dataset: dict[str, list[dict[str, Any]]] = {}
