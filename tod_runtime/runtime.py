@@ -38,7 +38,7 @@ from tod_runtime.schema.loader import Schemas
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.schema.roles import note_values
 from tod_runtime.session import Event, SessionLog, SessionReset, system_events, user_events
-from tod_runtime.stores.base import SessionStore, StoreConflict
+from tod_runtime.stores.base import AnswerStore, SessionStore, StoreConflict
 
 
 def check_message(text: str, limit: int) -> str | None:
@@ -203,11 +203,18 @@ class Runtime:
     # ---------------------------------------------------------------- turns
 
     async def handle(
-        self, session_id: str, text: str, services: Collection[str] | None = None
+        self,
+        session_id: str,
+        text: str,
+        services: Collection[str] | None = None,
+        *,
+        key: str | None = None,
     ) -> TurnResult:
         """Run one user utterance through the pipeline and return the system's reply.
         ``services``, when given, are the only services the turn may address (as SGD's
-        dialogues and replay give each dialogue's services); by default, all of them."""
+        dialogues and replay give each dialogue's services); by default, all of them.
+        ``key`` (an Idempotency-Key) makes a retry safe: the answer is stored with the
+        turn's events, and a turn with a key already stored returns that answer, run once."""
         await self.start()
         if not isinstance(text, str):
             raise InputError("a message must be a string")
@@ -223,7 +230,7 @@ class Runtime:
         notice = check_message(text, self.config.max_message_chars)
         if notice is not None:
             return TurnResult.rejected(session_id, notice)
-        return await self._turn(session_id, text, None, services)
+        return await self._turn(session_id, text, None, services, key)
 
     async def handle_acts(
         self,
@@ -261,10 +268,21 @@ class Runtime:
         text: str,
         acts: UserActs | None,
         services: Collection[str] | None = None,
+        key: str | None = None,
     ) -> TurnResult:
         pipeline = self.pipeline
         schemas = self._schemas(services)
-        async with self._lock(session_id), self.store.session_lock(session_id):
+        store = self.store
+        if key is not None and not isinstance(store, AnswerStore):
+            raise InputError(
+                "this session store keeps no answers for an Idempotency-Key",
+                hint="use the memory, SQLite or Redis store, or send no key",
+            )
+        async with self._lock(session_id), store.session_lock(session_id):
+            if key is not None and isinstance(store, AnswerStore):
+                stored = await store.answer(session_id, key)
+                if stored is not None:  # a retry: the turn was run and stored once
+                    return TurnResult.model_validate_json(stored)
             await pipeline.turn_started(session_id, text)
             for attempt in (1, 2):
                 log = await self._session(session_id)  # under the lock: the newest events
@@ -280,8 +298,15 @@ class Runtime:
                     result = TurnResult.rejected(session_id, user.notice or "")
                     break
                 events = user_events(user) + system_events(system)
+                result = TurnResult.of(session_id, user, system)
                 try:
-                    await self.store.append(session_id, events, expected=log.count)
+                    if key is None:
+                        await store.append(session_id, events, expected=log.count)
+                    else:  # the answer, with the events, in one write
+                        answer = (key, result.model_dump_json().encode())
+                        await store.append(  # type: ignore[call-arg]
+                            session_id, events, expected=log.count, answer=answer
+                        )
                 except StoreConflict as conflict:  # deleted or rewritten elsewhere
                     self._sessions.pop(session_id, None)
                     if attempt == 2:
@@ -297,7 +322,6 @@ class Runtime:
                         ) from conflict
                     continue  # fold it anew and run the turn once more
                 log.apply(events)  # what was just stored, without reading it back
-                result = TurnResult.of(session_id, user, system)
                 break
             await pipeline.turn_finished(session_id, result)
             return result

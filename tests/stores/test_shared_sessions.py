@@ -60,15 +60,20 @@ async def test_two_runtimes_on_one_redis(tmp_path: Path) -> None:
         await check(lambda: RedisStore(url))
 
 
-async def test_a_session_deleted_by_another_process_starts_afresh(tmp_path: Path) -> None:
+async def test_a_session_deleted_by_another_process_is_never_brought_back(
+    tmp_path: Path,
+) -> None:
+    from tod_runtime.stores.base import SessionDeleted
+
     async with (
         runtime(SQLiteStore(tmp_path / "s.db")) as a,
         runtime(SQLiteStore(tmp_path / "s.db")) as b,
     ):
         await a.handle("s", "city=Lima")
         await b.delete("s")
-        result = await a.handle("s", "size=small")
-        assert result.state["Echo_1"].slot_values == {"size": ["small"]}
+        with pytest.raises(SessionDeleted):  # its tombstone: a turn in flight writes nothing
+            await a.handle("s", "size=small")
+        assert await a.store.length("s") == 0
 
 
 async def test_the_turn_limit(tmp_path: Path) -> None:

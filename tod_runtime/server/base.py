@@ -7,7 +7,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tod_runtime.errors import InputError, TodError
 from tod_runtime.runtime import Runtime
-from tod_runtime.stores.base import LockTimeout, StoreConflict, StoreUnavailable
+from tod_runtime.stores.base import (
+    LockTimeout,
+    SessionDeleted,
+    StoreConflict,
+    StoreUnavailable,
+)
 
 
 class ServeSettings(BaseModel):
@@ -91,6 +96,8 @@ def answer_of(exc: TodError) -> tuple[int, str]:
 
 def status_of(exc: TodError) -> int:
     """The HTTP status of a project error: the caller's fault is 4xx, a plugin's is 500."""
+    if isinstance(exc, SessionDeleted):
+        return 404
     if isinstance(exc, StoreConflict):
         return 409
     if isinstance(exc, LockTimeout | StoreUnavailable):

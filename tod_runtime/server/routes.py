@@ -47,6 +47,18 @@ def parse_turn(raw: bytes | str) -> str:
     return text
 
 
+_KEY = re.compile(r"^[\x21-\x7e]{1,200}$")
+
+
+def idempotency_key(request: web.Request) -> str | None:
+    """The request's ``Idempotency-Key`` header (1-200 visible ASCII characters), if any:
+    a retry with the same key gets the stored answer, and the turn is never run twice."""
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not _KEY.match(key):
+        raise _bad("Idempotency-Key must be 1-200 visible ASCII characters")
+    return key
+
+
 async def _known(request: web.Request) -> tuple[Runtime, str]:
     runtime, session_id = request.app[RUNTIME], request.match_info["id"]
     if not _ID.match(session_id) or not await runtime.exists(session_id):
@@ -93,7 +105,7 @@ async def delete_session(request: web.Request) -> web.Response:
 async def turn(request: web.Request) -> web.Response:
     runtime, session_id = await _known(request)
     text = parse_turn(await read_body(request))
-    result = await runtime.handle(session_id, text)
+    result = await runtime.handle(session_id, text, key=idempotency_key(request))
     return web.Response(body=result.model_dump_json(), content_type="application/json")
 
 

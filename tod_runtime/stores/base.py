@@ -14,7 +14,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Protocol, runtime_checkable
 from urllib.parse import urlsplit, urlunsplit
 
-from tod_runtime.errors import IOFailure
+from tod_runtime.errors import InputError, IOFailure
 from tod_runtime.session import Event
 
 
@@ -31,6 +31,32 @@ class StoreUnavailable(IOFailure):
     """The store cannot be reached or failed (a server down, a disk full, a file that is no
     database). The server logs it in full and answers 503 "session store unavailable": its
     message may name the store, and a store's URL may hold a password."""
+
+
+class SessionDeleted(InputError):
+    """A write to a session that was deleted (or expired): the store keeps a tombstone, so
+    a turn racing the DELETE in another process never brings the session back."""
+
+
+TOMBSTONE_SECONDS = 86_400.0  # how long a deleted session's id stays refused
+
+
+def deleted(session_id: str) -> SessionDeleted:
+    return SessionDeleted(
+        f"session {session_id!r} was deleted", hint="start a new session; nothing was stored"
+    )
+
+
+Answer = tuple[str, bytes]  # an Idempotency-Key and the turn's answer (TurnResult JSON)
+
+
+@runtime_checkable
+class AnswerStore(Protocol):
+    """A store that keeps each keyed turn's answer with its events, written in the same
+    transaction (``append(..., answer=(key, json))``), so a client's retry of a turn whose
+    answer it never got is answered from the store, never run twice."""
+
+    async def answer(self, session_id: str, key: str) -> bytes | None: ...
 
 
 def redact_url(url: str) -> str:

@@ -13,25 +13,38 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
 from tod_runtime.session import EVENT_ADAPTER, Event
-from tod_runtime.stores.base import conflict
+from tod_runtime.stores.base import TOMBSTONE_SECONDS, Answer, conflict, deleted
 
 
 class MemoryStore:
     def __init__(self) -> None:
         self._logs: dict[str, list[bytes]] = {}
         self._touched: dict[str, float] = {}
+        self._answers: dict[str, dict[str, bytes]] = {}
+        self._gone: dict[str, float] = {}  # deleted session -> when (a tombstone)
 
     async def load(self, session_id: str, start: int = 0) -> list[Event]:
         return [EVENT_ADAPTER.validate_json(e) for e in self._logs.get(session_id, [])[start:]]
 
     async def append(
-        self, session_id: str, events: Sequence[Event], expected: int | None = None
+        self,
+        session_id: str,
+        events: Sequence[Event],
+        expected: int | None = None,
+        answer: Answer | None = None,
     ) -> None:
-        log = self._logs.setdefault(session_id, [])
-        if expected is not None and len(log) != expected:
-            raise conflict(session_id, expected, len(log))
-        log.extend(EVENT_ADAPTER.dump_json(e) for e in events)
+        found = len(self._logs.get(session_id, ()))
+        if found == 0 and session_id in self._gone:
+            raise deleted(session_id)
+        if expected is not None and found != expected:
+            raise conflict(session_id, expected, found)
+        self._logs.setdefault(session_id, []).extend(EVENT_ADAPTER.dump_json(e) for e in events)
+        if answer is not None:
+            self._answers.setdefault(session_id, {})[answer[0]] = answer[1]
         self._touched[session_id] = time.time()
+
+    async def answer(self, session_id: str, key: str) -> bytes | None:
+        return self._answers.get(session_id, {}).get(key)
 
     async def length(self, session_id: str) -> int:
         return len(self._logs.get(session_id, ()))
@@ -57,7 +70,13 @@ class MemoryStore:
     async def delete(self, session_id: str) -> None:
         self._logs.pop(session_id, None)
         self._touched.pop(session_id, None)
+        self._answers.pop(session_id, None)
+        now = time.time()
+        self._gone[session_id] = now
+        if len(self._gone) > 1000:  # tombstones outlive a turn in flight, not forever
+            self._gone = {s: at for s, at in self._gone.items() if now - at < TOMBSTONE_SECONDS}
 
     async def close(self) -> None:
         self._logs.clear()
         self._touched.clear()
+        self._answers.clear()

@@ -23,7 +23,14 @@ from pathlib import Path
 from typing import TypeVar
 
 from tod_runtime.session import EVENT_ADAPTER, Event
-from tod_runtime.stores.base import LockTimeout, StoreUnavailable, conflict
+from tod_runtime.stores.base import (
+    TOMBSTONE_SECONDS,
+    Answer,
+    LockTimeout,
+    StoreUnavailable,
+    conflict,
+    deleted,
+)
 
 T = TypeVar("T")
 
@@ -35,6 +42,11 @@ CREATE TABLE IF NOT EXISTS events (
     PRIMARY KEY (session_id, seq)
 );
 CREATE TABLE IF NOT EXISTS touched (session_id TEXT PRIMARY KEY, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS answers (
+    session_id TEXT NOT NULL, key TEXT NOT NULL, answer BLOB NOT NULL,
+    PRIMARY KEY (session_id, key)
+);
+CREATE TABLE IF NOT EXISTS gone (session_id TEXT PRIMARY KEY, at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS locks (
     session_id TEXT PRIMARY KEY, token TEXT NOT NULL, host TEXT NOT NULL, pid INTEGER NOT NULL,
     expires REAL NOT NULL
@@ -131,12 +143,29 @@ class SQLiteStore:
         ).fetchone()
         return int(count)
 
-    def _append(self, session_id: str, events: Sequence[Event], expected: int | None) -> None:
+    def _append(
+        self,
+        session_id: str,
+        events: Sequence[Event],
+        expected: int | None,
+        answer: Answer | None = None,
+    ) -> None:
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
             start = self._length(session_id)
+            if (
+                start == 0
+                and self._db.execute(
+                    "SELECT 1 FROM gone WHERE session_id = ?", (session_id,)
+                ).fetchone()
+            ):
+                raise deleted(session_id)
             if expected is not None and start != expected:
                 raise conflict(session_id, expected, start)
+            if answer is not None:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO answers VALUES (?, ?, ?)", (session_id, *answer)
+                )
             self._db.executemany(
                 "INSERT INTO events (session_id, seq, event) VALUES (?, ?, ?)",
                 [
@@ -173,12 +202,23 @@ class SQLiteStore:
         )
 
     def _delete(self, session_ids: Sequence[str]) -> None:
+        now = time.time()
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
-            for table in ("events", "touched"):
+            for table in ("events", "touched", "answers"):
                 self._db.executemany(
                     f"DELETE FROM {table} WHERE session_id = ?", [(s,) for s in session_ids]
                 )
+            self._db.executemany(  # the tombstones: a turn in flight cannot write it back
+                "INSERT OR REPLACE INTO gone VALUES (?, ?)", [(s, now) for s in session_ids]
+            )
+            self._db.execute("DELETE FROM gone WHERE at < ?", (now - TOMBSTONE_SECONDS,))
+
+    def _answer(self, session_id: str, key: str) -> bytes | None:
+        row = self._db.execute(
+            "SELECT answer FROM answers WHERE session_id = ? AND key = ?", (session_id, key)
+        ).fetchone()
+        return None if row is None else bytes(row[0])
 
     def _idle(self, cutoff: float) -> list[str]:
         rows = self._db.execute("SELECT session_id FROM touched WHERE at < ?", (cutoff,))
@@ -190,9 +230,16 @@ class SQLiteStore:
         return await self._run(self._load, session_id, start)
 
     async def append(
-        self, session_id: str, events: Sequence[Event], expected: int | None = None
+        self,
+        session_id: str,
+        events: Sequence[Event],
+        expected: int | None = None,
+        answer: Answer | None = None,
     ) -> None:
-        await self._run(self._append, session_id, events, expected)
+        await self._run(self._append, session_id, events, expected, answer)
+
+    async def answer(self, session_id: str, key: str) -> bytes | None:
+        return await self._run(self._answer, session_id, key)
 
     async def length(self, session_id: str) -> int:
         return await self._run(self._length, session_id)

@@ -21,20 +21,27 @@ from tod_runtime import hookimpl
 from tod_runtime.errors import ConfigError, IOFailure
 from tod_runtime.session import EVENT_ADAPTER, Event
 from tod_runtime.stores.base import (
+    TOMBSTONE_SECONDS,
     LockTimeout,
     StoreConflict,
     StoreUnavailable,
     conflict,
+    deleted,
     redact_url,
 )
 
+# KEYS: log, lock, touched, answers, gone. ARGV: expected, lock token, now, session id,
+# answer key ('' for none), answer, events... One script: the events, the answer and the
+# touch are written together or not at all.
 _APPEND = """
 if ARGV[2] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[2] then return {-2, 0} end
 local n = redis.call('LLEN', KEYS[1])
+if n == 0 and redis.call('EXISTS', KEYS[5]) == 1 then return {-3, 0} end
 if tonumber(ARGV[1]) >= 0 and n ~= tonumber(ARGV[1]) then return {-1, n} end
-for i = 5, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
+for i = 7, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[4], ARGV[5], ARGV[6]) end
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[4])
-return {0, n + #ARGV - 4}
+return {0, n + #ARGV - 6}
 """
 _UNLOCK = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -68,7 +75,8 @@ class RedisStore:
         self.url, self.prefix = url, prefix
         self.shown = redact_url(url)  # what messages and logs name: never the password
         self.lock_timeout, self.lock_wait = lock_timeout, lock_wait
-        self._redis: Any = aioredis.from_url(url)
+        timeouts = {} if "timeout" in url else {"socket_timeout": 10, "socket_connect_timeout": 5}
+        self._redis: Any = aioredis.from_url(url, **timeouts)  # a stall is an error, not a hang
         self._append_script = self._redis.register_script(_APPEND)
         self._unlock_script = self._redis.register_script(_UNLOCK)
         self._renew_script = self._redis.register_script(_RENEW)
@@ -107,15 +115,21 @@ class RedisStore:
         return [EVENT_ADAPTER.validate_json(row) for row in rows]
 
     async def append(
-        self, session_id: str, events: Sequence[Event], expected: int | None = None
+        self,
+        session_id: str,
+        events: Sequence[Event],
+        expected: int | None = None,
+        answer: tuple[str, bytes] | None = None,
     ) -> None:
         keys = [self._key("log", session_id), self._key("lock", session_id), self._key("touched")]
+        keys += [self._key("answers", session_id), self._key("gone", session_id)]
         token = self._held.get(session_id, "")
         args: list[str | bytes | int | float] = [
             -1 if expected is None else expected,
             token,
             time.time(),
             session_id,
+            *(answer or ("", b"")),
         ]
         args += [EVENT_ADAPTER.dump_json(e) for e in events]
         try:
@@ -129,6 +143,15 @@ class RedisStore:
             )
         if status == -1:
             raise conflict(session_id, expected or 0, int(found))
+        if status == -3:
+            raise deleted(session_id)
+
+    async def answer(self, session_id: str, key: str) -> bytes | None:
+        try:
+            found = await self._redis.hget(self._key("answers", session_id), key)
+        except RedisError as exc:
+            raise self._failed(exc) from None
+        return None if found is None else bytes(found)
 
     async def length(self, session_id: str) -> int:
         try:
@@ -200,8 +223,10 @@ class RedisStore:
     async def delete(self, session_id: str) -> None:
         try:
             async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.delete(self._key("log", session_id))
+                pipe.delete(self._key("log", session_id), self._key("answers", session_id))
                 pipe.zrem(self._key("touched"), session_id)
+                # the tombstone: a turn in flight in another process cannot write it back
+                pipe.set(self._key("gone", session_id), b"1", ex=int(TOMBSTONE_SECONDS))
                 await pipe.execute()
         except RedisError as exc:
             raise self._failed(exc) from None
