@@ -148,3 +148,21 @@ def test_chat_sessions_are_not_guessable_in_a_shared_store(tmp_path: Path) -> No
 
     ids = asyncio.run(SQLiteStore(tmp_path / "s.db").sessions())
     assert len(ids) == 1 and ids[0] != "chat" and len(ids[0]) > 20
+
+
+def _worker_signals(_: int) -> tuple[bool, bool]:
+    import signal
+
+    return (
+        signal.getsignal(signal.SIGINT) == signal.SIG_IGN,
+        signal.getsignal(signal.SIGTERM) == signal.SIG_DFL,
+    )
+
+
+def test_trainer_workers_leave_signals_to_the_parent() -> None:
+    """Ctrl-C or SIGTERM to the process group: the workers print no traceback."""
+    from tod_runtime.data.sgd import open_split
+    from tod_runtime.learning import split_pool
+
+    with split_pool(open_split(MINI, "dev"), 1) as pool:
+        assert pool.map(_worker_signals, [0]) == [(True, True)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import signal
 import zipfile
 import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -145,8 +146,16 @@ Key = TypeVar("Key")
 RowCounts = dict[Key, list[int]]  # a row's key -> [times positive, times negative]
 
 
+def quiet_worker_signals() -> None:
+    """In a trainer's worker process: Ctrl-C and SIGTERM sent to the whole process group
+    are the parent's to handle (it ends the pool); a worker never prints a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _init_split(split: SGDSplit) -> None:
     global _split
+    quiet_worker_signals()
     _split = split
 
 

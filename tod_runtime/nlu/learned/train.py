@@ -17,6 +17,7 @@ from tod_runtime.backends.sgd_tables import recorded_values
 from tod_runtime.data.sgd import SGDSplit, open_split
 from tod_runtime.data.sgdx import reworded_variants
 from tod_runtime.files import atomic_open, atomic_write
+from tod_runtime.learning import quiet_worker_signals
 from tod_runtime.nlu.learned.examples import (
     Featurised,
     Featuriser,
@@ -92,6 +93,7 @@ _worker: tuple[SGDSplit, Featuriser, int, bool] | None = None
 
 def _init(split: SGDSplit, featuriser: Featuriser, seed: int, hold: bool) -> None:
     global _worker
+    quiet_worker_signals()  # no worker traceback when the group gets SIGTERM or Ctrl-C
     _worker = (split, featuriser, seed, hold)
 
 
