@@ -73,18 +73,23 @@ def free_port() -> int:
 
 
 def rss_mib(pid: int) -> dict[str, float]:
-    fields = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        if key in ("VmRSS", "VmHWM"):
-            fields[key] = round(int(value.split()[0]) / 1024, 1)
-    return {"rss_mib": fields.get("VmRSS", 0.0), "peak_rss_mib": fields.get("VmHWM", 0.0)}
+    """Resident memory of the server and its workers, summed (now and each one's peak)."""
+    fields = {"VmRSS": 0.0, "VmHWM": 0.0}
+    for one in family(pid):
+        for line in Path(f"/proc/{one}/status").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key in fields:
+                fields[key] += int(value.split()[0]) / 1024
+    return {"rss_mib": round(fields["VmRSS"], 1), "peak_rss_mib": round(fields["VmHWM"], 1)}
 
 
 def cpu_seconds(pid: int) -> float:
-    """User + system CPU time the process has used (from /proc/PID/stat)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User + system CPU time the process and its worker children have used (/proc)."""
+    total = 0
+    for one in family(pid):
+        fields = Path(f"/proc/{one}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def load_average() -> float:
@@ -106,9 +111,19 @@ async def wait_listening(port: int, proc: subprocess.Popen[bytes], timeout: floa
     raise SystemExit("tod serve did not start")
 
 
-def serve(store: str, port: int, pipeline: list[str]) -> subprocess.Popen[bytes]:
+def serve(store: str, port: int, pipeline: list[str], workers: int = 1) -> subprocess.Popen[bytes]:
+    """`tod serve` with no per-client rate limit (every client here is 127.0.0.1)."""
     cmd = [sys.executable, "-m", "tod_runtime.cli", "serve", "--port", str(port)]
+    cmd += ["--client-rate", "0", "--workers", str(workers)]
     return subprocess.Popen([*cmd, "--store", store, *pipeline], stdout=subprocess.DEVNULL)
+
+
+def family(pid: int) -> list[int]:
+    """The process and its children (``tod serve --workers N`` forks N)."""
+    pids = [pid]
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        pids += [int(child) for child in task.read_text().split()]
+    return pids
 
 
 def redis_server(folder: str) -> tuple[subprocess.Popen[bytes], str]:
@@ -143,7 +158,7 @@ def percentile(sorted_values: list[float], q: float) -> float | None:
 async def load_one(store: str, args: argparse.Namespace) -> dict[str, Any]:
     port = free_port()
     load_before = load_average()
-    proc = serve(store, port, PIPELINES[args.pipeline])
+    proc = serve(store, port, PIPELINES[args.pipeline], args.workers)
     try:
         await wait_listening(port, proc)
         base = f"http://127.0.0.1:{port}"
@@ -207,6 +222,7 @@ async def load_one(store: str, args: argparse.Namespace) -> dict[str, Any]:
             "clients": args.clients,
             "session_turns": args.session_turns or None,
             "seconds": args.seconds,
+            "workers": args.workers,
             "turns": n,
             # answered turns per second, until the last one was answered (an open loop the
             # server cannot keep up with ends late: this is then below the rate offered)
@@ -394,6 +410,12 @@ def main() -> None:
         metavar="N",
         help="a client deletes its session and starts a new one every N turns "
         "(default 0: one session per client for the whole run)",
+    )
+    load.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="server processes on the port (tod serve --workers; memory is skipped above 1)",
     )
     kill = sub.add_parser("kill")
     kill.add_argument("--turns", type=int, default=10_000)

@@ -447,6 +447,144 @@ def defect_cases(p: Probe) -> list[Case]:
     )
     cases.append(Case("usage: no command", [], {2}))
     cases.append(Case("usage: unknown command", ["nope"], {2}))
+    cases += issue_42_cases(p)
+    return cases
+
+
+DEEP = "[" * 30000 + "]" * 30000
+ECHO = ["--services", "echo", "--backend", "echo", "--nlu", "echo", "--tracker", "echo",
+        "--policy", "echo", "--generator", "echo"]  # fmt: skip
+
+
+def issue_42_cases(p: Probe) -> list[Case]:
+    """Secrets, limits, silent success, overwrites and exit statuses (issue 42)."""
+    cases: list[Case] = []
+    chat = ["chat", "--nlu", "rules", "--script", "-"]
+    for name, file, content in (
+        ("deep schema", "Hotels/schema.json", DEEP.encode()),
+        ("deep db.json", "Hotels/db.json", b'{"a": ' + DEEP.encode() + b"}"),
+        ("non-UTF-8 schema", "Hotels/schema.json", '["café"]'.encode("latin-1")),
+        ("non-UTF-8 db.json", "Hotels/db.json", '{"café": 1}'.encode("latin-1")),
+        ("non-UTF-8 templates", "Hotels/templates.json", '{"café": 1}'.encode("latin-1")),
+    ):
+        services = p.services(name.replace(" ", "-"))
+        (services / file).write_bytes(content)
+        cases.append(Case(f"42: {name}", [*chat, "--services", str(services)], {3}, TURNS))
+    services = p.services("symlink-loop")
+    (services / "Hotels" / "schema.json").unlink()
+    (services / "Hotels" / "schema.json").symlink_to("schema.json")
+    cases.append(Case("42: schema.json symlink loop", [*chat, "--services", str(services)], {3}))
+    for name, content in (("deep", f"a = {DEEP}\n".encode()), ("latin", b'nlu = "caf\xe9"\n')):
+        config = p.file(f"{name}.toml", content)
+        cases.append(Case(f"42: {name} config", [*chat, "--config", str(config)], {2, 3}))
+    cases.append(Case("42: non-UTF-8 stdin", chat, {3}, stdin=b"hello\n\xff\xfe x\nhello\n"))
+    cases.append(Case("42: non-UTF-8 stdin, no script", ["chat", "--nlu", "rules"], {0}, b"\xff\n"))
+    split = p.split("deep-dialogues")
+    (split / "dev" / "dialogues_001.json").write_text(DEEP)
+    cases.append(Case("42: deep dialogues", ["replay", str(split), "--nlu", "gold"], {3}))
+    bomb = p.folder("bomb") / "sgd.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.write(MINI / "dev" / "schema.json", f"{TOP}/dev/schema.json")
+        zf.writestr(f"{TOP}/dev/dialogues_001.json", b" " * (64 << 20))
+    cases.append(Case("42: zip bomb", ["data", "validate", str(bomb)], {1, 3}))
+    skipped = p.split("all-skipped")
+    (skipped / "dev" / "dialogues_001.json").write_text('[{"dialogue_id": 3}]')
+    cases.append(Case("42: replay, every file skipped", ["replay", str(skipped)], {3}))
+    same = str(p.folder("same") / "out")
+    gold = ["replay", str(p.split("same-out")), "--nlu", "gold"]
+    cases.append(
+        Case(
+            "42: replay outputs on one file",
+            [*gold, "--report", same, "--junit", same, "--errors", same, "--force"],
+            {2},
+        )
+    )
+    cases.append(
+        Case(
+            "42: chat, unreachable store",
+            [*chat, "--store", "redis://:pw@127.0.0.1:1/0"],
+            {4, 5},
+            stdin="hello\n",
+        )
+    )
+    keep = p.file("keep.txt", "precious")
+    cases.append(
+        Case("42: /save over a file, script goes on", chat, {0}, stdin=f"/save {keep}\nhello\n")
+    )
+    for name, store in (
+        ("missing folder", f"sqlite:///{p.work}/no/s.db"),
+        ("a folder", f"sqlite:///{p.folder('dbdir')}"),
+        ("not a database", f"sqlite:///{p.file('junk.db', 'x' * 5000)}"),
+    ):
+        cases.append(Case(f"42: SQLite store, {name}", [*chat, "--store", store], {5}, "hi\n"))
+    train = ["train", "nlu", str(p.split("train")), "--out", str(p.folder("m") / "m")]
+    for flag, value in (
+        ("--limit", "-1"),
+        ("--cv", "0"),
+        ("--cv", "1"),
+        ("--cv", "-2"),
+        ("--workers", "0"),
+        ("--workers", "-1"),
+    ):
+        cases.append(Case(f"42: train {flag} {value}", [*train, flag, value], {2}))
+    split = p.split("dst")
+    model = p.folder("dst-out")
+    (model / "carry.npz").write_bytes(b"old")
+    cases.append(
+        Case("42: train dst over a model", ["train", "dst", str(split), "--out", str(model)], {5})
+    )
+    cases.append(
+        Case(
+            "42: train dst into its input",
+            ["train", "dst", str(split), "--out", str(split / "m")],
+            {5},
+        )
+    )
+    cases.append(
+        Case("42: rename into its input", ["data", "rename", str(split), "--out", str(split)], {5})
+    )
+    renamed = p.folder("renamed")
+    (renamed / "dev").mkdir()
+    (renamed / "dev" / "schema.json").write_text("[]")
+    cases.append(
+        Case(
+            "42: rename over an earlier run",
+            ["data", "rename", str(split), "--out", str(renamed)],
+            {5},
+        )
+    )
+    cut = p.file("nlu.npz", (ROOT / "tod_runtime/nlu/learned/nlu.npz").read_bytes()[:5000])
+    config = p.file("cut.toml", f'nlu = "learned"\n[options.nlu]\nmodel = "{cut}"\n')
+    cases.append(
+        Case(
+            "42: truncated model file",
+            ["chat", "--config", str(config), "--script", "-"],
+            {3},
+            "hello\n",
+        )
+    )
+    serve = ["serve", *ECHO, "--port"]
+    for flags in (
+        ["70000"],
+        ["-1"],
+        ["0", "--max-body", "0"],
+        ["0", "--max-body", "-5"],
+        ["0", "--token", ""],
+        ["0", "--token", "x", "--token-file", str(keep)],
+    ):
+        cases.append(Case(f"42: serve {' '.join(flags)}", [*serve, *flags], {2}))
+    cases.append(
+        Case("42: serve, SIGTERM", [*serve, "0"], {143}, signal_after=(signal.SIGTERM, 4.0))
+    )
+    cases.append(
+        Case(
+            "42: serve --workers 2, SIGTERM",
+            [*serve, "0", "--workers", "2", "--store", f"sqlite:///{p.folder('w')}/s.db"],
+            {143},
+            signal_after=(signal.SIGTERM, 5.0),
+        )
+    )
+    cases.append(Case("42: serve --workers 2, memory store", [*serve, "0", "--workers", "2"], {2}))
     return cases
 
 
