@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tod_runtime.conversations.command import add_test_command
 from tod_runtime.errors import ConfigError, TodError
 from tod_runtime.hookspecs import hookimpl
 from tod_runtime.replay.command import add_replay_command
@@ -31,6 +32,7 @@ def register_commands(cli: argparse._SubParsersAction[Any]) -> None:
     _add_chat(cli)
     add_replay_command(cli)
     add_simulate_command(cli)
+    add_test_command(cli)
     _add_train(cli)
     _add_serve(cli)
 
