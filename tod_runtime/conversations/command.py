@@ -15,15 +15,12 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from tod_runtime.config import Config
 from tod_runtime.errors import ConfigError
 
 
-def add_test_command(subparsers: argparse._SubParsersAction[Any]) -> None:
-    from tod_runtime.default_commands import add_pipeline_options
-
-    parser = subparsers.add_parser(
-        "test", help="run goal-annotated conversation scripts as tests (PASS/FAIL per file)"
-    )
+def add_test_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``tod test`` (the pipeline options are added by the caller)."""
     parser.add_argument("paths", nargs="+", metavar="PATH", help="script files or folders")
     parser.add_argument("--report", metavar="FILE.json", help="write a JSON report")
     parser.add_argument("--junit", metavar="FILE.xml", help="write one JUnit test case per file")
@@ -36,14 +33,12 @@ def add_test_command(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     parser.add_argument("--force", action="store_true", help="replace existing outputs")
     parser.add_argument("--quiet", action="store_true", help="print only failures and the count")
-    add_pipeline_options(parser)
-    parser.set_defaults(func=_run)
 
 
-def _run(args: argparse.Namespace) -> int:
+def run_test(args: argparse.Namespace, config: Config) -> int:
+    """``tod test``: run, print, write the outputs; the exit status."""
     from tod_runtime.conversations.runner import default_sgd, run_all
     from tod_runtime.conversations.script import script_files
-    from tod_runtime.default_commands import config_from_args
     from tod_runtime.files import check_output
 
     if args.workers < 1:
@@ -55,7 +50,6 @@ def _run(args: argparse.Namespace) -> int:
     if args.report and args.junit and Path(args.report).resolve() == Path(args.junit).resolve():
         raise ConfigError("--report and --junit name the same file")
     sgd = Path(args.sgd) if args.sgd else default_sgd()
-    config = config_from_args(args)
     start = time.perf_counter()
     outcomes = run_all(paths, config, sgd, args.workers)
     seconds = time.perf_counter() - start
