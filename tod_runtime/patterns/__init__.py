@@ -16,6 +16,7 @@ from tod_runtime.patterns.units import (
     Greeting,
     NextTask,
     OutOfScope,
+    Refine,
     Repeat,
     Skip,
 )
@@ -25,6 +26,7 @@ PATTERNS: tuple[Pattern, ...] = (
     Greeting(),
     Cancel(),
     Skip(),
+    Refine(),
     Another(),
     Digression(),
     NextTask(),
