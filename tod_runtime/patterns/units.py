@@ -262,7 +262,8 @@ class Another:
     name: str = "another"
     says = _says(
         r"something else|anything else|any others?|another(?: one)?|other options?|others|"
-        r"a different one|next one|what else|other ones?|anything different"
+        r"a different one|next one|what else|other ones?|anything different|what other|any other"
+        r"|are there (?:any )?(?:more|other)|other choices?"
     )
 
     def applies(self, turn: PatternTurn) -> bool:
@@ -523,10 +524,10 @@ class NextTask:
 
 
 ACKNOWLEDGES = re.compile(
-    r"^(?:(?:ok|okay|k|alright|all right|great|good|fine|cool|nice|perfect|wonderful|awesome|"
-    r"excellent|i see|got it|sounds (?:good|great|fine)|that (?:works|is fine|will work|sounds "
-    r"good)|thats (?:fine|good|great|okay|ok|wonderful)|noted|understood|sure|it works for me)"
-    r"(?: |$))+(?:(?:then|now|for me|thanks|thank you)(?: |$))*$"
+    r"^(?:(?:yes|yeah|yep|ok|okay|k|alright|all right|great|good|fine|cool|nice|perfect|"
+    r"wonderful|awesome|excellent|i see|got it|sounds (?:good|great|fine)|that (?:works|is fine|"
+    r"will work|sounds good)|thats (?:fine|good|great|okay|ok|wonderful)|noted|understood|sure|"
+    r"it works for me)(?: |$))+(?:(?:then|now|for me|thanks|thank you)(?: |$))*$"
 )
 
 
@@ -539,12 +540,18 @@ class Acknowledge:
     name: str = "acknowledge"
 
     def applies(self, turn: PatternTurn) -> bool:
-        return not turn.acts and bool(ACKNOWLEDGES.match(turn.words))
+        if not ACKNOWLEDGES.match(turn.words):
+            return False
+        if not turn.acts:
+            return True
+        # a "yes" with no question open says nothing to the policy
+        said = {a.act for acts in turn.acts.values() for a in acts}
+        return said <= {"AFFIRM"} and not _questions(turn.previous())
 
     def apply(self, turn: PatternTurn) -> PatternTurn:
         service = turn.service or next(iter(turn.context.schemas), None)
         answer = tuple(_questions(turn.previous())) or (act("REQ_MORE"),)
-        return turn.amended(answer=answer, answer_service=service)
+        return turn.amended(acts={}, state=as_before(turn), answer=answer, answer_service=service)
 
 
 # ------------------------------------------------------------------ out of scope
