@@ -325,10 +325,11 @@ async def kill_run(
         for i in range(per_session + (n < extra)):
             text = f"city=s{n}t{i}"
             port = ports[(n + i) % 2]
+            key = {"Idempotency-Key": f"{sid}-{i}"} if args.idempotent else {}
             while True:
                 try:
                     url = f"http://127.0.0.1:{port}/v1/sessions/{sid}/turns"
-                    async with http.post(url, json={"text": text}) as r:
+                    async with http.post(url, json={"text": text}, headers=key) as r:
                         if r.status != 200:
                             raise aiohttp.ClientError(f"status {r.status}")
                         await r.read()
@@ -339,6 +340,11 @@ async def kill_run(
                     continue
                 except aiohttp.ClientError:  # its server died under it: was it stored?
                     counts["in_flight_at_kill"] += 1
+                    if args.idempotent:  # the same key again: stored once, whatever happened
+                        counts["resent"] += 1
+                        port = ports[(port == ports[0]) * 1]
+                        await asyncio.sleep(0.05)
+                        continue
                     said = [
                         t["utterance"] for t in await history(http, sid) if t["speaker"] == "USER"
                     ]
@@ -352,6 +358,21 @@ async def kill_run(
             if counts["acknowledged"] == args.turns // 2 and not killed.is_set():
                 killed.set()
 
+    async def staller() -> None:
+        """``--stall S``: at a quarter of the run, redis pauses its writes for S seconds
+        (CLIENT PAUSE WRITE): appends in flight stall, time out in the server (503) or
+        complete late, and the clients retry."""
+        if not args.stall:
+            return
+        import redis.asyncio as aioredis
+
+        while counts["acknowledged"] < args.turns // 4:
+            await asyncio.sleep(0.05)
+        client = aioredis.from_url(url)
+        await client.execute_command("CLIENT", "PAUSE", int(args.stall * 1000), "WRITE")
+        counts["stalls"] = counts.get("stalls", 0) + 1
+        await client.aclose()
+
     async def killer() -> None:
         await killed.wait()
         os.kill(procs[0].pid, signal.SIGKILL)
@@ -361,7 +382,7 @@ async def kill_run(
 
     start = time.monotonic()
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
-        await asyncio.gather(killer(), *[session(http, n) for n in range(args.sessions)])
+        await asyncio.gather(killer(), staller(), *[session(http, n) for n in range(args.sessions)])
         seconds = time.monotonic() - start
         lost = duplicated = half = 0
         mismatched = 0
@@ -420,6 +441,15 @@ def main() -> None:
     kill = sub.add_parser("kill")
     kill.add_argument("--turns", type=int, default=10_000)
     kill.add_argument("--sessions", type=int, default=32)
+    kill.add_argument(
+        "--idempotent",
+        action="store_true",
+        help="send an Idempotency-Key with every turn; a failed turn is resent with it "
+        "(no history lookup)",
+    )
+    kill.add_argument(
+        "--stall", type=float, default=0.0, metavar="S", help="pause redis writes S seconds"
+    )
     args = parser.parse_args()
     asyncio.run(run_load(args) if args.mode == "load" else run_kill(args))
 

@@ -43,6 +43,8 @@ async def pair(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[
 
 async def test_a_deleted_session_is_never_written_back(pair: list[SessionStore]) -> None:
     one, two = pair
+    if one is two:
+        pytest.skip("the memory store is one process: its runtime's lock orders the two")
     await one.append("s", [SessionReset(), UserUttered(text="hi")], expected=0)
     await one.delete("s")
     for expected in (2, 0, None):  # a stale turn, its rerun, a blind append

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
 from tod_runtime.session import EVENT_ADAPTER, Event
-from tod_runtime.stores.base import TOMBSTONE_SECONDS, Answer, conflict, deleted
+from tod_runtime.stores.base import Answer, conflict
 
 
 class MemoryStore:
@@ -21,7 +21,6 @@ class MemoryStore:
         self._logs: dict[str, list[bytes]] = {}
         self._touched: dict[str, float] = {}
         self._answers: dict[str, dict[str, bytes]] = {}
-        self._gone: dict[str, float] = {}  # deleted session -> when (a tombstone)
 
     async def load(self, session_id: str, start: int = 0) -> list[Event]:
         return [EVENT_ADAPTER.validate_json(e) for e in self._logs.get(session_id, [])[start:]]
@@ -34,8 +33,6 @@ class MemoryStore:
         answer: Answer | None = None,
     ) -> None:
         found = len(self._logs.get(session_id, ()))
-        if found == 0 and session_id in self._gone:
-            raise deleted(session_id)
         if expected is not None and found != expected:
             raise conflict(session_id, expected, found)
         self._logs.setdefault(session_id, []).extend(EVENT_ADAPTER.dump_json(e) for e in events)
@@ -70,11 +67,9 @@ class MemoryStore:
     async def delete(self, session_id: str) -> None:
         self._logs.pop(session_id, None)
         self._touched.pop(session_id, None)
+        # no tombstone: one process, whose per-session lock orders a delete and the turns;
+        # an id used again after a delete is a new session (tod test does so)
         self._answers.pop(session_id, None)
-        now = time.time()
-        self._gone[session_id] = now
-        if len(self._gone) > 1000:  # tombstones outlive a turn in flight, not forever
-            self._gone = {s: at for s, at in self._gone.items() if now - at < TOMBSTONE_SECONDS}
 
     async def close(self) -> None:
         self._logs.clear()
