@@ -213,12 +213,12 @@ def test_tod_train_dst_learns_the_rewordings_beside_sgds_wording_and_scores_them
                 slot["description"] += f" wording{variant}"
         path.write_text(json.dumps(schemas))
     args = ["train", "dst", str(root), "--split", "dev", "--workers", "1"]
-    assert main([*args, "--out", str(tmp_path / "sgd"), "--sgd-only"]) == 0
+    assert main([*args, "--out", str(tmp_path / "model-sgd"), "--sgd-only"]) == 0
     no_sgdx = ["train", "dst", str(MINI), "--split", "dev", "--workers", "1", "--cv", "2"]
     assert main([*no_sgdx, "--sgdx", "--out", str(tmp_path / "none")]) != 0  # a clear error
     assert not (tmp_path / "none" / "carry.npz").exists()
     assert main([*args, "--out", str(tmp_path / "x"), "--cv", "2", "--sgdx"]) == 0
-    original = load_model(str(tmp_path / "sgd" / "carry.npz"))
+    original = load_model(str(tmp_path / "model-sgd" / "carry.npz"))
     reworded = load_model(str(tmp_path / "x" / "carry.npz"))
     assert not original.reworded and reworded.reworded
     # the main model knows the slots in SGD's wording only, the reworded model's follow its
