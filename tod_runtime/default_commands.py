@@ -328,8 +328,9 @@ def _cmd_train_nlu(args: argparse.Namespace) -> int:
 def _check_train_args(args: argparse.Namespace) -> None:
     """Counts a trainer takes (before the long work): a model trained on 0 rows, or on
     fewer than two folds, is no model."""
-    if getattr(args, "limit", None) is not None and args.limit < 1:
-        raise ConfigError("--limit takes a positive number of dialogues")
+    limit = getattr(args, "limit", None)
+    if limit is not None and (limit < 0 or (limit == 0 and args.train_command != "policy")):
+        raise ConfigError("--limit takes a positive number of dialogues")  # policy: 0 is all
     if args.cv is not None and args.cv < 2:
         raise ConfigError("--cv takes 2 folds or more", hint="leave it out for no cross-validation")
     if getattr(args, "workers", 1) < 1:
@@ -363,8 +364,7 @@ def _cmd_train_dst(args: argparse.Namespace) -> int:
 def _cmd_train_nlg(args: argparse.Namespace) -> int:
     from tod_runtime.nlg.train import run_train_nlg
 
-    _check_train_args(args)
-    return run_train_nlg(args)
+    return run_train_nlg(args)  # its --cv 1 with --holdout is a mode of its own
 
 
 def _cmd_train_policy(args: argparse.Namespace) -> int:
@@ -396,7 +396,7 @@ def _add_train(sub: argparse._SubParsersAction[Any]) -> None:
     nlg = kinds.add_parser("nlg", help="NLG templates mined from SGD train (system and user)")
     add_nlg_options(nlg)
     nlg.set_defaults(func=_cmd_train_nlg)
-    for kind in (nlu, dst, policy, nlg):
+    for kind in (nlu, dst, policy):
         kind.set_defaults(cv=None)  # none given: no cross-validation (an explicit 0 is refused)
 
 
