@@ -51,8 +51,8 @@ from tod_runtime.learning import (
     worker_split,
     worker_wordings,
 )
-from tod_runtime.replay.errors import StateError, error_report, frame_errors
-from tod_runtime.replay.state_metrics import frame_state_metrics
+from tod_runtime.metrics.state import frame_state_metrics
+from tod_runtime.metrics.state_errors import StateError, error_report, frame_errors
 from tod_runtime.schema.models import ServiceSchema
 
 SETTINGS: dict[str, Any] = {"bits": BITS, "l2": 10.0, "iterations": 300, "rate": 0.5}
