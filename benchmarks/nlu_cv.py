@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from tod_runtime.data.sgd import open_split
-from tod_runtime.data.sgdx import reworded_variants
+from tod_runtime.learning import reworded_variants
 from tod_runtime.metrics.state import requested_slots_f1
 from tod_runtime.nlu.learned.examples import Featuriser
 from tod_runtime.nlu.learned.features import BITS

@@ -15,23 +15,23 @@ import importlib.util
 import inspect
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType, ModuleType
-from typing import Any, Generic, Self, TypeVar
+from typing import Any, Generic, TypeVar
 
 import pluggy
 
 from tod_runtime import hookspecs
-from tod_runtime.backends.base import Backend, ServiceFolders
+from tod_runtime.backends.base import Backend
+from tod_runtime.components import ComponentContext as ComponentContext
+from tod_runtime.dialogue.simulation import Simulator
 from tod_runtime.dst.base import Tracker
 from tod_runtime.errors import ConfigError, PluginError
 from tod_runtime.nlg.base import Generator
 from tod_runtime.nlu.base import NLU
 from tod_runtime.policy.base import Policy
-from tod_runtime.schema.loader import Schemas
-from tod_runtime.simulate.base import Simulator
 from tod_runtime.stores.base import SessionStore
 
 DEFAULT_PLUGINS: tuple[str, ...] = (
@@ -44,23 +44,6 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "tod_runtime.simulate.default_simulators",
     "tod_runtime.default_commands",
 )
-
-
-@dataclass(frozen=True)
-class ComponentContext:
-    """What a stage factory gets: the services, the backend, and the component's options."""
-
-    schemas: Schemas
-    backend: Backend
-    options: Mapping[str, Any] = field(default_factory=dict)
-    service_dirs: Mapping[str, Path] = field(default_factory=dict)
-    """Each service's folder (NLG templates and other per-service files live there), when
-    the backend serves services from folders."""
-
-    @classmethod
-    def of(cls, schemas: Schemas, backend: Backend, options: Mapping[str, Any]) -> Self:
-        folders = backend.service_dirs() if isinstance(backend, ServiceFolders) else {}
-        return cls(schemas, backend, options, folders)
 
 
 A = TypeVar("A")  # what a factory takes

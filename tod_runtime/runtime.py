@@ -18,6 +18,7 @@ from collections.abc import Collection, Iterable, Mapping
 import pluggy
 
 from tod_runtime.backends.base import Backend
+from tod_runtime.components import ComponentContext
 from tod_runtime.config import Config
 from tod_runtime.dialogue.context import DialogueState, UserActs
 from tod_runtime.dialogue.models import Dialogue, ServiceCall
@@ -28,7 +29,6 @@ from tod_runtime.nlg.base import Generator
 from tod_runtime.nlu.base import NLU
 from tod_runtime.pipeline import Pipeline, Stages
 from tod_runtime.plugins import (
-    ComponentContext,
     Components,
     collect_components,
     make_plugin_manager,

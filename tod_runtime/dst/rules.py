@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from tod_runtime.components import ComponentContext
 from tod_runtime.dialogue.context import DialogueState, TrackerInput, UserActs
 from tod_runtime.dialogue.history import History, as_history
 from tod_runtime.dialogue.models import (
@@ -31,7 +32,6 @@ from tod_runtime.dialogue.models import (
 )
 from tod_runtime.dst.carry import carry_over, held_slots
 from tod_runtime.dst.learned.model import CarryModel, load_model
-from tod_runtime.plugins import ComponentContext
 from tod_runtime.schema.models import ServiceSchema
 
 ACCEPTS_OFFER = {"SELECT", "AFFIRM_INTENT", "INFORM_INTENT"}

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from tod_runtime.components import ComponentContext
 from tod_runtime.hookspecs import StageRegister, hookimpl
 from tod_runtime.nlg.base import Generator
-from tod_runtime.plugins import ComponentContext
 
 
 def _template(ctx: ComponentContext) -> Generator:

@@ -24,13 +24,13 @@ from functools import cache
 from itertools import groupby
 from pathlib import Path
 
+from tod_runtime.components import ComponentContext
 from tod_runtime.dialogue.models import SYSTEM_ACTS, Action, change_asks
 from tod_runtime.errors import ConfigError
 from tod_runtime.nlg.compose import compose_system
 from tod_runtime.nlg.realise import Realiser
 from tod_runtime.nlg.signature import fill
 from tod_runtime.nlg.store import PACKAGED, TemplateSet, read_side
-from tod_runtime.plugins import ComponentContext
 from tod_runtime.schema.models import ServiceSchema
 
 _KEY = re.compile(r"^(?P<act>[A-Z_]+)(\((?P<slot>[a-z0-9_]*)\))?$")

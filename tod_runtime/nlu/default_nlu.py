@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from tod_runtime.components import ComponentContext
 from tod_runtime.hookspecs import StageRegister, hookimpl
 from tod_runtime.nlu.base import NLU
-from tod_runtime.plugins import ComponentContext
 
 
 def _english_only(nlu: NLU, ctx: ComponentContext) -> NLU:

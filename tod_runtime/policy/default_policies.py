@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from tod_runtime.components import ComponentContext
 from tod_runtime.hookspecs import StageRegister, hookimpl
-from tod_runtime.plugins import ComponentContext
 from tod_runtime.policy.base import Policy
 
 

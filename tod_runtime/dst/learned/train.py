@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from tod_runtime.data.sgd import SGDSplit, open_split
-from tod_runtime.data.sgdx import VARIANTS, reworded_variants
+from tod_runtime.data.sgdx import VARIANTS
 from tod_runtime.dialogue.context import DialogueState
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import Dialogue
@@ -45,6 +45,7 @@ from tod_runtime.files import atomic_write
 from tod_runtime.learning import (
     collect_rows,
     fit,
+    reworded_variants,
     rewording_of,
     service_folds,
     split_pool,

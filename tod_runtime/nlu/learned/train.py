@@ -15,8 +15,8 @@ from typing import Any
 
 from tod_runtime.backends.sgd_tables import recorded_values
 from tod_runtime.data.sgd import SGDSplit, open_split
-from tod_runtime.data.sgdx import reworded_variants
 from tod_runtime.files import atomic_open, atomic_write
+from tod_runtime.learning import reworded_variants
 from tod_runtime.metrics.state import requested_slots_f1
 from tod_runtime.nlu.learned.examples import (
     Featurised,

@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from datetime import date
 
 from tod_runtime.backends.base import Backend, reference_date
+from tod_runtime.components import ComponentContext
 from tod_runtime.dialogue.context import PolicyInput, SystemPlan
 from tod_runtime.dialogue.models import CLOSING_ACTS, DONTCARE, Action, ServiceCall, act
-from tod_runtime.plugins import ComponentContext
 from tod_runtime.policy import talk
 from tod_runtime.policy.history import addressed_service, backend_value, call_parameters
 from tod_runtime.policy.learned.features import (
