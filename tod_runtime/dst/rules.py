@@ -19,7 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from tod_runtime.components import ComponentContext
+from pydantic import Field
+
+from tod_runtime.components import ComponentContext, ComponentOptions
 from tod_runtime.dialogue.context import DialogueState, TrackerInput, UserActs
 from tod_runtime.dialogue.history import History, as_history
 from tod_runtime.dialogue.models import (
@@ -38,14 +40,22 @@ ACCEPTS_OFFER = {"SELECT", "AFFIRM_INTENT", "INFORM_INTENT"}
 REJECTS_OFFER = {"REQUEST_ALTS", "NEGATE"}
 
 
+class RulesTrackerOptions(ComponentOptions):
+    """``[options.tracker]`` of the ``rules`` tracker."""
+
+    carry_model: str | None = Field(
+        default=None,
+        description="a carry-over model written by `tod train dst` (default: the shipped one)",
+    )
+
+
 class RulesTracker:
-    """Options (``[options.tracker]``): ``carry_model``, a path to a model trained with
-    ``tod train dst`` (default: the one shipped in the package)."""
+    """Options: ``RulesTrackerOptions``."""
 
     def __init__(self, ctx: ComponentContext) -> None:
         self.schemas: Mapping[str, ServiceSchema] = ctx.schemas
-        path = ctx.options.get("carry_model")
-        self.carry = load_model(str(path) if path else None)
+        path = ctx.settings(RulesTrackerOptions).carry_model
+        self.carry = load_model(path or None)
 
     async def update(self, turn: TrackerInput) -> DialogueState:
         state, acts = turn.context.state, turn.user_acts

@@ -112,19 +112,20 @@ def decide(
         if call is not None:
             return SystemPlan(service, service_call=call)
     acts = {c: p for c, p in scored.items() if c[0] != CALL}
-    if model.expected_f1:
+    d = model.decisions
+    if d.expected_f1:
         chosen = _expected_f1(acts, model.act_sets)
     else:
         chosen = [c for c, p in acts.items() if p >= model.act_threshold(c[0])]
     if not chosen and acts:
         chosen = [max(acts, key=lambda c: acts[c])]
-    chosen += _offer_floor(s, scored, chosen, model.offer_floor)
-    if model.offer_repeat:
+    chosen += _offer_floor(s, scored, chosen, d.offer_floor)
+    if d.offer_repeat:
         chosen = _offer_repeat(s, chosen)
-    if model.confirm_complete:
+    if d.confirm_complete:
         chosen = _confirm_complete(s, scored, chosen)
-    chosen += _request_floor(scored, chosen, model.request_floor)
-    if model.confirm_call:
+    chosen += _request_floor(scored, chosen, d.request_floor)
+    if d.confirm_call:
         chosen += _confirm_call(s, chosen)
     chosen.sort(key=lambda c: (ORDER.get(c[0], 99), c[1]))
     actions = [a for c in chosen if (a := fill(s, c, turn, today)) is not None]
