@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from tod_runtime.backends.base import Backend, ServiceFolders
 from tod_runtime.schema.loader import Schemas
+from tod_runtime.schema.roles import SlotRoles, slot_roles
 
 
 class ComponentOptions(BaseModel):
@@ -44,6 +45,12 @@ class ComponentContext:
     def of(cls, schemas: Schemas, backend: Backend, options: Mapping[str, Any]) -> Self:
         folders = backend.service_dirs() if isinstance(backend, ServiceFolders) else {}
         return cls(schemas, backend, options, folders)
+
+    @property
+    def roles(self) -> Mapping[str, SlotRoles]:
+        """Each service's slot roles (value types), as the runtime bound them at start with
+        the backend's values (``schema.roles.bind_values``)."""
+        return {name: slot_roles(schema) for name, schema in self.schemas.items()}
 
     def settings(self, model: type[OptionsT]) -> OptionsT:
         """``options`` read as ``model`` (defaults filled in). The registry has already

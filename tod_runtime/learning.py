@@ -23,7 +23,7 @@ import numpy.typing as npt
 
 from tod_runtime.errors import DataError
 from tod_runtime.progress import progress
-from tod_runtime.schema.roles import FUNCTION_WORDS, note_values
+from tod_runtime.schema.roles import FUNCTION_WORDS, bind_values
 
 if TYPE_CHECKING:  # the runtime imports this module; only the trainers read splits
     from tod_runtime.data.sgd import SGDSplit
@@ -178,7 +178,7 @@ def reworded_variants(split: SGDSplit) -> list[Schemas]:
     """Every SGD-X rewording of the split's schemas in the original's names
     (``data.sgdx.reworded_schemas``), the slot types their descriptions leave open decided by
     the split's recorded values, as the runtime's backend decides them
-    (``schema.roles.note_values``)."""
+    (``schema.roles.bind_values``)."""
     from tod_runtime.backends.sgd_tables import recorded_values
     from tod_runtime.data.sgdx import reworded_schemas
 
@@ -186,7 +186,7 @@ def reworded_variants(split: SGDSplit) -> list[Schemas]:
     known = recorded_values(split) if out else {}
     for schemas in out:
         for service, schema in schemas.items():
-            note_values(schema, known[service])
+            bind_values(schema, known[service])
     return out
 
 

@@ -36,7 +36,7 @@ from tod_runtime.plugins import (
 from tod_runtime.policy.base import Policy
 from tod_runtime.schema.loader import Schemas
 from tod_runtime.schema.models import ServiceSchema
-from tod_runtime.schema.roles import note_values
+from tod_runtime.schema.roles import bind_values
 from tod_runtime.session import Event, SessionLog, SessionReset, system_events, user_events
 from tod_runtime.stores.base import SessionStore, StoreConflict
 
@@ -94,7 +94,7 @@ class Runtime:
         for name, schema in self.schemas.items():
             self.pm.hook.prepare_schema(schema=schema)
             # the backend's values decide the slot types a description leaves open
-            note_values(schema, await backend.entity_values(name))
+            bind_values(schema, await backend.entity_values(name))
         if self._store is None:
             self._store = components.open_store(cfg.store)
 
