@@ -117,3 +117,16 @@ def test_registering_options_that_are_not_a_model_is_a_plugin_error() -> None:
 
     with pytest.raises(PluginError, match="not a ComponentOptions model"):
         collect_components(make_plugin_manager(entry_points=False, extra=(Bad(),)))
+
+
+@pytest.mark.parametrize(("kind", "name"), built_ins())
+def test_every_option_of_a_built_in_is_on_its_stage_page(kind: str, name: str) -> None:
+    """docs/stages/<kind>.md lists each option in its table, with the component's name."""
+    page = (Path(__file__).parents[1] / "docs" / "stages" / f"{kind}.md").read_text()
+    components = collect_components(make_plugin_manager(entry_points=False))
+    model = getattr(components, kind).entries[name].options
+    assert model is not None
+    rows = [line for line in page.splitlines() if line.startswith("| `")]
+    for option in model.model_fields:
+        row = next((r for r in rows if r.startswith(f"| `{option}` |")), None)
+        assert row is not None and name in row, f"docs/stages/{kind}.md lacks {option} ({name})"
