@@ -40,7 +40,6 @@ ALLOWED: dict[str, tuple[int, int]] = {
     "replay/command:_run": (79, 27),
     "replay/command:add_replay_command": (86, 1),
     "server/openapi:openapi_document": (125, 1),
-    "simulate/judge:judge_task": (96, 64),
     "simulate/understood:misreadings": (41, 38),
     "values/times:parse_time": (31, 27),
 }
