@@ -28,7 +28,6 @@ _BRANCHES = (
 ALLOWED: dict[str, tuple[int, int]] = {
     "dialogue/history:History._index_system_frame": (31, 26),
     "dialogue/validate:check_against_schemas": (68, 19),
-    "dst/carry:carry_over": (77, 36),
     "nlg/compose:compose_system": (61, 43),
     "nlg/user:_composed": (43, 26),
     "nlu/learned/examples:Featuriser._add_values": (40, 28),
