@@ -131,3 +131,21 @@ async def test_refine_steps_an_ordered_categorical_slot() -> None:
     lines = ["find me a moderately priced italian restaurant in san francisco", "something cheaper"]
     *_, cheaper = await _talk(lines)
     assert cheaper.state["Restaurants"].slot_values.get("price_range") == ["cheap"]
+
+
+async def test_a_yes_with_a_question_still_confirms() -> None:
+    lines = [
+        "italian food in boston",
+        "book it for 2 today at 7pm",
+        "yes please. whats the address?",
+    ]
+    *_, booked = await _talk(lines)
+    assert booked.service_call is not None and booked.service_call.method == "ReserveRestaurant"
+
+
+async def test_acknowledge_is_no_misunderstanding() -> None:
+    lines = ["italian food in boston", "whats the address", "okay great"]
+    *_, ack = await _talk(lines)
+    assert "FALLBACK" not in _acts(ack)
+    *_, off = await _talk(lines, ("acknowledge",))
+    assert "FALLBACK" in _acts(off)

@@ -30,6 +30,15 @@ def _questions(actions: list[Action]) -> list[Action]:
     return [a for a in actions if a.act in QUESTIONS]
 
 
+def as_before(turn: PatternTurn) -> dict[str, State]:
+    """The state before the turn, as a turn that said nothing leaves it: the values and
+    intents stand, nothing is being asked for (what the NLU read is undone)."""
+    return {
+        service: state.model_copy(update={"requested_slots": []})
+        for service, state in turn.context.state.items()
+    }
+
+
 # ------------------------------------------------------------------ repeat
 
 
@@ -54,7 +63,7 @@ class Repeat:
         assert frame is not None
         return turn.amended(
             acts={},
-            state=turn.context.state,
+            state=as_before(turn),
             answer=tuple(frame.actions),
             answer_service=frame.service,
         )
@@ -116,9 +125,7 @@ class Greeting:
             described, names = suggestions(turn.amended(text=""))
             answer = (act("GREETING", "intent", described, names),)
         service = turn.service or next(iter(turn.context.schemas), None)
-        return turn.amended(
-            acts={}, state=turn.context.state, answer=answer, answer_service=service
-        )
+        return turn.amended(acts={}, state=as_before(turn), answer=answer, answer_service=service)
 
 
 # ------------------------------------------------------------------ cancellation
@@ -255,7 +262,8 @@ class Another:
     name: str = "another"
     says = _says(
         r"something else|anything else|any others?|another(?: one)?|other options?|others|"
-        r"a different one|next one|what else|other ones?|anything different"
+        r"a different one|next one|what else|other ones?|anything different|what other|any other"
+        r"|are there (?:any )?(?:more|other)|other choices?"
     )
 
     def applies(self, turn: PatternTurn) -> bool:
@@ -369,9 +377,7 @@ class Refine:
             if slot not in {a.slot for a in acts}:
                 acts.append(act("OFFER", slot, [pick[slot]]))
             answer = tuple(acts)
-        return turn.amended(
-            acts={}, state=turn.context.state, answer=answer, answer_service=service
-        )
+        return turn.amended(acts={}, state=as_before(turn), answer=answer, answer_service=service)
 
     def _step(self, turn: PatternTurn, service: str, slots: list[str], state: State) -> PatternTurn:
         """An ordered categorical slot one step in the direction wanted; the search runs again."""
@@ -402,6 +408,12 @@ class Refine:
 # ------------------------------------------------------------------ digression
 
 
+AFFIRMS = _says(
+    r"yes|yeah|yep|yup|sure|correct|right|perfect|exactly|works|fine|good|great|please|"
+    r"confirm|go ahead|do it|book it|approv\w*"
+)
+
+
 @dataclass(frozen=True)
 class Digression:
     """A question about the task's entity while the system is collecting details or
@@ -426,6 +438,8 @@ class Digression:
         confirming = any(a.act == "CONFIRM" for a in previous)
         questioned = confirming and bool(self.question.search(turn.text))
         if not previous or not (asked or questioned):
+            return None
+        if AFFIRMS.search(turn.words):  # "yes, and what's their number?": a yes and a question
             return None
         if any(a.act not in ("REQUEST", "AFFIRM", "THANK_YOU") for a in acts):
             return None
@@ -506,6 +520,40 @@ class NextTask:
         return turn.amended(acts=acts, state=state)
 
 
+# ------------------------------------------------------------------ acknowledgement
+
+
+ACKNOWLEDGES = re.compile(
+    r"^(?:(?:yes|yeah|yep|ok|okay|k|alright|all right|great|good|fine|cool|nice|perfect|"
+    r"wonderful|awesome|excellent|i see|got it|sounds (?:good|great|fine)|that (?:works|is fine|"
+    r"will work|sounds good)|thats (?:fine|good|great|okay|ok|wonderful)|noted|understood|sure|"
+    r"it works for me)(?: |$))+(?:(?:then|now|for me|thanks|thank you)(?: |$))*$"
+)
+
+
+@dataclass(frozen=True)
+class Acknowledge:
+    """ "okay", "great", "sounds good" when nothing else was understood: taken as heard, with
+    the open question asked again, else "anything else?" (never "Sorry, I did not get
+    that")."""
+
+    name: str = "acknowledge"
+
+    def applies(self, turn: PatternTurn) -> bool:
+        if not ACKNOWLEDGES.match(turn.words):
+            return False
+        if not turn.acts:
+            return True
+        # a "yes" with no question open says nothing to the policy
+        said = {a.act for acts in turn.acts.values() for a in acts}
+        return said <= {"AFFIRM"} and not _questions(turn.previous())
+
+    def apply(self, turn: PatternTurn) -> PatternTurn:
+        service = turn.service or next(iter(turn.context.schemas), None)
+        answer = tuple(_questions(turn.previous())) or (act("REQ_MORE"),)
+        return turn.amended(acts={}, state=as_before(turn), answer=answer, answer_service=service)
+
+
 # ------------------------------------------------------------------ out of scope
 
 
@@ -523,4 +571,4 @@ class OutOfScope:
         described, names = suggestions(turn)
         service = turn.service or next(iter(turn.context.schemas), None)
         answer = (act("FALLBACK", "intent", described, names),)
-        return turn.amended(state=turn.context.state, answer=answer, answer_service=service)
+        return turn.amended(answer=answer, answer_service=service)
