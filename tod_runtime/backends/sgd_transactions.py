@@ -1,0 +1,135 @@
+"""Transactions of the SGD tables backend: a consistent mock service built from the recordings.
+
+A transaction recorded with every parameter gets its recorded row. Any other call with inputs
+valid for the schema succeeds: required slots present, categorical values among the possible
+values, and, where a search of the service names the entity (a required slot of the
+transaction that the search returns but does not take: the restaurant's name, the bus's
+departure time), a row of that search matching every parameter it holds. The result row echoes
+the inputs (with the intent's defaults) and fills the other result slots from the entity
+found, else from the values the service's recordings hold for the slot, chosen by a hash of
+the call (the same call, the same row). Anything else is refused with the input to blame
+(``Refusal``: ``missing``, ``not_offered``, ``not_found``).
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Mapping
+
+from tod_runtime.backends.tables import Tables
+from tod_runtime.dialogue.models import DONTCARE
+from tod_runtime.dialogue.refusal import CallOutcome, Refusal
+from tod_runtime.schema.models import IntentSchema, ServiceSchema
+
+
+def _given(value: str) -> bool:
+    return bool(value.strip()) and value.strip().lower() != DONTCARE
+
+
+def matching(tables: Tables, table: str, params: Mapping[str, str]) -> list[dict[str, str]]:
+    """Rows of ``table`` that hold every given parameter as recorded: none when the table
+    does not record one of them (an unknown column matches nothing)."""
+    columns = tables.columns.get(table)
+    wanted = {k: v for k, v in params.items() if _given(v)}
+    if not columns or any(k not in columns for k in wanted):
+        return []
+    return tables.select(table, wanted)
+
+
+def invalid(
+    schema: ServiceSchema, intent: IntentSchema, params: Mapping[str, str]
+) -> Refusal | None:
+    """The first input the schema does not allow: a required slot left out, a categorical
+    value that is not among its possible values."""
+    for slot in intent.required_slots:
+        if not _given(params.get(slot, "")):
+            return Refusal(slot=slot, reason="missing")
+    for slot, value in params.items():
+        known = schema.slot(slot)
+        if known is None or not known.is_categorical or not _given(value):
+            continue
+        allowed = {v.lower() for v in known.possible_values}
+        if value.strip().lower() not in allowed:
+            return Refusal(slot=slot, reason="not_offered")
+    return None
+
+
+def _naming(search: IntentSchema, intent: IntentSchema) -> list[str]:
+    """The transaction's required slots that ``search`` finds but does not take: they name
+    the entity its results offer."""
+    inputs = {*search.required_slots, *search.optional_slots}
+    return [s for s in intent.required_slots if s in search.result_slots and s not in inputs]
+
+
+def _blame(tables: Tables, table: str, params: Mapping[str, str], naming: list[str]) -> str:
+    """The parameter whose value no row holds with the others' (the first, naming slots
+    last, whose removal finds a row), else the first naming slot."""
+    order = [s for s in params if s not in naming] + [s for s in naming if s in params]
+    for slot in order:
+        others = {s: v for s, v in params.items() if s != slot}
+        if others and matching(tables, table, others):
+            return slot
+    return naming[0]
+
+
+def find_entity(
+    tables: Tables,
+    schema: ServiceSchema,
+    intent: IntentSchema,
+    params: Mapping[str, str],
+) -> dict[str, str] | Refusal:
+    """The entity the searches of the service found for these inputs (merged over the
+    searches that hold a row with them), or the refusal when a search names the entity and
+    none of its rows holds the inputs."""
+    entity: dict[str, str] = {}
+    for search in schema.intents:
+        table = f"{schema.service_name}.{search.name}"
+        columns = tables.columns.get(table)
+        if search.is_transactional or not columns:
+            continue
+        held = {k: v for k, v in params.items() if k in columns and _given(v)}
+        naming = [s for s in _naming(search, intent) if s in held]
+        if not held:
+            continue
+        rows = tables.select(table, held, limit=1)
+        if rows:
+            entity = rows[0] | entity
+        elif naming:
+            return Refusal(slot=_blame(tables, table, held, naming), reason="not_found")
+    return entity
+
+
+def recorded_value(tables: Tables, schema: ServiceSchema, method: str, slot: str, seed: int) -> str:
+    """A value the service's recordings hold for ``slot`` (the transaction's own results
+    first, then its searches'), chosen by ``seed``; "" when none does."""
+    for table in (f"{schema.service_name}.{method}", schema.service_name):
+        values = tables.distinct(table, [slot]).get(slot, [])
+        if values:
+            return values[seed % len(values)]
+    return ""
+
+
+def transact(
+    tables: Tables, schema: ServiceSchema, intent: IntentSchema, call_params: Mapping[str, str]
+) -> CallOutcome:
+    """The outcome of a transactional call (see the module's docstring)."""
+    recorded = matching(tables, f"{schema.service_name}.{intent.name}", call_params)
+    if recorded:
+        return CallOutcome(rows=recorded[:1])
+    params = {s: v for s, v in intent.optional_slots.items() if _given(v)} | dict(call_params)
+    refusal = invalid(schema, intent, params)
+    if refusal is not None:
+        return CallOutcome(refusal=refusal)
+    found = find_entity(tables, schema, intent, params)
+    if isinstance(found, Refusal):
+        return CallOutcome(refusal=found)
+    seed = zlib.crc32(json.dumps(params, sort_keys=True).encode())
+    row: dict[str, str] = {}
+    for slot in intent.result_slots:
+        value = params.get(slot, "")
+        if not _given(value):
+            value = found.get(slot) or recorded_value(tables, schema, intent.name, slot, seed)
+        if value:
+            row[slot] = value
+    return CallOutcome(rows=[row])
