@@ -45,7 +45,7 @@ def refusal_sentence(refusal: Refusal, schema: ServiceSchema | None, say: Say) -
     if refusal.reason == "opens" and limit:
         return f"Sorry, they open at {limit}."
     if refusal.reason == "not_offered":
-        return f"Sorry, that {noun} is not available."
+        return "Sorry, they do not offer that."
     if refusal.reason == "missing":
         return f"I still need the {noun}."
     return f"Sorry, I could not find one with that {noun}."
