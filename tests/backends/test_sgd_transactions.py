@@ -121,3 +121,63 @@ async def test_replay_keeps_the_recorded_rows_and_passes_on_the_refusals() -> No
 def _key(call: ServiceCall) -> str:
     params = {k: v.strip().lower() for k, v in call.parameters.items()}
     return json.dumps(params, sort_keys=True)
+
+
+def _bus_split(root: Path) -> Path:
+    """A bus service recorded for one traveller only, with a search and a purchase."""
+    split = root / "dev"
+    split.mkdir()
+    slot = lambda name, description: {  # noqa: E731
+        "name": name, "description": description, "is_categorical": False,
+        "possible_values": [],
+    }  # fmt: skip
+    route = ["from_city", "to_city", "leave_time", "travelers", "fare"]
+    schema = {
+        "service_name": "Bus_9",
+        "description": "buses",
+        "slots": [
+            slot("from_city", "City of departure"),
+            slot("to_city", "City of arrival"),
+            slot("leave_time", "Time of departure"),
+            slot("travelers", "Number of travelers"),
+            slot("fare", "Price of a ticket"),
+        ],
+        "intents": [
+            {"name": "FindBus", "description": "find a bus", "is_transactional": False,
+             "required_slots": ["from_city", "to_city"], "optional_slots": {"travelers": "1"},
+             "result_slots": route},
+            {"name": "BuyBus", "description": "buy tickets", "is_transactional": True,
+             "required_slots": ["from_city", "to_city", "leave_time", "travelers"],
+             "optional_slots": {}, "result_slots": route},
+        ],
+    }  # fmt: skip
+    (split / "schema.json").write_text(json.dumps([schema]))
+    ask = {"from_city": "Reno", "to_city": "Elko", "travelers": "1"}
+    rows = [ask | {"leave_time": t, "fare": "20"} for t in ("08:00", "09:30")]
+    frame = {"service": "Bus_9", "slots": [], "actions": [],
+             "service_call": {"method": "FindBus", "parameters": ask}, "service_results": rows}  # fmt: skip
+    turn = {"speaker": "SYSTEM", "utterance": "...", "frames": [frame]}
+    dialogue = {"dialogue_id": "1_00000", "services": ["Bus_9"], "turns": [turn]}
+    (split / "dialogues_001.json").write_text(json.dumps([dialogue]))
+    return root
+
+
+async def test_a_count_the_request_asks_for_is_not_a_constraint_of_the_search(
+    tmp_path: Path,
+) -> None:
+    """Passengers, travelers: the recordings hold the count each search asked for; three
+    travellers find the same buses, carrying 3, and may buy them; a time no bus leaves at
+    is refused on the time."""
+    backend = SGDTablesBackend.from_source(f"{_bus_split(tmp_path)}:dev")
+    ask = {"from_city": "Reno", "to_city": "Elko", "travelers": "3"}
+    rows = await backend.call("Bus_9", ServiceCall(method="FindBus", parameters=ask))
+    assert [(r["leave_time"], r["travelers"]) for r in rows] == [("08:00", "3"), ("09:30", "3")]
+    buy = ask | {"leave_time": "09:30"}
+    [row] = await backend.call("Bus_9", ServiceCall(method="BuyBus", parameters=buy))
+    assert row == buy | {"fare": "20"}
+    late = ServiceCall(method="BuyBus", parameters=buy | {"leave_time": "23:00"})
+    assert (await backend.call_outcome("Bus_9", late)).refusal == Refusal(
+        slot="leave_time", reason="not_found"
+    )
+    elsewhere = ServiceCall(method="FindBus", parameters=ask | {"to_city": "Ely"})
+    assert await backend.call("Bus_9", elsewhere) == []

@@ -22,7 +22,7 @@ from typing import Self
 from pydantic import ValidationError
 
 from tod_runtime.backends.base import known_intent, known_service
-from tod_runtime.backends.sgd_transactions import matching, transact
+from tod_runtime.backends.sgd_transactions import search, transact
 from tod_runtime.backends.tables import Tables
 from tod_runtime.data.sgd import SGDSplit, open_split
 from tod_runtime.dialogue.models import Frame, ServiceCall
@@ -137,9 +137,8 @@ class SGDTablesBackend:
         ``sgd_transactions.transact``."""
         intent = known_intent(self._schemas, service, call.method)
         if not intent.is_transactional:
-            return CallOutcome(
-                rows=matching(self._tables, f"{service}.{call.method}", call.parameters)
-            )
+            schema = self._schemas[service]
+            return CallOutcome(rows=search(self._tables, schema, call.method, call.parameters))
         return transact(self._tables, self._schemas[service], intent, call.parameters)
 
     async def entity_values(self, service: str) -> dict[str, list[str]]:

@@ -21,6 +21,7 @@ from tod_runtime.backends.tables import Tables
 from tod_runtime.dialogue.models import DONTCARE
 from tod_runtime.dialogue.refusal import CallOutcome, Refusal
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
+from tod_runtime.values.normalise import slot_kind
 
 
 def _given(value: str) -> bool:
@@ -73,31 +74,74 @@ def _blame(tables: Tables, table: str, params: Mapping[str, str], naming: list[s
     return naming[0]
 
 
+def quantities(schema: ServiceSchema) -> frozenset[str]:
+    """The size of a request, not a property of an entity: search inputs that count
+    (``number`` or ``count`` values) and that a transaction of the service takes too (passengers,
+    travelers). The recordings hold them as each recorded search asked."""
+
+    def inputs(transactional: bool) -> set[str]:
+        return {
+            s
+            for i in schema.intents
+            if i.is_transactional == transactional
+            for s in (*i.required_slots, *i.optional_slots)
+        }
+
+    both = inputs(True) & inputs(False)
+    return frozenset(s for s in both if slot_kind(schema, s) in ("number", "count"))
+
+
+def search(
+    tables: Tables, schema: ServiceSchema, method: str, params: Mapping[str, str]
+) -> list[dict[str, str]]:
+    """The rows of a search that hold every parameter as recorded; a count the request asks
+    for (``quantities``) is the request's, not a constraint: the rows carry it."""
+    sizes = quantities(schema)
+    counts = {k: v for k, v in params.items() if k in sizes and _given(v)}
+    table = f"{schema.service_name}.{method}"
+    rows = matching(tables, table, {k: v for k, v in params.items() if k not in counts})
+    if not counts:
+        return rows
+    found: dict[str, dict[str, str]] = {}
+    for row in rows:
+        row = row | {k: v for k, v in counts.items() if k in row}
+        found.setdefault(json.dumps(row, sort_keys=True), row)
+    return list(found.values())
+
+
 def find_entity(
     tables: Tables,
     schema: ServiceSchema,
     intent: IntentSchema,
     params: Mapping[str, str],
 ) -> dict[str, str] | Refusal:
-    """The entity the searches of the service found for these inputs (merged over the
-    searches that hold a row with them), or the refusal when a search names the entity and
-    none of its rows holds the inputs."""
-    entity: dict[str, str] = {}
+    """The entity the searches of the service found for these inputs (counts of the request
+    left out): merged over the searches that name it and hold a row with them, else over
+    those that hold one without naming it; when searches name the entity and none holds a
+    row with the inputs, the refusal."""
+    named: dict[str, str] = {}  # rows of searches that name the entity (its name, its time)
+    other: dict[str, str] = {}  # rows of searches that hold the inputs without naming it
+    refusal: Refusal | None = None
+    sizes = quantities(schema)
     for search in schema.intents:
         table = f"{schema.service_name}.{search.name}"
         columns = tables.columns.get(table)
         if search.is_transactional or not columns:
             continue
-        held = {k: v for k, v in params.items() if k in columns and _given(v)}
-        naming = [s for s in _naming(search, intent) if s in held]
+        held = {k: v for k, v in params.items() if k in columns and k not in sizes and _given(v)}
         if not held:
             continue
+        naming = [s for s in _naming(search, intent) if s in held]
         rows = tables.select(table, held, limit=1)
-        if rows:
-            entity = rows[0] | entity
-        elif naming:
-            return Refusal(slot=_blame(tables, table, held, naming), reason="not_found")
-    return entity
+        if rows and naming:
+            named = rows[0] | named
+        elif rows:
+            other = rows[0] | other
+        elif naming and refusal is None:
+            refusal = Refusal(slot=_blame(tables, table, held, naming), reason="not_found")
+    if named:
+        return named
+    return refusal if refusal is not None else other
 
 
 def recorded_value(tables: Tables, schema: ServiceSchema, method: str, slot: str, seed: int) -> str:
