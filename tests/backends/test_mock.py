@@ -180,3 +180,14 @@ async def test_a_search_never_offers_what_cannot_be_booked_at_all(backend: MockB
             "number_of_nights": "1"}  # fmt: skip
     outcome = await backend.call_outcome("Hotels", ServiceCall(method="BookHotel", parameters=book))
     assert outcome.refusal == Refusal(slot="number_of_rooms", reason="none_left", limit="0")
+
+
+async def test_a_table_before_opening_time_is_refused_with_the_opening_hour(
+    backend: MockBackend,
+) -> None:
+    data = json.loads((backend.service_dirs()["Restaurants"] / "db.json").read_text())
+    e = data["entities"][0]
+    params = {"restaurant_name": e["restaurant_name"], "city": e["city"], "time": "07:30"}
+    call = ServiceCall(method="ReserveRestaurant", parameters=params)
+    outcome = await backend.call_outcome("Restaurants", call)
+    assert outcome.refusal == Refusal(slot="time", reason="opens", limit=f"{e['opening_hour']}:00")
