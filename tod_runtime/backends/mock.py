@@ -8,9 +8,11 @@ Layout: ``<folder>/<Service>/schema.json`` (SGD format, a list holding the servi
          "entity_match": ["restaurant_name", "city"],
          "fail_when": [{"param": "number_of_seats", "op": ">", "field": "max_party_size"}]}}}
 
-A search (non-transactional intent) returns the entities matching every parameter. A
-transaction finds the entity named by ``entity_match`` and fails (returns ``[]``) when any
-``fail_when`` condition holds; otherwise it returns one row of the intent's result slots.
+A search (non-transactional intent) returns the entities matching every parameter that can be
+booked at all (no ``param > field`` limit under 1: 0 rooms left). A transaction finds the
+entity named by ``entity_match`` and fails (returns ``[]``) when any ``fail_when`` condition
+holds, saying why (``call_outcome``: a ``Refusal`` naming the input and the limit);
+otherwise it returns one row of the intent's result slots.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ class Condition(BaseModel):
             options = right if isinstance(right, list) else [right]
             found = left.lower() in {str(o).lower() for o in options}
             return found if self.op == "in" else not found
-        a, b = _comparable(left), _comparable(_text(right))
+        a, b = _comparable(left), _comparable(str(right))
         if self.op in ("==", "!="):
             return (a == b) == (self.op == "==")
         if type(a) is not type(b):
@@ -75,7 +77,7 @@ class Condition(BaseModel):
         left at 0), ``param >= field`` on a time is the closing time, ``<``/``<=`` the
         least (on a time: the opening time); an equality or a list: not offered."""
         right = entity.get(self.field) if self.field is not None else self.value
-        limit = _text(right) if right is not None and not isinstance(right, list) else ""
+        limit = str(right) if right is not None and not isinstance(right, list) else ""
         number = _comparable(limit) if limit else ""
         timed = isinstance(number, float) and ":" in f"{limit} {params.get(self.param, '')}"
         if self.op in (">", ">="):
@@ -119,10 +121,6 @@ def _comparable(text: str) -> float | str:
     if sep and hours.isdigit() and minutes.isdigit():
         return int(hours) + int(minutes) / 60
     return text.lower()
-
-
-def _text(value: object) -> str:
-    return str(value)
 
 
 def _number(value: float) -> str:
@@ -269,8 +267,8 @@ class MockBackend:
         named = {s: params[s] for s in rule.entity_match}
         matches = self._tables.select(service, named, limit=1)
         if not matches:
-            return CallOutcome(refusal=Refusal(slot=_unmatched(self._tables, service, named),
-                                               reason="not_found"))  # fmt: skip
+            blamed = _unmatched(self._tables, service, named)
+            return CallOutcome(refusal=Refusal(slot=blamed, reason="not_found"))
         entity = matches[0]
         for condition in rule.fail_when:
             if condition.holds(params, entity):

@@ -21,8 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tod_runtime.dialogue.models import Action
 
-Reason = Literal["at_most", "at_least", "none_left", "closed", "opens", "not_offered",
-                 "not_found", "missing"]  # fmt: skip
+Reason = Literal[
+    "at_most", "at_least", "none_left", "closed", "opens", "not_offered", "not_found", "missing"
+]
 """* ``at_most``: the value is over the limit (a party of 6 where at most 4 are seated);
 * ``at_least``: the value is under the limit;
 * ``none_left``: nothing of it is left (0 rooms, 0 seats): the limit is 0;
@@ -56,8 +57,8 @@ def refusal_act(refusal: Refusal) -> Action:
     """The act saying a refusal: ``NOTIFY_FAILURE(slot=limit)``, the reason its canonical
     value."""
     values = [refusal.limit] if refusal.limit else []
-    return Action(act="NOTIFY_FAILURE", slot=refusal.slot, values=values,
-                  canonical_values=[refusal.reason])  # fmt: skip
+    reason = [refusal.reason]
+    return Action(act="NOTIFY_FAILURE", slot=refusal.slot, values=values, canonical_values=reason)
 
 
 def refusal_of(action: Action) -> Refusal | None:
