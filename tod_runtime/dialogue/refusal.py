@@ -57,7 +57,7 @@ def refusal_act(refusal: Refusal) -> Action:
     """The act saying a refusal: ``NOTIFY_FAILURE(slot=limit)``, the reason its canonical
     value."""
     values = [refusal.limit] if refusal.limit else []
-    reason = [refusal.reason]
+    reason: list[str] = [refusal.reason]
     return Action(act="NOTIFY_FAILURE", slot=refusal.slot, values=values, canonical_values=reason)
 
 
