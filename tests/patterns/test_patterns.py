@@ -115,3 +115,37 @@ def test_patterns_are_switched_off_by_name_and_unknown_names_refused() -> None:
     ]
     with pytest.raises(ConfigError):
         Patterns.without(["cancle"])
+
+
+async def test_refine_offers_a_cheaper_result_or_says_there_is_none() -> None:
+    lines = ["find me a hotel in san francisco", "anything cheaper?"]
+    first, cheaper = await _talk(lines)
+    assert cheaper.service_call is None and "OFFER" in _acts(cheaper)
+    price = [a.values[0] for a in cheaper.actions if a.slot == "price_per_night"]
+    assert price and cheaper.actions != first.actions
+    *_, off = await _talk(lines, ("refine",))
+    assert not [a for a in off.actions if a.slot == "price_per_night" and a.act == "OFFER"]
+
+
+async def test_refine_steps_an_ordered_categorical_slot() -> None:
+    lines = ["find me a moderately priced italian restaurant in san francisco", "something cheaper"]
+    *_, cheaper = await _talk(lines)
+    assert cheaper.state["Restaurants"].slot_values.get("price_range") == ["cheap"]
+
+
+async def test_a_yes_with_a_question_still_confirms() -> None:
+    lines = [
+        "italian food in boston",
+        "book it for 2 today at 7pm",
+        "yes please. whats the address?",
+    ]
+    *_, booked = await _talk(lines)
+    assert booked.service_call is not None and booked.service_call.method == "ReserveRestaurant"
+
+
+async def test_acknowledge_is_no_misunderstanding() -> None:
+    lines = ["italian food in boston", "whats the address", "okay great"]
+    *_, ack = await _talk(lines)
+    assert "FALLBACK" not in _acts(ack)
+    *_, off = await _talk(lines, ("acknowledge",))
+    assert "FALLBACK" in _acts(off)

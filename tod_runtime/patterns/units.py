@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from tod_runtime.dialogue.models import DONTCARE, Action, State, act
-from tod_runtime.patterns.base import PatternTurn
+from tod_runtime.patterns.base import PatternTurn, plain_words
 from tod_runtime.policy.history import entity_on_offer
+from tod_runtime.policy.rules import offer
 from tod_runtime.schema.models import IntentSchema
 
 QUESTIONS = frozenset({"REQUEST", "CONFIRM", "OFFER", "OFFER_INTENT"})
@@ -27,6 +28,15 @@ def _says(pattern: str) -> re.Pattern[str]:
 
 def _questions(actions: list[Action]) -> list[Action]:
     return [a for a in actions if a.act in QUESTIONS]
+
+
+def as_before(turn: PatternTurn) -> dict[str, State]:
+    """The state before the turn, as a turn that said nothing leaves it: the values and
+    intents stand, nothing is being asked for (what the NLU read is undone)."""
+    return {
+        service: state.model_copy(update={"requested_slots": []})
+        for service, state in turn.context.state.items()
+    }
 
 
 # ------------------------------------------------------------------ repeat
@@ -53,7 +63,7 @@ class Repeat:
         assert frame is not None
         return turn.amended(
             acts={},
-            state=turn.context.state,
+            state=as_before(turn),
             answer=tuple(frame.actions),
             answer_service=frame.service,
         )
@@ -115,9 +125,7 @@ class Greeting:
             described, names = suggestions(turn.amended(text=""))
             answer = (act("GREETING", "intent", described, names),)
         service = turn.service or next(iter(turn.context.schemas), None)
-        return turn.amended(
-            acts={}, state=turn.context.state, answer=answer, answer_service=service
-        )
+        return turn.amended(acts={}, state=as_before(turn), answer=answer, answer_service=service)
 
 
 # ------------------------------------------------------------------ cancellation
@@ -254,7 +262,8 @@ class Another:
     name: str = "another"
     says = _says(
         r"something else|anything else|any others?|another(?: one)?|other options?|others|"
-        r"a different one|next one|what else|other ones?|anything different"
+        r"a different one|next one|what else|other ones?|anything different|what other|any other"
+        r"|are there (?:any )?(?:more|other)|other choices?"
     )
 
     def applies(self, turn: PatternTurn) -> bool:
@@ -275,7 +284,134 @@ class Another:
         return turn.amended(acts=acts)
 
 
+# ------------------------------------------------------------------ refinement
+
+
+# comparative -> (what it compares: words of a slot's name or description, or "time"), and
+# the direction wanted (-1 lower, +1 higher)
+COMPARATIVES: tuple[tuple[re.Pattern[str], frozenset[str], int], ...] = (
+    (_says(r"cheaper|less expensive|more affordable|lower price|less money|cheapest"),
+     frozenset({"price", "cost", "fare", "rent", "fee", "expensive"}), -1),
+    (_says(r"more expensive|pricier|fancier|more upscale"),
+     frozenset({"price", "cost", "fare", "rent", "fee", "expensive"}), +1),
+    (_says(r"later|after that|not so early|later in the day"), frozenset({"time"}), +1),
+    (_says(r"earlier|sooner|before that|not so late"), frozenset({"time"}), -1),
+    (_says(r"closer|nearer|not so far"), frozenset({"distance"}), -1),
+)  # fmt: skip
+_AMOUNT = re.compile(r"^\$?\s*(\d[\d,]*(?:\.\d+)?)$")
+_CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
+
+
+def _measure(value: str, concept: frozenset[str]) -> float | None:
+    """A result's value as a number to compare: minutes for a clock time, else an amount."""
+    if "time" in concept:
+        clock = _CLOCK.match(value.strip())
+        return int(clock.group(1)) * 60 + int(clock.group(2)) if clock else None
+    amount = _AMOUNT.match(value.strip())
+    return float(amount.group(1).replace(",", "")) if amount else None
+
+
+@dataclass(frozen=True)
+class Refine:
+    """ "anything cheaper?", "a later one?", "something closer?" after an offer: of the results
+    found, the best one that beats the one on offer in that respect (the cheapest, the next
+    later) is offered with that value; none: said, and the offer stands. A slot compared is
+    found by its name's and description's words (a clock time for "later"); an ordered
+    categorical slot (its possible values in order, "cheap", "moderate", "pricey") moves one
+    step and the search runs again."""
+
+    name: str = "refine"
+
+    def _wanted(self, turn: PatternTurn) -> tuple[str, frozenset[str], int] | None:
+        service = turn.service
+        if service is None or not any(a.act == "OFFER" for a in turn.previous(service)):
+            return None
+        for says, concept, direction in COMPARATIVES:
+            if says.search(turn.words):
+                return service, concept, direction
+        return None
+
+    def applies(self, turn: PatternTurn) -> bool:
+        return self._wanted(turn) is not None
+
+    def _slots(self, turn: PatternTurn, service: str, concept: frozenset[str]) -> list[str]:
+        schema = turn.context.schemas[service]
+        return [
+            slot.name
+            for slot in schema.slots
+            if concept & {*slot.name.split("_"), *plain_words(slot.description).split()}
+        ]
+
+    def apply(self, turn: PatternTurn) -> PatternTurn:
+        found = self._wanted(turn)
+        assert found is not None
+        service, concept, direction = found
+        slots = self._slots(turn, service, concept)
+        state = turn.state.get(service) or State()
+        search, _ = turn.context.history.last_search(service)
+        results = (search.service_results or []) if search is not None else []
+        current = entity_on_offer(turn.context.history, service, state) or {}
+        for slot in slots:
+            now = _measure(current.get(slot, ""), concept)
+            if now is None:
+                continue
+            gains = [
+                (direction * (m - now), r)
+                for r in results
+                if (m := _measure(r.get(slot, ""), concept)) is not None
+            ]
+            better = [(gain, r) for gain, r in gains if gain > 0]
+            # the cheapest of the cheaper; the next of the later
+            ranked = sorted(better, key=lambda pair: pair[0] if "time" in concept else -pair[0])
+            return self._offer(turn, service, slot, state, ranked[0][1] if ranked else None)
+        return self._step(turn, service, slots, state)
+
+    def _offer(
+        self, turn: PatternTurn, service: str, slot: str, state: State, pick: dict[str, str] | None
+    ) -> PatternTurn:
+        if pick is None:  # nothing better: said, and the offer stands
+            offered = [a for a in turn.previous(service) if a.act == "OFFER"]
+            answer = (act("INFORM_COUNT", "count", ["0"]), *offered)
+        else:
+            acts = offer(pick, turn.context.schemas[service], state)
+            if slot not in {a.slot for a in acts}:
+                acts.append(act("OFFER", slot, [pick[slot]]))
+            answer = tuple(acts)
+        return turn.amended(acts={}, state=as_before(turn), answer=answer, answer_service=service)
+
+    def _step(self, turn: PatternTurn, service: str, slots: list[str], state: State) -> PatternTurn:
+        """An ordered categorical slot one step in the direction wanted; the search runs again."""
+        found = self._wanted(turn)
+        assert found is not None
+        direction = found[2]
+        schema = turn.context.schemas[service]
+        for name in slots:
+            slot = schema.slot(name)
+            said = state.slot_values.get(name, [""])[0].lower()
+            values = [v.lower() for v in slot.possible_values] if slot else []
+            if slot is None or not slot.is_categorical or said not in values:
+                continue
+            index = values.index(said) + direction
+            if 0 <= index < len(values):
+                new = slot.possible_values[index]
+                acts = {s: list(a) for s, a in turn.acts.items()}
+                acts[service] = [act("INFORM", name, [new])]
+                values_now = {**state.slot_values, name: [new]}
+                states = {
+                    **turn.state,
+                    service: state.model_copy(update={"slot_values": values_now}),
+                }
+                return turn.amended(acts=acts, state=states)
+        return turn
+
+
 # ------------------------------------------------------------------ digression
+
+
+AFFIRMS = _says(
+    r"yes|yeah|yep|yup|sure|correct|right|perfect|exactly|works|fine|good|great|please|"
+    r"confirm|go ahead|do it|book it|approv\w*"
+)
 
 
 @dataclass(frozen=True)
@@ -302,6 +438,8 @@ class Digression:
         confirming = any(a.act == "CONFIRM" for a in previous)
         questioned = confirming and bool(self.question.search(turn.text))
         if not previous or not (asked or questioned):
+            return None
+        if AFFIRMS.search(turn.words):  # "yes, and what's their number?": a yes and a question
             return None
         if any(a.act not in ("REQUEST", "AFFIRM", "THANK_YOU") for a in acts):
             return None
@@ -376,8 +514,44 @@ class NextTask:
         tracked = turn.state.get(service)
         if tracked is not None:  # the tracker's reading of the values said (canonical forms)
             values |= {s: tracked.slot_values[s] for s in said if s in tracked.slot_values}
-        state = {**turn.state, service: State(active_intent=intent.name, slot_values=values)}
+        asked = tracked.requested_slots if tracked is not None else []
+        fresh = State(active_intent=intent.name, requested_slots=asked, slot_values=values)
+        state = {**turn.state, service: fresh}
         return turn.amended(acts=acts, state=state)
+
+
+# ------------------------------------------------------------------ acknowledgement
+
+
+ACKNOWLEDGES = re.compile(
+    r"^(?:(?:yes|yeah|yep|ok|okay|k|alright|all right|great|good|fine|cool|nice|perfect|"
+    r"wonderful|awesome|excellent|i see|got it|sounds (?:good|great|fine)|that (?:works|is fine|"
+    r"will work|sounds good)|thats (?:fine|good|great|okay|ok|wonderful)|noted|understood|sure|"
+    r"it works for me)(?: |$))+(?:(?:then|now|for me|thanks|thank you)(?: |$))*$"
+)
+
+
+@dataclass(frozen=True)
+class Acknowledge:
+    """ "okay", "great", "sounds good" when nothing else was understood: taken as heard, with
+    the open question asked again, else "anything else?" (never "Sorry, I did not get
+    that")."""
+
+    name: str = "acknowledge"
+
+    def applies(self, turn: PatternTurn) -> bool:
+        if not ACKNOWLEDGES.match(turn.words):
+            return False
+        if not turn.acts:
+            return True
+        # a "yes" with no question open says nothing to the policy
+        said = {a.act for acts in turn.acts.values() for a in acts}
+        return said <= {"AFFIRM"} and not _questions(turn.previous())
+
+    def apply(self, turn: PatternTurn) -> PatternTurn:
+        service = turn.service or next(iter(turn.context.schemas), None)
+        answer = tuple(_questions(turn.previous())) or (act("REQ_MORE"),)
+        return turn.amended(acts={}, state=as_before(turn), answer=answer, answer_service=service)
 
 
 # ------------------------------------------------------------------ out of scope
@@ -397,4 +571,4 @@ class OutOfScope:
         described, names = suggestions(turn)
         service = turn.service or next(iter(turn.context.schemas), None)
         answer = (act("FALLBACK", "intent", described, names),)
-        return turn.amended(state=turn.context.state, answer=answer, answer_service=service)
+        return turn.amended(answer=answer, answer_service=service)
