@@ -78,7 +78,7 @@ def after_call(turn: PolicyInput, schema: ServiceSchema, state: State) -> list[A
     requested = [s for s in state.requested_slots]
     if intent is not None and intent.is_transactional:
         if not results:
-            return talk.failed_transaction(intent, schema, state)
+            return talk.failed_transaction(intent, schema, state, turn.refusal)
         return [*inform(results[0], requested), act("NOTIFY_SUCCESS")]
     if not results:
         if intent is None:

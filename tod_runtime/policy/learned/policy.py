@@ -101,7 +101,8 @@ def decide(
     if s.second and not s.results and s.intent is not None:  # say why, and offer a way on
         called = schema.intent(turn.service_call.method) if turn.service_call else None
         if called is not None and called.is_transactional:
-            return SystemPlan(service, talk.failed_transaction(called, schema, s.state))
+            refused = talk.failed_transaction(called, schema, s.state, turn.refusal)
+            return SystemPlan(service, refused)
         if called is not None:
             return SystemPlan(service, talk.no_results(called, s.state))
     scored = scores(s, model)
