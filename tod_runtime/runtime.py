@@ -264,6 +264,35 @@ class Runtime:
         self._known(services)
         return {s: self.schemas[s] for s in services}
 
+    async def _answered(self, session_id: str, key: str | None) -> TurnResult | None:
+        """The stored answer of the turn keyed ``key``, if it was run (under the lock)."""
+        if key is None:
+            return None
+        if not isinstance(self.store, AnswerStore):
+            raise InputError(
+                "this session store keeps no answers for an Idempotency-Key",
+                hint="use the memory, SQLite or Redis store, or send no key",
+            )
+        stored = await self.store.answer(session_id, key)
+        return None if stored is None else TurnResult.model_validate_json(stored)
+
+    async def _append(
+        self,
+        session_id: str,
+        events: list[Event],
+        expected: int,
+        key: str | None,
+        result: TurnResult,
+    ) -> None:
+        """Append a turn's events; with ``key``, its answer in the same write."""
+        if key is None:
+            await self.store.append(session_id, events, expected=expected)
+            return
+        answer = (key, result.model_dump_json().encode())
+        await self.store.append(  # type: ignore[call-arg]
+            session_id, events, expected=expected, answer=answer
+        )
+
     async def _turn(
         self,
         session_id: str,
@@ -274,17 +303,10 @@ class Runtime:
     ) -> TurnResult:
         pipeline = self.pipeline
         schemas = self._schemas(services)
-        store = self.store
-        if key is not None and not isinstance(store, AnswerStore):
-            raise InputError(
-                "this session store keeps no answers for an Idempotency-Key",
-                hint="use the memory, SQLite or Redis store, or send no key",
-            )
-        async with self._lock(session_id), store.session_lock(session_id):
-            if key is not None and isinstance(store, AnswerStore):
-                stored = await store.answer(session_id, key)
-                if stored is not None:  # a retry: the turn was run and stored once
-                    return TurnResult.model_validate_json(stored)
+        async with self._lock(session_id), self.store.session_lock(session_id):
+            stored = await self._answered(session_id, key)
+            if stored is not None:  # a retry: the turn was run and stored once
+                return stored
             await pipeline.turn_started(session_id, text)
             for attempt in (1, 2):
                 log = await self._session(session_id)  # under the lock: the newest events
@@ -302,13 +324,7 @@ class Runtime:
                 events = user_events(user) + system_events(system)
                 result = TurnResult.of(session_id, user, system)
                 try:
-                    if key is None:
-                        await store.append(session_id, events, expected=log.count)
-                    else:  # the answer, with the events, in one write
-                        answer = (key, result.model_dump_json().encode())
-                        await store.append(  # type: ignore[call-arg]
-                            session_id, events, expected=log.count, answer=answer
-                        )
+                    await self._append(session_id, events, log.count, key, result)
                 except StoreConflict as conflict:  # deleted or rewritten elsewhere
                     self._sessions.pop(session_id, None)
                     if attempt == 2:

@@ -13,7 +13,6 @@ from tod_runtime.files import atomic_write, check_output, check_output_dir, writ
 EXIT_BELOW = 1  # a --fail-under threshold was missed
 EXIT_DIFFERS = 1  # --expect-exact: a turn differs from the recording
 EXIT_FAILED = 1  # --strict: a dialogue failed (the run stopped there)
-EXIT_NOTHING = 3  # no dialogue was replayed: every file skipped, or none there (a data error)
 
 
 def _threshold(text: str) -> tuple[str, float]:
@@ -78,8 +77,7 @@ def _run(args: argparse.Namespace) -> int:
         from tod_runtime.replay.sgdx import replay_variants
 
         report.sgdx = replay_variants(options, report.metrics, args.sgdx)
-    for skipped in run.skipped:
-        print(f"skipped: {skipped['error']}", file=sys.stderr)
+    _check_replayed(report.dialogues, run.skipped)
     if args.report:
         write_json(args.report, report.model_dump(mode="json"))
     if args.junit:
@@ -94,12 +92,6 @@ def _run(args: argparse.Namespace) -> int:
         errors = (e for r in run.results for e in r.errors)
         atomic_write(args.errors, error_report(errors, frames))
     print(summary(report))
-    if report.dialogues == 0:  # a regression suite over broken or empty data never passes
-        print(
-            f"tod replay: error: no dialogue was replayed ({len(run.skipped)} file(s) skipped)",
-            file=sys.stderr,
-        )
-        return EXIT_NOTHING
     code = 0
     if run.stopped_at is not None:
         first = run.stopped_at
@@ -125,6 +117,20 @@ def _run(args: argparse.Namespace) -> int:
         )
         code = EXIT_DIFFERS
     return code
+
+
+def _check_replayed(dialogues: int, skipped: list[dict[str, str]]) -> None:
+    """Each skipped file on a line; and a regression suite over broken or empty data never
+    passes: 0 dialogues replayed (every file skipped, or none there) is a data error (3)."""
+    from tod_runtime.errors import DataError
+
+    for one in skipped:
+        print(f"skipped: {one['error']}", file=sys.stderr)
+    if dialogues == 0:
+        raise DataError(
+            f"no dialogue was replayed ({len(skipped)} file(s) skipped)",
+            hint="the files above were skipped as unreadable or wrongly shaped",
+        )
 
 
 def _run_unified(args: argparse.Namespace) -> int:
