@@ -56,6 +56,13 @@ def test_an_expected_call_that_returned_nothing_fails() -> None:
     assert len(failures) == 1 and "returned nothing" in failures[0]
 
 
+def test_an_expected_call_made_that_found_nothing_says_so_beside_another_that_found() -> None:
+    refused = _book(results=False)
+    turns = [_search(), AnsweredTurn("x", "y"), _book(seats="2"), refused]
+    failures = judge(SCRIPT, turns)
+    assert any("Reserve(" in f and "returned nothing" in f for f in failures), failures
+
+
 def test_a_booking_with_a_wrong_detail_fails_twice() -> None:
     failures = judge(SCRIPT, _turns(_book(time="07:30")))
     assert any("not made" in f for f in failures)
