@@ -15,12 +15,14 @@ from tod_runtime.patterns.units import (
     Another,
     Cancel,
     Digression,
+    FollowSearch,
     Greeting,
     NextTask,
     OutOfScope,
     Refine,
     Repeat,
     Skip,
+    TakeOffer,
 )
 
 PATTERNS: tuple[Pattern, ...] = (
@@ -31,6 +33,8 @@ PATTERNS: tuple[Pattern, ...] = (
     Refine(),
     Another(),
     Digression(),
+    TakeOffer(),
+    FollowSearch(),
     NextTask(),
     Acknowledge(),
     OutOfScope(),
