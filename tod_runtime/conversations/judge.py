@@ -152,17 +152,13 @@ def entity_under_discussion(rows: Sequence[Row], replies: Sequence[str]) -> Row 
 
 def judge(script: Script, turns: Sequence[AnsweredTurn]) -> list[str]:
     """The reasons the conversation failed; [] when it passed."""
-    failures: list[str] = []
     calls = [f"{t.call.method}{dict(t.call.parameters)}" for t in turns if t.call]
-    for expected in script.expects:
-        if not any(call_matches(expected, t) for t in turns):
-            near = [t for t in turns if t.call and t.call.method == expected.method]
-            seen = "; ".join(calls) or "none"
-            empty = any(same_call(expected, t.call) for t in near) or (
-                near and all(not t.results for t in near)
-            )
-            why = "returned nothing" if empty else "not made"
-            failures.append(f"expected call {expected} {why} (calls made: {seen})")
+    seen = "; ".join(calls) or "none"
+    failures = [
+        f"expected call {expected} {_why_unmet(expected, turns)} (calls made: {seen})"
+        for expected in script.expects
+        if not any(call_matches(expected, t) for t in turns)
+    ]
     for turn in turns:
         call = turn.call
         if call is None or not (turn.transactional and turn.results):
@@ -170,12 +166,21 @@ def judge(script: Script, turns: Sequence[AnsweredTurn]) -> list[str]:
         if not any(call_matches(e, turn) for e in script.expects):
             made = f"{call.method}{dict(call.parameters)}"
             failures.append(f"unwanted booking succeeded: {made} (after {turn.user!r})")
-    for expected in script.expect_empty:
-        if not any(same_call(expected, t.call) and not t.results for t in turns):
-            seen = "; ".join(calls) or "none"
-            failures.append(f"expected call {expected} returning nothing not made (calls: {seen})")
+    failures += [
+        f"expected call {expected} returning nothing not made (calls: {seen})"
+        for expected in script.expect_empty
+        if not any(same_call(expected, t.call) and not t.results for t in turns)
+    ]
     failures += _replies(script, turns)
     return failures
+
+
+def _why_unmet(expected: ExpectedCall, turns: Sequence[AnsweredTurn]) -> str:
+    """ "returned nothing" when the call was made (or every call of its intent found
+    nothing), else "not made"."""
+    near = [t for t in turns if t.call and t.call.method == expected.method]
+    made = any(same_call(expected, t.call) for t in near)
+    return "returned nothing" if made or (near and all(not t.results for t in near)) else "not made"
 
 
 def _replies(script: Script, turns: Sequence[AnsweredTurn]) -> list[str]:
