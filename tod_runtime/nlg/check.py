@@ -6,6 +6,7 @@
 * ``lower_start``: a sentence that starts in lower case (the values' own spelling aside);
 * ``mid_capital``: a capital inside a template's word ("iT cost you");
 * ``split_word``: a possessive or a word split at its "s" ("The performer s name");
+* ``bare_value``: a sentence that is nothing but a value ("Kevin Blatch.");
 * ``double_stop``: "..", a sentence ended twice;
 * ``clock``: a time said on the 24-hour clock or with a leading zero ("07:30", "19:00");
 * ``agreement``: a number and its noun that disagree ("1 options", "79 showtime at 7 pm",
@@ -39,6 +40,7 @@ MASK = "\x00"  # stands for a value in the text: its spelling is the value's own
 _SENTENCE = re.compile(r"(?:^|[.?!]\s+)([^\s])")
 _MID_CAPITAL = re.compile(r"\b[a-z]+[A-Z]")
 _SPLIT_S = re.compile(r"[A-Za-z] s\b")
+_SPLIT_SENTENCES = re.compile(r"(?<=[.?!])\s+")
 _DOUBLE = re.compile(r"(?<!\.)\.\.(?!\.)")
 _CLOCK = re.compile(r"\b(\d{1,2}):(\d{2})\b(?!\s*[ap]\.?m\b)", re.IGNORECASE)
 _ZERO_HOUR = re.compile(r"\b0\d:\d{2}\b")
@@ -49,6 +51,7 @@ _WORD = re.compile(r"[a-z]+")
 _NOT_NOUNS = frozenset({"am", "pm", "of", "or", "and", "to", "in", "at", "on", "for", "is"})
 _ENTITY_LABELS = ("name", "title")
 _FILLERS = FUNCTION_WORDS | {"the", "a", "an", "and", "pm", "am", "people", "person"}
+_DAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
 _PHRASE_ENDS = frozenset({"and", "or", "for", "with"})
 _VERBS = ("ing", "ed")  # a verb after a value starts a clause
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
@@ -134,6 +137,8 @@ def _near(text: str, form: str, start: int) -> set[str]:
     before when it is not a function word; the word after when it ends the phrase ("{stops}
     stops.", "{people} person and"; not a verb: "Seattle arrives at", "checking in")."""
     before = _WORD.findall(re.split(r"[.,?!;]", text[:start])[-1].lower())[-1:]
+    if form[:1].isdigit() or form.split(",")[0].lower() in _DAYS:  # "restaurant Friday"
+        before = []
     after = _WORD.findall(re.split(r"[.,?!;]", text[start + len(form) :])[0].lower())[:2]
     if after[1:] and after[1] not in _PHRASE_ENDS or after[:1] and after[0].endswith(_VERBS):
         after = []
@@ -181,7 +186,7 @@ def _offer(text: str, actions: Sequence[Action], schema: ServiceSchema | None) -
         if re.fullmatch(r"[$\d][\d\s,.$]*", named):
             return True
         if entity and not any(
-            f in named
+            f in text
             for a in entity
             for v in (a.values or a.canonical_values)
             for f in said_forms(v, info[a.slot].kind)
@@ -220,6 +225,8 @@ def defects(
         found.append("mid_capital")
     if _SPLIT_S.search(bare):
         found.append("split_word")
+    if any(not _WORD.search(p.lower()) for p in _SPLIT_SENTENCES.split(bare) if p.strip()):
+        found.append("bare_value")
     if _DOUBLE.search(text):
         found.append("double_stop")
     if _CLOCK.search(text) or _ZERO_HOUR.search(text):

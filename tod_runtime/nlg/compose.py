@@ -165,12 +165,30 @@ Say = Callable[[Action], str]  # an act's value as said
 _BARE_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
-def _clause(action: Action, schema: ServiceSchema | None, say: Say) -> str:
+def names(acts: Sequence[Action], schema: ServiceSchema | None) -> list[str]:
+    """Each act's slot as a noun phrase (``short_noun_phrase``), told apart where two would
+    read alike: those say their whole descriptions ("the date to pick up the car is ... and
+    the date to return the car is ...", not "the date is ... and the date is ...")."""
+    short = [short_noun_phrase(schema, a.slot) for a in acts]
+    out = []
+    for action, phrase in zip(acts, short, strict=True):
+        spec = schema.slot(action.slot) if schema else None
+        if spec is not None and short.count(phrase) > 1:
+            phrase = description_phrase(spec)
+        out.append(phrase)
+    return out
+
+
+def _clause(action: Action, schema: ServiceSchema | None, say: Say, name: str | None = None) -> str:
     """ "the city is Oslo", or a boolean's statement (without its final stop)."""
     if _is_bool(action):
         phrases = _bool_phrases(schema, action.slot)
         return lower_first((phrases.yes if _truth(action) else phrases.no).rstrip("."))
-    return f"the {short_noun_phrase(schema, action.slot)} is {say(action)}"
+    return f"the {name or short_noun_phrase(schema, action.slot)} is {say(action)}"
+
+
+def _clauses(acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> list[str]:
+    return [_clause(a, schema, say, n) for a, n in zip(acts, names(acts, schema), strict=True)]
 
 
 def _intent_phrase(schema: ServiceSchema | None, name: str) -> str:
@@ -187,6 +205,53 @@ CAN_DO = {
 }
 
 
+# English verbs whose past participle is not the regular -ed (and two that double a letter)
+PARTICIPLES = {
+    "set": "set", "put": "put", "buy": "bought", "make": "made", "send": "sent", "pay": "paid",
+    "get": "got", "find": "found", "transfer": "transferred", "cancel": "cancelled",
+}  # fmt: skip
+_OBJECT_ENDS = FUNCTION_WORDS - {"at"} | {"and", "based"}
+_CHOSEN = frozenset({"selected", "given", "specified", "particular", "specific", "chosen"})
+SUCCESS = "Your request was successful."
+
+
+def participle(verb: str) -> str:
+    """A verb's past participle: booked, reserved, bought, carried."""
+    if verb in PARTICIPLES:
+        return PARTICIPLES[verb]
+    if verb.endswith("e"):
+        return verb + "d"
+    if verb.endswith("y") and verb[-2:-1] not in ("a", "e", "i", "o", "u"):
+        return verb[:-1] + "ied"
+    return verb + "ed"
+
+
+def success(schema: ServiceSchema | None) -> str:
+    """What a booking did, said from the service's one transactional intent's description
+    ("Reserve a table at a restaurant" -> "I have reserved the table at the restaurant.";
+    "Buy tickets for a bus journey" -> "I have bought the tickets."); ``SUCCESS`` when the
+    service has no such intent or several."""
+    intents = [i for i in schema.intents if i.is_transactional] if schema else []
+    if len(intents) != 1:
+        return SUCCESS
+    words = re.findall(r"[A-Za-z'-]+|,", intents[0].description)
+    if len(words) < 2:
+        return SUCCESS
+    verb, thing = words[0].lower(), []
+    for word in words[1:]:
+        lowered = word.lower()
+        if word == "," or lowered in _OBJECT_ENDS:
+            break
+        if lowered not in _CHOSEN:
+            thing.append("the" if lowered in ("a", "an") else lower_first(word))
+    if not thing:
+        return SUCCESS
+    if thing[0] not in ARTICLES and not thing[0].endswith("'s"):
+        thing.insert(0, "the")
+    done = "started playing" if verb == "play" else participle(verb)
+    return f"I have {done} {' '.join(thing)}."
+
+
 # the question which detail to change (``dialogue.models.change_asks``)
 CHANGE = "CHANGE"
 
@@ -196,14 +261,14 @@ def compose_system(
 ) -> str:
     """One run of system acts of one kind, composed."""
     if kind == CHANGE:
-        options = [f"the {short_noun_phrase(schema, a.slot)} ({say(a)})" for a in acts]
+        options = [f"the {n} ({say(a)})" for a, n in zip(acts, names(acts, schema), strict=True)]
         return "What would you like to change: " + join(options).replace(" and ", " or ") + "?"
     if kind == "REQUEST":
         flags = [a for a in acts if _is_flag(schema, a.slot)]
         plain = [a for a in acts if not _is_flag(schema, a.slot)]
         questions = [_bool_phrases(schema, a.slot).asked for a in flags]
         if plain:
-            what = join([short_noun_phrase(schema, a.slot) for a in plain])
+            what = join(names(plain, schema))
             if len(plain) > 1:
                 text = f"Could you tell me the {what}"
             elif what.startswith("number of "):  # "How many days would you like?"
@@ -216,7 +281,7 @@ def compose_system(
             questions.insert(0, text + "?")
         return " ".join(questions)
     if kind in ("INFORM", "CONFIRM"):
-        clauses = [_clause(a, schema, say) for a in acts]
+        clauses = _clauses(acts, schema, say)
         if kind == "CONFIRM":
             return "Please confirm: " + join(clauses) + "."
         return upper_first(join(clauses)) + "."
@@ -224,10 +289,8 @@ def compose_system(
         first, rest = acts[0], acts[1:]
         if _BARE_NUMBER.fullmatch(say(first)):
             # "How about 13?" names nothing: what is offered is said ("The humidity is 13.")
-            return upper_first(join([_clause(a, schema, say) for a in acts])) + "."
-        tail = (
-            " " + upper_first(join([_clause(a, schema, say) for a in rest])) + "." if rest else ""
-        )
+            return upper_first(join(_clauses(acts, schema, say))) + "."
+        tail = " " + upper_first(join(_clauses(acts, schema, say)[1:])) + "." if rest else ""
         return f"How about {say(first)}?{tail}"
     if kind == "INFORM_COUNT":
         count = say(acts[0]) if acts and acts[0].values else ""
@@ -240,8 +303,9 @@ def compose_system(
     if kind == "OFFER_INTENT":
         vals = acts[0].values or acts[0].canonical_values
         return f"Would you like to {_intent_phrase(schema, vals[0] if vals else '')}?"
+    if kind == "NOTIFY_SUCCESS":
+        return success(schema)
     fixed = {
-        "NOTIFY_SUCCESS": "Your request was successful.",
         "NOTIFY_FAILURE": "Sorry, that did not work out.",
         "REQ_MORE": "Is there anything else I can help you with?",
         "GOODBYE": "Have a great day. Goodbye!",

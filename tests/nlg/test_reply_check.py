@@ -1,0 +1,178 @@
+"""The reply check (issue 39): the generator over every act combination SGD train and dev
+hold, with the recordings' values, gives no reply with a defect of ``nlg.check``; and each
+detector and each fix on its own."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+from conftest import SGD_ZIP, require_shared
+
+from tod_runtime.data.sgd import open_split
+from tod_runtime.dialogue.models import Action, act
+from tod_runtime.nlg.check import combinations, defects
+from tod_runtime.nlg.compose import compose_system, participle, success
+from tod_runtime.nlg.signature import cased, fill
+from tod_runtime.nlg.template import TemplateGenerator
+from tod_runtime.plugins import ComponentContext
+from tod_runtime.schema.models import ServiceSchema
+
+
+def _schema(slots: list[dict[str, object]], intents: list[dict[str, object]]) -> ServiceSchema:
+    return ServiceSchema.model_validate(
+        {
+            "service_name": "Cars_9",
+            "description": "Rent cars",
+            "slots": [{"is_categorical": False, "possible_values": [], **s} for s in slots],
+            "intents": [
+                {"is_transactional": False, "required_slots": [], "optional_slots": {},
+                 "result_slots": [], **i}
+                for i in intents
+            ],
+        }
+    )  # fmt: skip
+
+
+CARS = _schema(
+    [
+        {"name": "car_name", "description": "Name of the car"},
+        {"name": "pickup_date", "description": "Date to pick up the car"},
+        {"name": "dropoff_date", "description": "Date to return the car"},
+        {"name": "pickup_time", "description": "Time to pick up the car"},
+        {"name": "number_stops", "description": "Number of stops"},
+        {"name": "origin_airport", "description": "Name of the airport to leave from"},
+        {"name": "total_price", "description": "Price of the rental"},
+    ],
+    [
+        {"name": "FindCars", "description": "Find cars to rent"},
+        {"name": "ReserveCar", "description": "Reserve a car for given dates",
+         "is_transactional": True, "required_slots": ["car_name", "pickup_date"]},
+    ],
+)  # fmt: skip
+PLURALS = frozenset({"stops", "options", "showtimes", "people"})
+
+
+def found(text: str, *acts: Action) -> list[str]:
+    return defects(text, list(acts), CARS, PLURALS)
+
+
+# ------------------------------------------------------------ each detector
+
+
+def test_each_detector_finds_its_defect_and_passes_the_right_reply() -> None:
+    cases = [
+        ("placeholder", "How about {car_name}?", "How about Camry?", [act("OFFER", "car_name", ["Camry"])]),
+        ("lower_start", "Sure. the car is ready.", "Sure. The car is ready.", []),
+        ("mid_capital", "iT cost you $33.", "It cost you $33.", [act("INFORM", "total_price", ["33"])]),
+        ("split_word", "The car s name is Camry.", "The car's name is Camry.", [act("INFORM", "car_name", ["Camry"])]),
+        ("double_stop", "It is in Washington D.C..", "It is in Washington D.C.", []),
+        ("clock", "Pick-up is at 19:00.", "Pick-up is at 7 pm.", [act("INFORM", "pickup_time", ["19:00"])]),
+        ("clock", "Pick-up is at 07:30 am.", "Pick-up is at 7:30 am.", []),
+        ("agreement", "I found 79 showtime at 7 pm.", "I found 79 showtimes at 7 pm.", []),
+        ("agreement", "I found 1 options.", "I found 1 option.", []),
+        ("currency", "It costs 45.", "It costs $45.", [act("INFORM", "total_price", ["45"])]),
+        ("offer", "How about $12?", "How about Camry? It costs $12.", [act("OFFER", "car_name", ["Camry"]), act("OFFER", "total_price", ["12"])]),
+        ("other_slot", "The car has SFO Airport stops.", "The car leaves from SFO Airport.", [act("INFORM", "origin_airport", ["SFO Airport"])]),
+        ("bare_value", "Camry.", "The car is Camry.", [act("INFORM", "car_name", ["Camry"])]),
+        ("vague_success", "Your request was successful.", "I have reserved the car.", [act("NOTIFY_SUCCESS")]),
+    ]  # fmt: skip
+    for name, bad, good, acts in cases:
+        assert name in found(bad, *acts), (name, bad)
+        assert found(good, *acts) == [], (name, good)
+
+
+def test_a_number_before_a_noun_or_after_a_is_not_a_disagreement() -> None:
+    assert found("It is a 4 star hotel and a 5 star.") == []
+    assert found("The flight has 0 stops and 1 stop back.") == []
+
+
+# ------------------------------------------------------------ each fix
+
+
+def test_a_template_people_typed_is_said_in_sentence_case() -> None:
+    assert cased("iT cost you {fare}.") == "It cost you {fare}."
+    assert cased("they don't. the address is {a}. but i think so") == (
+        "They don't. The address is {a}. But I think so"
+    )
+    assert fill("a Metalcore sonG by {artist}", {"artist": "dEUS"}) == "A Metalcore song by dEUS"
+    assert fill("It is in {city}.", {"city": "Washington D.C."}) == "It is in Washington D.C."
+
+
+def test_a_success_says_what_the_transaction_did() -> None:
+    assert success(CARS) == "I have reserved the car."
+    said = compose_system("NOTIFY_SUCCESS", [act("NOTIFY_SUCCESS")], CARS, lambda a: "")
+    assert said == "I have reserved the car."
+    assert [participle(v) for v in ("book", "buy", "carry", "transfer", "schedule")] == [
+        "booked", "bought", "carried", "transferred", "scheduled"
+    ]  # fmt: skip
+    table = _schema(
+        [],
+        [{"name": "Reserve", "description": "Reserve a table at a restaurant, for a time",
+          "is_transactional": True}],
+    )  # fmt: skip
+    assert success(table) == "I have reserved the table at the restaurant."
+    assert success(_schema([], [])) == "Your request was successful."
+
+
+def test_two_slots_of_one_label_are_said_each_with_its_own_words(tmp_path: Path) -> None:
+    """Two dates of a car confirmation: the generic table's "{date} ... {date_2}" is keyed by
+    the acts' order and may swap them; composed, each says its own slot's description."""
+    (tmp_path / "system").mkdir()
+    (tmp_path / "system" / "_generic.json").write_text(
+        '{"service": "_generic", "side": "system", "service_words": [], "templates": {'
+        '"CONFIRM(date) CONFIRM(date_2)": [["You pick it up on {date} and return it on '
+        '{date_2}.", 5]], "INFORM(number)": [["{number} stops.", 5]]}}'
+    )
+    ctx = ComponentContext(
+        schemas={"Cars_9": CARS}, backend=None, options={"templates": str(tmp_path)}
+    )
+    nlg = TemplateGenerator(ctx)
+    acts = [
+        act("CONFIRM", "dropoff_date", ["2019-03-12"]),
+        act("CONFIRM", "pickup_date", ["2019-03-07"]),
+    ]
+    text = nlg.realise("Cars_9", acts)
+    assert text == (
+        "Please confirm: the date to return the car is Tuesday, March 12th and the date to "
+        "pick up the car is Thursday, March 7th."
+    )
+    # a vague label ("Number of ...") is not said with another slot's generic words
+    assert nlg.realise("Cars_9", [act("INFORM", "number_stops", ["2"])]) == (
+        "The number of stops is 2."
+    )
+
+
+# ------------------------------------------------------------ the whole check
+
+
+@pytest.fixture(scope="module")
+def recorded() -> Mapping[str, tuple[object, dict[tuple[str, str], list[list[Action]]]]]:
+    """Each split's schemas and its act combinations (one frame per service and signature)."""
+    path = require_shared(SGD_ZIP)
+    out = {}
+    for name in ("train", "dev"):
+        split = open_split(path, name)
+        raw = (d for f in split.dialogue_files() for d in split.read_raw(f))
+        out[name] = (split.schemas(), combinations(raw))
+    return out
+
+
+def test_no_reply_to_an_act_combination_of_sgd_has_a_defect(
+    recorded: Mapping[str, tuple[object, dict[tuple[str, str], list[list[Action]]]]],
+) -> None:
+    bad: list[str] = []
+    total = 0
+    for name, (schemas, combos) in recorded.items():
+        assert isinstance(schemas, Mapping)
+        ctx = ComponentContext(schemas=schemas, backend=None, options={})
+        nlg = TemplateGenerator(ctx)
+        for (service, key), frames in combos.items():
+            for acts in frames:
+                total += 1
+                text = nlg.realise(service, acts)
+                for defect in defects(text, acts, schemas.get(service), nlg.realiser.plurals):
+                    bad.append(f"{defect}: {name} {service} {key} => {text}")
+    assert total > 1500  # every combination of both splits was said
+    assert bad == [], "\n".join(bad[:40])
