@@ -176,3 +176,24 @@ def test_no_reply_to_an_act_combination_of_sgd_has_a_defect(
                     bad.append(f"{defect}: {name} {service} {key} => {text}")
     assert total > 1500  # every combination of both splits was said
     assert bad == [], "\n".join(bad[:40])
+
+
+def test_an_offer_names_the_entity_never_a_price_or_a_yes() -> None:
+    said = lambda a: a.values[0]  # noqa: E731
+    offer = [act("OFFER", "total_price", ["$12"]), act("OFFER", "car_name", ["Camry"])]
+    assert compose_system("OFFER", offer, CARS, said) == ("How about Camry? The price is $12.")
+    price = compose_system("OFFER", [act("OFFER", "total_price", ["$1,210.50"])], CARS, said)
+    assert price == "The price is $1,210.50."
+
+
+def test_a_mined_offer_of_a_number_is_not_used(tmp_path: Path) -> None:
+    (tmp_path / "system").mkdir()
+    (tmp_path / "system" / "_generic.json").write_text(
+        '{"service": "_generic", "side": "system", "service_words": [], "templates": {'
+        '"OFFER(price)": [["How about {price}?", 5]]}}'
+    )
+    ctx = ComponentContext(
+        schemas={"Cars_9": CARS}, backend=None, options={"templates": str(tmp_path)}
+    )
+    text = TemplateGenerator(ctx).realise("Cars_9", [act("OFFER", "total_price", ["45"])])
+    assert text == "The price is $45."

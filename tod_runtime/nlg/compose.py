@@ -162,7 +162,7 @@ def _truth(action: Action) -> bool:
 
 
 Say = Callable[[Action], str]  # an act's value as said
-_BARE_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_BARE_NUMBER = re.compile(r"[$\d][\d\s,.$]*")  # a number or an amount: "13", "$1,210.50"
 
 
 def names(acts: Sequence[Action], schema: ServiceSchema | None) -> list[str]:
@@ -177,6 +177,16 @@ def names(acts: Sequence[Action], schema: ServiceSchema | None) -> list[str]:
             phrase = description_phrase(spec)
         out.append(phrase)
     return out
+
+
+def _names_entity(schema: ServiceSchema | None, slot: str) -> bool:
+    """Whether a slot names the entity on offer: its description's head is a name or a title
+    ("Name of the restaurant", "Title of the movie")."""
+    spec = schema.slot(slot) if schema else None
+    if spec is None or spec.is_categorical:
+        return False
+    head = head_words(spec.description)
+    return bool(head) and head[-1] in ("name", "title")
 
 
 def _clause(action: Action, schema: ServiceSchema | None, say: Say, name: str | None = None) -> str:
@@ -286,8 +296,9 @@ def compose_system(
             return "Please confirm: " + join(clauses) + "."
         return upper_first(join(clauses)) + "."
     if kind == "OFFER":
+        acts = sorted(acts, key=lambda a: not _names_entity(schema, a.slot))
         first, rest = acts[0], acts[1:]
-        if _BARE_NUMBER.fullmatch(say(first)):
+        if _BARE_NUMBER.fullmatch(say(first)) or _is_bool(first):
             # "How about 13?" names nothing: what is offered is said ("The humidity is 13.")
             return upper_first(join(_clauses(acts, schema, say))) + "."
         tail = " " + upper_first(join(_clauses(acts, schema, say)[1:])) + "." if rest else ""

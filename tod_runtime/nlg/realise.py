@@ -207,11 +207,14 @@ class Realiser:
         basis = sig.key + "\x1f" + "\x1f".join(values.values())
         digest = zlib.crc32(basis.encode()) ^ seed
         text = fill(self._choose(entries, digest), values, self.plurals)
-        if text is None:  # an edited template naming a value the acts lack: try the others
+        if text is None or _offers_a_number(text):
+            # an edited template naming a value the acts lack, or "How about $12?" (a price
+            # names no entity): try the others
             for other, _ in entries:
                 text = fill(other, values, self.plurals)
-                if text is not None:
-                    break
+                if text is not None and not _offers_a_number(text):
+                    return text
+            return None
         return text
 
     def _length(self, template: str) -> int:
@@ -515,6 +518,14 @@ def _items(source: Source, actions: Sequence[Action]) -> dict[str, Action]:
         if sig is not None:
             items.setdefault(sig.key, action)
     return items
+
+
+_NUMBER_OFFERED = re.compile(r"\b(?:How|What) about [$\d][\d\s,.$]*\?")
+
+
+def _offers_a_number(text: str) -> bool:
+    """ "How about $12?", "What about 1793 414926?": an offer naming no entity."""
+    return "about" in text and _NUMBER_OFFERED.search(text) is not None
 
 
 _BARE = re.compile(r"\{[a-z0-9_.]+\}|[^A-Za-z]")
