@@ -197,3 +197,43 @@ def test_a_mined_offer_of_a_number_is_not_used(tmp_path: Path) -> None:
     )
     text = TemplateGenerator(ctx).realise("Cars_9", [act("OFFER", "total_price", ["45"])])
     assert text == "The price is $45."
+
+
+def test_composed_clauses_name_what_a_vague_head_is_of() -> None:
+    schema = _schema(
+        [
+            {"name": "place_name", "description": "Name of the accommodation"},
+            {"name": "stay", "description": "Length of stay in days"},
+            {"name": "kind", "description": "Type of the therapist"},
+            {"name": "airport", "description": "Number of the airport flying to"},
+            {"name": "wifi", "description": "Whether the hotel has wifi", "is_categorical": True,
+             "possible_values": ["True", "False"]},
+            {"name": "pool", "description": "Whether the hotel has a pool", "is_categorical": True,
+             "possible_values": ["True", "False"]},
+        ],
+        [],
+    )  # fmt: skip
+    said = lambda a: a.values[0]  # noqa: E731
+    acts = [act("INFORM", "place_name", ["Ritz"]), act("INFORM", "airport", ["LAX"])]
+    assert compose_system("INFORM", acts, schema, said) == (
+        "The name of the accommodation is Ritz and the airport is LAX."
+    )
+    assert compose_system("REQUEST", [act("REQUEST", "kind")], schema, said) == (
+        "What type of therapist would you like?"
+    )
+    flags = [act("INFORM", "wifi", ["True"]), act("INFORM", "pool", ["True"])]
+    assert compose_system("INFORM", flags, schema, said) == "The hotel has wifi and a pool."
+
+
+def test_a_count_alone_is_not_said(tmp_path: Path) -> None:
+    (tmp_path / "system").mkdir()
+    (tmp_path / "system" / "_generic.json").write_text(
+        '{"service": "_generic", "side": "system", "service_words": [], "templates": {'
+        '"INFORM_COUNT(count)": [["I found {count}.", 5]]}}'
+    )
+    ctx = ComponentContext(
+        schemas={"Cars_9": CARS}, backend=None, options={"templates": str(tmp_path)}
+    )
+    text = TemplateGenerator(ctx).realise("Cars_9", [act("INFORM_COUNT", "count", ["10"])])
+    assert text == "I found 10 options for you."
+    assert "agreement" in found("I found 10. How about Camry?")

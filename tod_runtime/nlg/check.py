@@ -10,7 +10,7 @@
 * ``double_stop``: "..", a sentence ended twice;
 * ``clock``: a time said on the 24-hour clock or with a leading zero ("07:30", "19:00");
 * ``agreement``: a number and its noun that disagree ("1 options", "79 showtime at 7 pm",
-  "0 stop.");
+  "0 stop."), or a count without its noun ("I found 10.");
 * ``currency``: an amount of money said without its currency ("It costs 45");
 * ``offer``: "How about X?" naming a price, a bare number or another slot's value than the
   entity's name that the acts offer;
@@ -40,6 +40,7 @@ MASK = "\x00"  # stands for a value in the text: its spelling is the value's own
 _SENTENCE = re.compile(r"(?:^|[.?!]\s+)([^\s])")
 _MID_CAPITAL = re.compile(r"\b[a-z]+[A-Z]")
 _SPLIT_S = re.compile(r"[A-Za-z] s\b")
+_COUNT_ALONE = re.compile(r"\bfound (?:\d+|one|two|three)[.?!,]")  # "I found 10." counts nothing
 _SPLIT_SENTENCES = re.compile(r"(?<=[.?!])\s+")
 _DOUBLE = re.compile(r"(?<!\.)\.\.(?!\.)")
 _CLOCK = re.compile(r"\b(\d{1,2}):(\d{2})\b(?!\s*[ap]\.?m\b)", re.IGNORECASE)
@@ -231,7 +232,7 @@ def defects(
         found.append("double_stop")
     if _CLOCK.search(text) or _ZERO_HOUR.search(text):
         found.append("clock")
-    if _agreement(text, nouns):
+    if _agreement(text, nouns) or _COUNT_ALONE.search(text):
         found.append("agreement")
     if _currency(text, actions, schema):
         found.append("currency")

@@ -22,6 +22,9 @@ from tod_runtime.schema.roles import FUNCTION_WORDS
 
 _WORD = re.compile(r"[A-Za-z0-9'-]+|[^\sA-Za-z0-9'-]")
 VAGUE_HEADS = frozenset({"number", "amount", "type", "kind", "count", "whether", "boolean"})
+# heads that say little without what they are of, in the system's composed clauses ("The name
+# is American Kitchen", "What length would you like?")
+OF_WHAT = frozenset({"name", "title", "length"})
 AUX = frozenset({"is", "are", "was", "were", "can", "will", "should", "could", "would", "has"})
 ARTICLES = frozenset({"the", "a", "an"})
 BREAKS = FUNCTION_WORDS | {"in"}  # where a description's noun phrase ends
@@ -69,12 +72,27 @@ def short_noun_phrase(schema: ServiceSchema | None, slot: str) -> str:
     people do, briefly."""
     spec = schema.slot(slot) if schema else None
     phrase = noun_phrase(schema, slot)
-    if spec is None or phrase == " ".join(head_words(spec.description)):
+    of_what = spec is not None and " ".join(head_words(spec.description)).lower() in OF_WHAT
+    if spec is not None and of_what and description_phrase(spec).split()[1:2] == ["of"]:
+        phrase = description_phrase(spec)  # "name of the restaurant", "length of stay"
+    elif spec is None or phrase == " ".join(head_words(spec.description)):
         return phrase
     words = phrase.split()
     cut = [i for i, w in enumerate(words) if w.lower().strip(",") in BREAKS]
     vague = VAGUE_HEADS - {"whether", "boolean"}
-    if len(cut) >= 2 and {w.lower() for w in words[: cut[0]]} & vague:
+    if cut and cut[0] == 1 and words[1].lower() == "of" and words[0].lower() in OF_WHAT | vague:
+        # "name of the restaurant", "name of airline (operating the flight)", "type of
+        # therapist", "number of bed rooms": the head, "of" and what it is of (up to three
+        # words, an article kept after a name)
+        keep = words[0].lower() in ("name", "title")
+        what: list[str] = []
+        for w in words[2:]:
+            if w.lower() in BREAKS or w.lower().endswith(("ing", "ed")) or len(what) == 3:
+                break
+            if keep or w.lower() not in ARTICLES:
+                what.append(w)
+        words = words[:2] + what if what else words
+    elif len(cut) >= 2 and {w.lower() for w in words[: cut[0]]} & vague:
         words = [w for i, w in enumerate(words[: cut[1]]) if i != cut[0] + 1 or w not in ARTICLES]
     return " ".join(words)
 
@@ -194,11 +212,29 @@ def _clause(action: Action, schema: ServiceSchema | None, say: Say, name: str | 
     if _is_bool(action):
         phrases = _bool_phrases(schema, action.slot)
         return lower_first((phrases.yes if _truth(action) else phrases.no).rstrip("."))
-    return f"the {name or short_noun_phrase(schema, action.slot)} is {say(action)}"
+    name = name or short_noun_phrase(schema, action.slot)
+    value = say(action)
+    if name.startswith("number of ") and not any(c.isdigit() for c in value):
+        # a description calling a name a number ("Number of the airport flying to")
+        name = name.removeprefix("number of ").removeprefix("the ")
+    return f"the {name} is {value}"
 
 
 def _clauses(acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> list[str]:
-    return [_clause(a, schema, say, n) for a, n in zip(acts, names(acts, schema), strict=True)]
+    """The acts' clauses; a boolean's statement that begins as the boolean's before it does
+    (a subject and a verb: "the restaurant has ...") says only what follows."""
+    out: list[str] = []
+    before: str | None = None  # the previous boolean's whole statement
+    for action, name in zip(acts, names(acts, schema), strict=True):
+        clause = _clause(action, schema, say, name)
+        said = clause
+        if _is_bool(action) and before is not None:
+            lead = " ".join(clause.split()[:3]) + " "
+            if before.startswith(lead) and len(clause) > len(lead):
+                said = clause.removeprefix(lead)
+        before = clause if _is_bool(action) else None
+        out.append(said)
+    return out
 
 
 def _intent_phrase(schema: ServiceSchema | None, name: str) -> str:

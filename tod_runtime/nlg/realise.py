@@ -528,12 +528,15 @@ def _offers_a_number(text: str) -> bool:
     return "about" in text and _NUMBER_OFFERED.search(text) is not None
 
 
+_COUNT_ALONE = re.compile(r"\{count\}\s*[.?!,]")
 _BARE = re.compile(r"\{[a-z0-9_.]+\}|[^A-Za-z]")
 
 
 def _worded(template: str) -> bool:
     """Whether a template says a word besides its values: "{director}." alone (people's
     answer to a question) reads as a stray name in a reply of several sentences."""
+    if _COUNT_ALONE.search(template):  # "I found {count}." counts nothing
+        return False
     return all(_BARE.sub("", part) for part in re.split(r"(?<=[.?!])\s+", template.strip()))
 
 
