@@ -221,6 +221,11 @@ def test_composed_clauses_name_what_a_vague_head_is_of() -> None:
     assert compose_system("REQUEST", [act("REQUEST", "kind")], schema, said) == (
         "What type of therapist would you like?"
     )
+    assert compose_system("REQUEST", [act("REQUEST", "stay")], schema, said) == (
+        "How many days would you like?"
+    )
+    stay = compose_system("CONFIRM", [act("CONFIRM", "stay", ["3"])], schema, said)
+    assert stay == "Please confirm: the length of stay is 3 days."
     flags = [act("INFORM", "wifi", ["True"]), act("INFORM", "pool", ["True"])]
     assert compose_system("INFORM", flags, schema, said) == "The hotel has wifi and a pool."
 

@@ -197,6 +197,16 @@ def names(acts: Sequence[Action], schema: ServiceSchema | None) -> list[str]:
     return out
 
 
+UNITS = frozenset({"minutes", "hours", "days", "nights", "weeks", "months", "years"})
+
+
+def _unit(schema: ServiceSchema | None, slot: str) -> str:
+    """The unit a description ends with ("Length of stay in days": days), else ""."""
+    spec = schema.slot(slot) if schema else None
+    words = spec.description.lower().rstrip(". ").split() if spec else []
+    return words[-1] if words[-2:-1] == ["in"] and words[-1] in UNITS else ""
+
+
 def _names_entity(schema: ServiceSchema | None, slot: str) -> bool:
     """Whether a slot names the entity on offer: its description's head is a name or a title
     ("Name of the restaurant", "Title of the movie")."""
@@ -214,6 +224,9 @@ def _clause(action: Action, schema: ServiceSchema | None, say: Say, name: str | 
         return lower_first((phrases.yes if _truth(action) else phrases.no).rstrip("."))
     name = name or short_noun_phrase(schema, action.slot)
     value = say(action)
+    unit = _unit(schema, action.slot)
+    if unit and value.isdigit():  # "Length of stay in days": "the length of stay is 3 days"
+        value += f" {unit}" if value != "1" else f" {unit[:-1]}"
     if name.startswith("number of ") and not any(c.isdigit() for c in value):
         # a description calling a name a number ("Number of the airport flying to")
         name = name.removeprefix("number of ").removeprefix("the ")
@@ -319,6 +332,8 @@ def compose_system(
                 text = f"Could you tell me the {what}"
             elif what.startswith("number of "):  # "How many days would you like?"
                 text = f"How many {what.removeprefix('number of ')} would you like"
+            elif _unit(schema, plain[0].slot):  # "Length of stay in days"
+                text = f"How many {_unit(schema, plain[0].slot)} would you like"
             else:
                 text = f"What {what} would you like"
             options = [v for a in plain for v in a.values]
