@@ -242,3 +242,19 @@ def test_a_count_alone_is_not_said(tmp_path: Path) -> None:
     text = TemplateGenerator(ctx).realise("Cars_9", [act("INFORM_COUNT", "count", ["10"])])
     assert text == "I found 10 options for you."
     assert "agreement" in found("I found 10. How about Camry?")
+
+
+def test_the_last_slot_of_a_kind_pairs_with_the_neighbours_last_of_that_kind() -> None:
+    from tod_runtime.nlg.neighbours import Profile, align
+
+    mine = Profile(
+        "Reserve restaurants",
+        {"seats": ("number", "Number of seats to reserve"), "city": ("text", "City of it")},
+        {},
+    )
+    theirs = Profile(
+        "Book restaurants",
+        {"party_size": ("number", "Party size for a booking"), "city": ("text", "City of it")},
+        {},
+    )
+    assert align(mine, "R_1", theirs).slots == {"city": "city", "seats": "party_size"}
