@@ -258,3 +258,13 @@ def test_the_last_slot_of_a_kind_pairs_with_the_neighbours_last_of_that_kind() -
         {},
     )
     assert align(mine, "R_1", theirs).slots == {"city": "city", "seats": "party_size"}
+
+
+def test_an_intent_is_offered_up_to_its_descriptions_first_comma() -> None:
+    schema = _schema(
+        [], [{"name": "Rent", "description": "Rent a movie to watch, with optional subtitles"}]
+    )
+    offer = [act("OFFER_INTENT", "intent", ["Rent"])]
+    assert compose_system("OFFER_INTENT", offer, schema, lambda a: "") == (
+        "Would you like to rent a movie to watch?"
+    )

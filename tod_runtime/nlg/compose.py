@@ -251,8 +251,10 @@ def _clauses(acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> 
 
 
 def _intent_phrase(schema: ServiceSchema | None, name: str) -> str:
+    """An intent's description as a verb phrase, up to its first comma ("Rent a movie to
+    watch, with optional subtitles" -> "rent a movie to watch")."""
     intent = schema.intent(name) if schema else None
-    return lower_first(intent.description.rstrip(". ")) if intent else name
+    return lower_first(intent.description.split(",")[0].rstrip(". ")) if intent else name
 
 
 # The policies' acts that may say what the system can do (their values: intent descriptions),
