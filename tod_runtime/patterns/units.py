@@ -262,7 +262,8 @@ class Another:
     name: str = "another"
     says = _says(
         r"something else|anything else|any others?|another(?: one)?|other options?|others|"
-        r"a different one|next one|what else|other ones?|anything different"
+        r"a different one|next one|what else|other ones?|anything different|what other|any other"
+        r"|are there (?:any )?(?:more|other)|other choices?"
     )
 
     def applies(self, turn: PatternTurn) -> bool:
@@ -469,6 +470,64 @@ class Digression:
         return turn.amended(acts=acts, answer=(*answers, *previous), answer_service=service)
 
 
+# ------------------------------------------------------------------ the booking a search leads to
+
+
+@dataclass(frozen=True)
+class FollowSearch:
+    """ "great, book that one" after a search: of the service's transactions, the one that
+    takes most of the search's parameters (a round trip's return date) is the one meant,
+    when the one read takes fewer; and what the booking needs that the result on offer holds
+    (the flights' times) is taken from it, not asked for."""
+
+    name: str = "follow_search"
+
+    def _better(self, turn: PatternTurn) -> tuple[str, str, str] | None:
+        service = turn.service
+        if service is None:
+            return None
+        opened = [
+            a.values[0] for a in turn.acts.get(service, []) if a.act == "INFORM_INTENT" and a.values
+        ]
+        schema = turn.context.schemas.get(service)
+        search, _ = turn.context.history.last_search(service)
+        call = search.service_call if search is not None else None
+        read = schema.intent(opened[0]) if schema and opened else None
+        if schema is None or call is None or read is None or not read.is_transactional:
+            return None
+        searched = set(call.parameters)
+
+        def takes(intent: IntentSchema) -> int:
+            return len(searched & {*intent.required_slots, *intent.optional_slots})
+
+        best = max((i for i in schema.intents if i.is_transactional), key=takes)
+        return service, read.name, (best if takes(best) > takes(read) else read).name
+
+    def applies(self, turn: PatternTurn) -> bool:
+        return self._better(turn) is not None
+
+    def apply(self, turn: PatternTurn) -> PatternTurn:
+        found = self._better(turn)
+        assert found is not None
+        service, read, meant = found
+        acts = {s: list(a) for s, a in turn.acts.items()}
+        acts[service] = [
+            act("INFORM_INTENT", "intent", [meant]) if a.act == "INFORM_INTENT" else a
+            for a in acts[service]
+        ]
+        state = dict(turn.state)
+        tracked = state.get(service) or State()
+        values = dict(tracked.slot_values)
+        entity = entity_on_offer(turn.context.history, service, tracked) or {}
+        intent = turn.context.schemas[service].intent(meant)
+        for slot in intent.required_slots if intent else []:
+            if slot not in values and slot in entity:
+                values[slot] = [entity[slot]]
+        update = {"active_intent": meant, "slot_values": values}
+        state[service] = tracked.model_copy(update=update)
+        return turn.amended(acts=acts, state=state)
+
+
 # ------------------------------------------------------------------ a new task
 
 
@@ -523,10 +582,10 @@ class NextTask:
 
 
 ACKNOWLEDGES = re.compile(
-    r"^(?:(?:ok|okay|k|alright|all right|great|good|fine|cool|nice|perfect|wonderful|awesome|"
-    r"excellent|i see|got it|sounds (?:good|great|fine)|that (?:works|is fine|will work|sounds "
-    r"good)|thats (?:fine|good|great|okay|ok|wonderful)|noted|understood|sure|it works for me)"
-    r"(?: |$))+(?:(?:then|now|for me|thanks|thank you)(?: |$))*$"
+    r"^(?:(?:yes|yeah|yep|ok|okay|k|alright|all right|great|good|fine|cool|nice|perfect|"
+    r"wonderful|awesome|excellent|i see|got it|sounds (?:good|great|fine)|that (?:works|is fine|"
+    r"will work|sounds good)|thats (?:fine|good|great|okay|ok|wonderful)|noted|understood|sure|"
+    r"it works for me)(?: |$))+(?:(?:then|now|for me|thanks|thank you)(?: |$))*$"
 )
 
 
@@ -539,12 +598,18 @@ class Acknowledge:
     name: str = "acknowledge"
 
     def applies(self, turn: PatternTurn) -> bool:
-        return not turn.acts and bool(ACKNOWLEDGES.match(turn.words))
+        if not ACKNOWLEDGES.match(turn.words):
+            return False
+        if not turn.acts:
+            return True
+        # a "yes" with no question open says nothing to the policy
+        said = {a.act for acts in turn.acts.values() for a in acts}
+        return said <= {"AFFIRM"} and not _questions(turn.previous())
 
     def apply(self, turn: PatternTurn) -> PatternTurn:
         service = turn.service or next(iter(turn.context.schemas), None)
         answer = tuple(_questions(turn.previous())) or (act("REQ_MORE"),)
-        return turn.amended(answer=answer, answer_service=service)
+        return turn.amended(acts={}, state=as_before(turn), answer=answer, answer_service=service)
 
 
 # ------------------------------------------------------------------ out of scope
