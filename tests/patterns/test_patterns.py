@@ -204,3 +204,11 @@ def test_follow_search_books_what_the_search_found() -> None:
     assert after.acts["Flights"][0].values == ["ReserveRoundtrip"]
     assert after.state["Flights"].active_intent == "ReserveRoundtrip"
     assert after.state["Flights"].slot_values["back_time"] == ["13:05"]  # from the offer
+
+
+async def test_take_offer_opens_the_booking_the_search_leads_to() -> None:
+    lines = ["american food in chicago please", "whats the address", "ok get that one"]
+    *_, taken = await _talk(lines)
+    assert taken.state["Restaurants"].active_intent == "ReserveRestaurant"
+    *_, off = await _talk(lines, ("take_offer",))
+    assert off.state["Restaurants"].active_intent != "ReserveRestaurant"

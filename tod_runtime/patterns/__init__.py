@@ -22,6 +22,7 @@ from tod_runtime.patterns.units import (
     Refine,
     Repeat,
     Skip,
+    TakeOffer,
 )
 
 PATTERNS: tuple[Pattern, ...] = (
@@ -32,6 +33,7 @@ PATTERNS: tuple[Pattern, ...] = (
     Refine(),
     Another(),
     Digression(),
+    TakeOffer(),
     FollowSearch(),
     NextTask(),
     Acknowledge(),

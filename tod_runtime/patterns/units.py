@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from tod_runtime.dialogue.models import DONTCARE, Action, State, act
+from tod_runtime.dialogue.models import DONTCARE, Action, ServiceCall, State, act
 from tod_runtime.patterns.base import PatternTurn, plain_words
 from tod_runtime.policy.history import entity_on_offer
 from tod_runtime.policy.rules import offer
-from tod_runtime.schema.models import IntentSchema
+from tod_runtime.schema.models import IntentSchema, ServiceSchema
 
 QUESTIONS = frozenset({"REQUEST", "CONFIRM", "OFFER", "OFFER_INTENT"})
 MAX_SUGGESTIONS = 3  # what the system can do, said when nothing was understood
@@ -473,6 +473,63 @@ class Digression:
 # ------------------------------------------------------------------ the booking a search leads to
 
 
+def _slots_of(intent: IntentSchema) -> set[str]:
+    return {*intent.required_slots, *intent.optional_slots}
+
+
+def transaction_after(schema: ServiceSchema, search: ServiceCall) -> IntentSchema:
+    """The service's transaction a search leads to: the one taking most of its parameters
+    (the first of equals; the service's first intent when it has no transaction)."""
+    searched = set(search.parameters)
+    transactions = [i for i in schema.intents if i.is_transactional] or list(schema.intents)
+    return max(transactions, key=lambda i: len(searched & _slots_of(i)))
+
+
+TAKES = _says(
+    r"(?:book|get|reserve|buy|take|grab|want) (?:it|that|them|those|this|that one|this one)|"
+    r"ill take (?:it|that|them|those)|sign me up|lets do (?:it|that)|id like that one"
+)
+
+
+@dataclass(frozen=True)
+class TakeOffer:
+    """ "ok get those", "i'll take it" after an offer, with nothing else understood: the
+    service's transaction that follows the search is opened (``follow_search`` then fills
+    it from the result on offer)."""
+
+    name: str = "take_offer"
+
+    def _meant(self, turn: PatternTurn) -> tuple[str, str] | None:
+        service = turn.service
+        if service is None or not TAKES.search(turn.words):
+            return None
+        previous = {a.act for a in turn.previous(service)}
+        on_offer = turn.context.history.current_offer(service)
+        if not on_offer or "CONFIRM" in previous:
+            return None
+        if {a.act for a in turn.acts.get(service, [])} - {"AFFIRM", "SELECT"}:
+            return None
+        search, _ = turn.context.history.last_search(service)
+        call = search.service_call if search is not None else None
+        schema = turn.context.schemas.get(service)
+        if call is None or schema is None:
+            return None
+        return service, transaction_after(schema, call).name
+
+    def applies(self, turn: PatternTurn) -> bool:
+        return self._meant(turn) is not None
+
+    def apply(self, turn: PatternTurn) -> PatternTurn:
+        found = self._meant(turn)
+        assert found is not None
+        service, intent = found
+        acts = {s: list(a) for s, a in turn.acts.items()}
+        acts[service] = [act("INFORM_INTENT", "intent", [intent]), *acts.get(service, [])]
+        tracked = turn.state.get(service) or State()
+        state = {**turn.state, service: tracked.model_copy(update={"active_intent": intent})}
+        return turn.amended(acts=acts, state=state)
+
+
 @dataclass(frozen=True)
 class FollowSearch:
     """ "great, book that one" after a search: of the service's transactions, the one that
@@ -495,13 +552,10 @@ class FollowSearch:
         read = schema.intent(opened[0]) if schema and opened else None
         if schema is None or call is None or read is None or not read.is_transactional:
             return None
+        best = transaction_after(schema, call)
         searched = set(call.parameters)
-
-        def takes(intent: IntentSchema) -> int:
-            return len(searched & {*intent.required_slots, *intent.optional_slots})
-
-        best = max((i for i in schema.intents if i.is_transactional), key=takes)
-        return service, read.name, (best if takes(best) > takes(read) else read).name
+        better = len(searched & _slots_of(best)) > len(searched & _slots_of(read))
+        return service, read.name, (best if better else read).name
 
     def applies(self, turn: PatternTurn) -> bool:
         return self._better(turn) is not None
@@ -602,9 +656,11 @@ class Acknowledge:
             return False
         if not turn.acts:
             return True
-        # a "yes" with no question open says nothing to the policy
+        # a "yes" with no question open says nothing to the policy; to "anything else?" it
+        # asks what else the system can do (the policy answers that)
         said = {a.act for acts in turn.acts.values() for a in acts}
-        return said <= {"AFFIRM"} and not _questions(turn.previous())
+        asked = _questions(turn.previous()) or any(a.act == "REQ_MORE" for a in turn.previous())
+        return said <= {"AFFIRM"} and not asked
 
     def apply(self, turn: PatternTurn) -> PatternTurn:
         service = turn.service or next(iter(turn.context.schemas), None)

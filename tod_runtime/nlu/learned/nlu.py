@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from tod_runtime.components import ComponentContext
 from tod_runtime.dialogue.context import TurnContext, UserActs
 from tod_runtime.dialogue.models import CLOSING_ACTS, DONTCARE, Action, act, change_asks
 from tod_runtime.nlu.learned.features import service_description_words, slot_description_words
@@ -30,7 +31,6 @@ from tod_runtime.nlu.learned.text import QUESTION_WORDS, STOP, content, tokens
 from tod_runtime.nlu.learned.values import known_values, normalised, slot_views, value_turn
 from tod_runtime.nlu.rules import ALTS, QUESTION, THANKS, RulesNLU, dedupe
 from tod_runtime.nlu.values import DATE, NUMBER, TIME, number_value
-from tod_runtime.plugins import ComponentContext
 
 ON_TABLE = frozenset({"OFFER", "CONFIRM", "NOTIFY_SUCCESS", "INFORM"})  # what a user asks about
 OTHER = frozenset({"other", "another", "else", "different", "more"})  # asking for another
