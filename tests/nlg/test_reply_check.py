@@ -13,8 +13,9 @@ from conftest import SGD_ZIP, require_shared
 from tod_runtime.data.sgd import open_split
 from tod_runtime.dialogue.models import Action, act
 from tod_runtime.nlg.check import combinations, defects
-from tod_runtime.nlg.compose import compose_system, participle, success
+from tod_runtime.nlg.compose import compose_system
 from tod_runtime.nlg.signature import cased, fill
+from tod_runtime.nlg.success import participle, success
 from tod_runtime.nlg.template import TemplateGenerator
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.schema.models import ServiceSchema

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from tod_runtime.dialogue.models import Action
 from tod_runtime.nlg.signature import head_words
+from tod_runtime.nlg.success import success
 from tod_runtime.schema.models import ServiceSchema, SlotSchema
 from tod_runtime.schema.roles import FUNCTION_WORDS
 
@@ -81,20 +82,24 @@ def short_noun_phrase(schema: ServiceSchema | None, slot: str) -> str:
     cut = [i for i, w in enumerate(words) if w.lower().strip(",") in BREAKS]
     vague = VAGUE_HEADS - {"whether", "boolean"}
     if cut and cut[0] == 1 and words[1].lower() == "of" and words[0].lower() in OF_WHAT | vague:
-        # "name of the restaurant", "name of airline (operating the flight)", "type of
-        # therapist", "number of bed rooms": the head, "of" and what it is of (up to three
-        # words, an article kept after a name)
-        keep = words[0].lower() in ("name", "title")
-        what: list[str] = []
-        for w in words[2:]:
-            if w.lower() in BREAKS or w.lower().endswith(("ing", "ed")) or len(what) == 3:
-                break
-            if keep or w.lower() not in ARTICLES:
-                what.append(w)
-        words = words[:2] + what if what else words
+        words = _of_what(words)
     elif len(cut) >= 2 and {w.lower() for w in words[: cut[0]]} & vague:
         words = [w for i, w in enumerate(words[: cut[1]]) if i != cut[0] + 1 or w not in ARTICLES]
     return " ".join(words)
+
+
+def _of_what(words: list[str]) -> list[str]:
+    """A vague head, "of" and what it is of, up to three words, an article kept after a name:
+    "name of the restaurant", "name of airline (operating the flight)", "type of therapist",
+    "number of bed rooms"."""
+    keep = words[0].lower() in ("name", "title")
+    what: list[str] = []
+    for w in words[2:]:
+        if w.lower() in BREAKS or w.lower().endswith(("ing", "ed")) or len(what) == 3:
+            break
+        if keep or w.lower() not in ARTICLES:
+            what.append(w)
+    return words[:2] + what if what else words
 
 
 @dataclass(frozen=True)
@@ -266,55 +271,42 @@ CAN_DO = {
 }
 
 
-# English verbs whose past participle is not the regular -ed (and two that double a letter)
-PARTICIPLES = {
-    "set": "set", "put": "put", "buy": "bought", "make": "made", "send": "sent", "pay": "paid",
-    "get": "got", "find": "found", "transfer": "transferred", "cancel": "cancelled",
-}  # fmt: skip
-_OBJECT_ENDS = FUNCTION_WORDS - {"at"} | {"and", "based"}
-_CHOSEN = frozenset({"selected", "given", "specified", "particular", "specific", "chosen"})
-SUCCESS = "Your request was successful."
-
-
-def participle(verb: str) -> str:
-    """A verb's past participle: booked, reserved, bought, carried."""
-    if verb in PARTICIPLES:
-        return PARTICIPLES[verb]
-    if verb.endswith("e"):
-        return verb + "d"
-    if verb.endswith("y") and verb[-2:-1] not in ("a", "e", "i", "o", "u"):
-        return verb[:-1] + "ied"
-    return verb + "ed"
-
-
-def success(schema: ServiceSchema | None) -> str:
-    """What a booking did, said from the service's one transactional intent's description
-    ("Reserve a table at a restaurant" -> "I have reserved the table at the restaurant.";
-    "Buy tickets for a bus journey" -> "I have bought the tickets."); ``SUCCESS`` when the
-    service has no such intent or several."""
-    intents = [i for i in schema.intents if i.is_transactional] if schema else []
-    if len(intents) != 1:
-        return SUCCESS
-    words = re.findall(r"[A-Za-z'-]+|,", intents[0].description)
-    if len(words) < 2:
-        return SUCCESS
-    verb, thing = words[0].lower(), []
-    for word in words[1:]:
-        lowered = word.lower()
-        if word == "," or lowered in _OBJECT_ENDS:
-            break
-        if lowered not in _CHOSEN:
-            thing.append("the" if lowered in ("a", "an") else lower_first(word))
-    if not thing:
-        return SUCCESS
-    if thing[0] not in ARTICLES and not thing[0].endswith("'s"):
-        thing.insert(0, "the")
-    done = "started playing" if verb == "play" else participle(verb)
-    return f"I have {done} {' '.join(thing)}."
-
-
 # the question which detail to change (``dialogue.models.change_asks``)
 CHANGE = "CHANGE"
+
+
+def _request(acts: Sequence[Action], schema: ServiceSchema | None) -> str:
+    """The system's questions: the plain slots' in one, then each boolean's."""
+    flags = [a for a in acts if _is_flag(schema, a.slot)]
+    plain = [a for a in acts if not _is_flag(schema, a.slot)]
+    questions = [_bool_phrases(schema, a.slot).asked for a in flags]
+    if plain:
+        what = join(names(plain, schema))
+        unit = _unit(schema, plain[0].slot)
+        if len(plain) > 1:
+            text = f"Could you tell me the {what}"
+        elif what.startswith("number of "):  # "How many days would you like?"
+            text = f"How many {what.removeprefix('number of ')} would you like"
+        elif unit:  # "Length of stay in days"
+            text = f"How many {unit} would you like"
+        else:
+            text = f"What {what} would you like"
+        options = [v for a in plain for v in a.values]
+        if options:
+            text += ", for example " + join(options).replace(" and ", " or ")
+        questions.insert(0, text + "?")
+    return " ".join(questions)
+
+
+def _offer(acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> str:
+    """An offer: "How about {the entity}?", then its other values as facts."""
+    acts = sorted(acts, key=lambda a: not _names_entity(schema, a.slot))
+    first, rest = acts[0], acts[1:]
+    if _BARE_NUMBER.fullmatch(say(first)) or _is_bool(first):
+        # "How about 13?" names nothing: what is offered is said ("The humidity is 13.")
+        return upper_first(join(_clauses(acts, schema, say))) + "."
+    tail = " " + upper_first(join(_clauses(acts, schema, say)[1:])) + "." if rest else ""
+    return f"How about {say(first)}?{tail}"
 
 
 def compose_system(
@@ -325,37 +317,14 @@ def compose_system(
         options = [f"the {n} ({say(a)})" for a, n in zip(acts, names(acts, schema), strict=True)]
         return "What would you like to change: " + join(options).replace(" and ", " or ") + "?"
     if kind == "REQUEST":
-        flags = [a for a in acts if _is_flag(schema, a.slot)]
-        plain = [a for a in acts if not _is_flag(schema, a.slot)]
-        questions = [_bool_phrases(schema, a.slot).asked for a in flags]
-        if plain:
-            what = join(names(plain, schema))
-            if len(plain) > 1:
-                text = f"Could you tell me the {what}"
-            elif what.startswith("number of "):  # "How many days would you like?"
-                text = f"How many {what.removeprefix('number of ')} would you like"
-            elif _unit(schema, plain[0].slot):  # "Length of stay in days"
-                text = f"How many {_unit(schema, plain[0].slot)} would you like"
-            else:
-                text = f"What {what} would you like"
-            options = [v for a in plain for v in a.values]
-            if options:
-                text += ", for example " + join(options).replace(" and ", " or ")
-            questions.insert(0, text + "?")
-        return " ".join(questions)
+        return _request(acts, schema)
     if kind in ("INFORM", "CONFIRM"):
         clauses = _clauses(acts, schema, say)
         if kind == "CONFIRM":
             return "Please confirm: " + join(clauses) + "."
         return upper_first(join(clauses)) + "."
     if kind == "OFFER":
-        acts = sorted(acts, key=lambda a: not _names_entity(schema, a.slot))
-        first, rest = acts[0], acts[1:]
-        if _BARE_NUMBER.fullmatch(say(first)) or _is_bool(first):
-            # "How about 13?" names nothing: what is offered is said ("The humidity is 13.")
-            return upper_first(join(_clauses(acts, schema, say))) + "."
-        tail = " " + upper_first(join(_clauses(acts, schema, say)[1:])) + "." if rest else ""
-        return f"How about {say(first)}?{tail}"
+        return _offer(acts, schema, say)
     if kind == "INFORM_COUNT":
         count = say(acts[0]) if acts and acts[0].values else ""
         if count == "0":
