@@ -17,6 +17,7 @@ from tod_runtime.server import ServeSettings, create_app
 def make_client(aiohttp_client: Any) -> MakeClient:
     async def make(*plugins: object, config: Config = ECHO_CONFIG, **settings: Any) -> Client:
         pm = make_plugin_manager(entry_points=False, extra=(tod_echo, *plugins))
+        settings.setdefault("client_rate", 0)  # one test client sends as fast as it can
         app = create_app(config, ServeSettings(**settings), plugin_manager=pm)
         client: Client = await aiohttp_client(app)
         return client
