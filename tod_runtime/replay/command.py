@@ -8,6 +8,7 @@ from typing import Any
 
 from tod_runtime.errors import ConfigError
 from tod_runtime.files import atomic_write, check_output, check_output_dir, write_json
+from tod_runtime.replay.known_values import CHOICES
 
 EXIT_BELOW = 1  # a --fail-under threshold was missed
 EXIT_DIFFERS = 1  # --expect-exact: a turn differs from the recording
@@ -52,9 +53,13 @@ def _run(args: argparse.Namespace) -> int:
 
     if unified_zip(args.path) is not None:  # ConvLab-3's unified format: read as SGD folders
         return _run_unified(args)
+    from tod_runtime.replay.known_values import default_nlu_values
+
+    split = resolve_split(args.path, args.split)
+    values = args.nlu_values or default_nlu_values(args.path, split, args.services)
     options = ReplayOptions(
         root=args.path,
-        split=resolve_split(args.path, args.split),
+        split=split,
         nlu=args.nlu,
         policy=args.policy,
         config=args.config,
@@ -68,6 +73,8 @@ def _run(args: argparse.Namespace) -> int:
         services=args.services,
         dialogue_services=not args.all_services,
         lower_case=args.lower_case,
+        nlu_values=values,
+        hold_values=frozenset(s for s in (args.hold_values or "").split(",") if s),
     )
     _check_outputs(args)  # before the long work
     run = run_replay(options)
@@ -222,6 +229,18 @@ def add_replay_command(subparsers: argparse._SubParsersAction[Any]) -> None:
         action="store_true",
         help="the user's turns typed in lower case, as many people type in a chat: how much "
         "the NLU relies on capital letters",
+    )
+    parser.add_argument(
+        "--nlu-values",
+        choices=CHOICES,
+        help="where the NLU's known values come from: the backend's (the replayed split's own "
+        "recordings), train's recordings for the services train has (none for others), or "
+        "none (default: train for an SGD split other than train, else backend)",
+    )
+    parser.add_argument(
+        "--hold-values",
+        metavar="SERVICE,...",
+        help="with --nlu-values train: these services get no values (held out of training)",
     )
     parser.add_argument(
         "--sgdx",
