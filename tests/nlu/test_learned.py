@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -50,6 +52,11 @@ from tod_runtime.nlu.learned.model import (
 )
 from tod_runtime.nlu.learned.nlu import LearnedNLU
 from tod_runtime.nlu.learned.reader import ValueReader, best_pairs, names_slots, said_beside
+from tod_runtime.nlu.learned.routing import (
+    intent_for_values,
+    service_for_values,
+    transaction_named,
+)
 from tod_runtime.nlu.learned.scorer import Scorer, view
 from tod_runtime.nlu.learned.values import (
     candidate_spans,
@@ -364,7 +371,7 @@ async def test_after_an_offer_the_verb_of_a_transaction_opens_it() -> None:
     # for other options, nor without an offer, nor from the booking itself
     nlu = LearnedNLU(ComponentContext(schemas=schemas(), backend=None))
     offer = [a("OFFER", "cafe_name", "Grind")]
-    named = nlu._transaction_named
+    named = partial(transaction_named, nlu)
     assert named("ok, reserve that one", SERVICE, "FindCafes", offer) == "ReserveCafe"
     assert named("anything else? I want to reserve later", SERVICE, "FindCafes", offer) is None
     assert named("reserve that one", SERVICE, "FindCafes", [a("REQUEST", "city")]) is None
@@ -551,7 +558,9 @@ async def test_values_are_read_for_the_intents_scored_near_the_chosen_one() -> N
 
     async def said(margin: float) -> list[str]:
         nlu = LearnedNLU(ComponentContext(schemas=hotels, backend=None))
-        nlu.margin, nlu.values_margin = margin, 0.0  # the scorer's intent kept
+        nlu.thresholds = replace(
+            nlu.thresholds, intent_margin=margin, values_margin=0.0
+        )  # the scorer's intent kept
         return [str(x) for x in (await nlu.parse(text, TurnContext(hotels, [], {})))["Hotels"]]
 
     assert load_model().threshold("intent_margin") == 12.0  # the shipped setting
@@ -575,7 +584,7 @@ async def test_the_values_read_choose_among_the_intents_scored_near() -> None:
 
     async def said(text: str, values: float, service: float) -> dict[str, list[str]]:
         nlu = LearnedNLU(ComponentContext(schemas=embedded, backend=None))
-        nlu.values_margin, nlu.service_margin = values, service
+        nlu.thresholds = replace(nlu.thresholds, values_margin=values, service_margin=service)
         acts = await nlu.parse(text, TurnContext(embedded, [], {}))
         return {name: [str(x) for x in found] for name, found in acts.items()}
 
@@ -597,10 +606,10 @@ def test_values_opening_a_service_choose_the_intent_they_leave_least_missing() -
     city = [a("INFORM", "city", "Denver")]
     near = [(0.8, "FindMovies")]
     # both take the city; the search needs nothing more, the booking a movie, time, tickets
-    assert nlu._intent_for_values("Movies", "BuyMovieTickets", near, city, True) == "FindMovies"
+    assert intent_for_values(nlu, "Movies", "BuyMovieTickets", near, city, True) == "FindMovies"
     # mid-task, or with no value read, the scorer's order stands
-    assert nlu._intent_for_values("Movies", "BuyMovieTickets", near, city) == "BuyMovieTickets"
-    assert nlu._intent_for_values("Movies", "BuyMovieTickets", near, [], True) == "BuyMovieTickets"
+    assert intent_for_values(nlu, "Movies", "BuyMovieTickets", near, city) == "BuyMovieTickets"
+    assert intent_for_values(nlu, "Movies", "BuyMovieTickets", near, [], True) == "BuyMovieTickets"
 
 
 async def test_a_clock_time_the_reader_missed_fills_the_intents_one_time_slot() -> None:
@@ -658,7 +667,7 @@ async def test_another_services_task_asked_for_mid_task_is_switched_to() -> None
     state = {"Restaurants": State(active_intent="FindRestaurants")}
 
     async def said(text: str, margin: float) -> dict[str, list[str]]:
-        nlu.switch_margin = margin
+        nlu.thresholds = replace(nlu.thresholds, switch_margin=margin)
         acts = await nlu.parse(text, TurnContext(nlu.schemas, [asked], state))
         return {service: [str(x) for x in found] for service, found in acts.items()}
 
@@ -679,7 +688,7 @@ async def test_a_question_of_which_nothing_was_read_asks_its_likeliest_slot() ->
 
     async def parse(floor: float) -> list[str]:
         nlu = LearnedNLU(ComponentContext(schemas=schemas(), backend=None))
-        nlu.ask_floor = floor
+        nlu.thresholds = replace(nlu.thresholds, ask_floor=floor)
         acts = await nlu.parse("is it any good?", TurnContext(nlu.schemas, history, state))
         return [str(x) for x in acts.get(SERVICE, [])]
 
@@ -688,7 +697,7 @@ async def test_a_question_of_which_nothing_was_read_asks_its_likeliest_slot() ->
     assert len(asked) == 1 and asked[0].startswith("REQUEST(")
     # a statement is not turned into a question
     nlu = LearnedNLU(ComponentContext(schemas=schemas(), backend=None))
-    nlu.ask_floor = 0.0
+    nlu.thresholds = replace(nlu.thresholds, ask_floor=0.0)
     said = await nlu.parse("hmm okay", TurnContext(nlu.schemas, history, state))
     assert not any(str(x).startswith("REQUEST(") for x in said.get(SERVICE, []))
 
@@ -808,8 +817,8 @@ async def test_services_taking_the_same_values_are_told_apart_by_their_descripti
     text = "I want to rent a comedy movie"
     context = TurnContext(two, [], {})
     browse, rentals = ("Browse", "FindMovies"), ("Rentals", "FindMovies")
-    assert await nlu._service_for_values(text, context, [(1.0, browse), (0.5, rentals)]) == rentals
-    assert await nlu._service_for_values(text, context, [(1.0, rentals), (0.5, browse)]) == rentals
+    assert await service_for_values(nlu, text, context, ((1.0, browse), (0.5, rentals))) == rentals
+    assert await service_for_values(nlu, text, context, ((1.0, rentals), (0.5, browse))) == rentals
     # no word of either's: the scorer's order stands
     plain = "a comedy please"
-    assert await nlu._service_for_values(plain, context, [(1.0, browse), (0.5, rentals)]) == browse
+    assert await service_for_values(nlu, plain, context, ((1.0, browse), (0.5, rentals))) == browse
