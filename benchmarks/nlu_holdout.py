@@ -134,7 +134,8 @@ def main() -> int:
                 for name in sorted(out)
                 if name in report["groups"]["services"]
             ]
-            line |= {"held_out": sorted(out), "held_out_jga": round(sum(jga) / len(jga), 6)}
+            mean = round(sum(jga) / len(jga), 6) if jga else None
+            line |= {"held_out": sorted(out), "held_out_jga": mean}
         print(json.dumps(line | {"metrics": report["metrics"]}), flush=True)
     return 0
 
