@@ -12,6 +12,7 @@ from tod_runtime.config import embedded_services_dir
 from tod_runtime.dialogue.context import TurnContext
 from tod_runtime.dialogue.models import Action, State, Turn
 from tod_runtime.errors import ConfigError
+from tod_runtime.nlu.learned import casual as cs
 from tod_runtime.nlu.learned import repairs as rp
 from tod_runtime.nlu.learned import routing as rt
 from tod_runtime.nlu.learned.nlu import LearnedNLU
@@ -203,3 +204,79 @@ async def test_a_repair_left_out_changes_the_parse() -> None:
 
     assert any(x.startswith("REQUEST(") for x in await parse())
     assert not any(x.startswith("REQUEST(") for x in await parse(without=["question_slot"]))
+
+
+def test_a_clock_time_without_its_part_of_the_day_takes_the_contexts_half() -> None:
+    assert cs._ambiguous("7:30") == (7, 30) and cs._ambiguous("six") == (6, 0)
+    assert [cs._ambiguous(v) for v in ("7pm", "19:30", "07:30", "noon", "12:15")] == [None] * 5
+    assert cs.later_half(7, 30, "a table at 7:30 tonight", [])  # the turn's words
+    assert not cs.later_half(7, 30, "7:30 in the morning", ["19:00"])
+    assert cs.later_half(7, 30, "at 7:30", ["18:30", "19:00", "20:00"])  # the backend's hours
+    assert not cs.later_half(10, 0, "at 10", ["09:30", "10:30", "19:00"])
+    assert cs.later_half(2, 30, "at 2:30", []) and not cs.later_half(9, 0, "at 9", [])
+
+
+async def test_time_of_day_gives_the_call_the_afternoon_and_keeps_the_words() -> None:
+    nlu = nlu_of(embedded("Restaurants"))
+    intent = ("Restaurants", "ReserveRestaurant")
+    said = (a("INFORM", "time", "7:30"), a("INFORM", "date", "today"))
+    r = reading(nlu, "a table at 7:30 tonight", intent, {}, acts=said)
+    assert cs.TimeOfDay().applies(nlu, r)
+    fixed = (await cs.TimeOfDay().apply(nlu, r)).acts[0]
+    assert fixed.values == ["7:30"] and fixed.canonical_values == ["19:30"]
+    clear = replace(r, acts=(a("INFORM", "time", "7:30 pm"),))
+    assert not cs.TimeOfDay().applies(nlu, clear)
+
+
+async def test_at_or_for_untangles_a_count_read_as_a_time() -> None:
+    nlu = nlu_of(embedded("Restaurants"))
+    intent = ("Restaurants", "ReserveRestaurant")
+    mixed = (a("INFORM", "time", "2 tonight"), a("INFORM", "number_of_seats", "6"))
+    r = reading(nlu, "book it for 2 tonight at 6", intent, {}, acts=mixed)
+    assert cs.AtOrFor().applies(nlu, r)
+    assert texts((await cs.AtOrFor().apply(nlu, r)).acts) == [
+        "INFORM(time=6)",
+        "INFORM(number_of_seats=2)",
+    ]
+    right = (a("INFORM", "time", "6"), a("INFORM", "number_of_seats", "2"))
+    assert not cs.AtOrFor().applies(nlu, replace(r, acts=right))
+    nights = reading(nlu, "for 2 nights at 6", intent, {}, acts=mixed)
+    assert not cs.AtOrFor().applies(nlu, nights)
+
+
+async def test_just_me_is_a_count_of_one() -> None:
+    nlu = nlu_of(embedded("Restaurants"))
+    intent = ("Restaurants", "ReserveRestaurant")
+    r = reading(nlu, "just me", intent, {}, acts=(a("INFORM", "number_of_seats", "2"),))
+    assert cs.JustMe().applies(nlu, r)
+    assert texts((await cs.JustMe().apply(nlu, r)).acts) == ["INFORM(number_of_seats=1)"]
+    assert not cs.JustMe().applies(nlu, replace(r, text="just me and 3 friends"))
+
+
+def test_aliases_are_initials_and_word_starts_of_known_values() -> None:
+    cities = ["San Francisco", "New York", "Philadelphia", "Los Angeles", "Phoenix"]
+    aliases = cs.Aliases({"city": cities})
+    found = {t: aliases.of(t, "city") for t in ("sf", "nyc", "ny", "la", "philly", "phone")}
+    assert found == {
+        "sf": "San Francisco",
+        "nyc": "New York",
+        "ny": "New York",
+        "la": "Los Angeles",
+        "philly": "Philadelphia",
+        "phone": None,
+    }
+    assert aliases.of("sf", "cuisine") is None
+
+
+async def test_value_alias_reads_an_abbreviated_city() -> None:
+    class Backend:
+        async def entity_values(self, service: str) -> dict[str, list[str]]:
+            return {"city": ["San Francisco", "New York"]}
+
+    services = embedded("Restaurants")
+    nlu = LearnedNLU(ComponentContext(schemas=services, backend=Backend()))  # type: ignore[arg-type]
+    r = reading(nlu, "italian food in sf", ("Restaurants", "FindRestaurants"), {})
+    fixed = await cs.ValueAlias().apply(nlu, r)
+    assert [(x.slot, x.values, x.canonical_values) for x in fixed.acts] == [
+        ("city", ["sf"], ["San Francisco"])
+    ]

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from tod_runtime.dialogue.context import TurnContext, UserActs
 from tod_runtime.dialogue.models import Action, act
+from tod_runtime.nlu.learned.casual import Aliases
 from tod_runtime.nlu.learned.features import service_description_words, slot_description_words
 from tod_runtime.nlu.learned.model import NLUModel, load_model
 from tod_runtime.nlu.learned.reader import ValueReader
@@ -86,6 +87,7 @@ class LearnedNLU(RulesNLU):
             for name, words in self.service_words.items()
         }
         self._known: dict[str, _Known] = {}
+        self._aliases: dict[str, Aliases] = {}
 
     async def _known_values(self, service: str) -> _Known:
         """What the backend knows of the service's values, asked for once: normalised value
@@ -134,6 +136,14 @@ class LearnedNLU(RulesNLU):
     async def rule_values(self, text: str, service: str, slots: Sequence[str]) -> list[Action]:
         """The rules' value finder for ``slots``: known values, times, dates, numbers."""
         return await self._values(text, service, self.schemas[service], slots)
+
+    async def known_values(self, service: str) -> Mapping[str, list[str]]:
+        return await self._entity_values(service)
+
+    async def aliases(self, service: str) -> Aliases:
+        if service not in self._aliases:
+            self._aliases[service] = Aliases(await self._entity_values(service))
+        return self._aliases[service]
 
     def takes(self, service: str, intent: str, slots: AbstractSet[str]) -> int:
         spec = self.schemas[service].intent(intent)

@@ -79,6 +79,12 @@ class Reading:
         return replace(self, acts=tuple(acts))
 
 
+class AliasIndex(Protocol):
+    def of(self, token: str, slot: str) -> str | None:
+        """The one known value of ``slot`` that ``token`` abbreviates, else None."""
+        ...
+
+
 class Parts(Protocol):
     """What the repairs use of the learned NLU (``LearnedNLU`` provides it): the schemas,
     the scorers, the words of each description and the value readers."""
@@ -114,6 +120,14 @@ class Parts(Protocol):
 
     def takes(self, service: str, intent: str, slots: AbstractSet[str]) -> int:
         """How many of ``slots`` the intent takes."""
+        ...
+
+    async def known_values(self, service: str) -> Mapping[str, list[str]]:
+        """The backend's values of the service's slots."""
+        ...
+
+    async def aliases(self, service: str) -> AliasIndex:
+        """The short forms of the service's known values."""
         ...
 
 

@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol
 
 from tod_runtime.dialogue.models import CLOSING_ACTS, DONTCARE, Action, act, change_asks
 from tod_runtime.errors import ConfigError
+from tod_runtime.nlu.learned.casual import AtOrFor, JustMe, TimeOfDay, ValueAlias
 from tod_runtime.nlu.learned.reading import Parts, Reading
 from tod_runtime.nlu.learned.routing import (
     ON_TABLE,
@@ -238,6 +239,10 @@ REPAIRS: tuple[Repair, ...] = (
     TaskOver(),
     ChangeNamed(),
     QuestionSlot(),
+    AtOrFor(),
+    JustMe(),
+    ValueAlias(),
+    TimeOfDay(),
 )
 NAMES = tuple(r.name for r in REPAIRS)
 
