@@ -280,3 +280,16 @@ async def test_value_alias_reads_an_abbreviated_city() -> None:
     assert [(x.slot, x.values, x.canonical_values) for x in fixed.acts] == [
         ("city", ["sf"], ["San Francisco"])
     ]
+
+
+async def test_value_alias_spells_out_an_abbreviation_the_reader_read() -> None:
+    class Backend:
+        async def entity_values(self, service: str) -> dict[str, list[str]]:
+            return {"city": ["San Francisco", "New York"]}
+
+    services = embedded("Restaurants")
+    nlu = LearnedNLU(ComponentContext(schemas=services, backend=Backend()))  # type: ignore[arg-type]
+    read = (a("INFORM", "city", "nyc"),)
+    r = reading(nlu, "a table in nyc", ("Restaurants", "FindRestaurants"), {}, acts=read)
+    fixed = (await cs.ValueAlias().apply(nlu, r)).acts
+    assert [(x.values, x.canonical_values) for x in fixed] == [(["nyc"], ["New York"])]

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from tod_runtime.dialogue.models import Action, act
-from tod_runtime.nlu.learned.reading import Parts, Reading
+from tod_runtime.nlu.learned.reading import AliasIndex, Parts, Reading
 from tod_runtime.nlu.learned.text import STOP
 from tod_runtime.nlu.values import number_value
 from tod_runtime.values.numbers import UNITS
@@ -179,6 +179,7 @@ class Aliases:
     def __init__(self, known: Mapping[str, Sequence[str]]) -> None:
         self.short: dict[str, dict[str, set[str]]] = {}  # slot -> short form -> values
         self.start: dict[str, dict[str, set[str]]] = {}  # slot -> first 4 letters -> values
+        self.values = {slot: {v.strip().lower() for v in values} for slot, values in known.items()}
         for slot, values in known.items():
             short, start = self.short.setdefault(slot, {}), self.start.setdefault(slot, {})
             for value in values:
@@ -192,6 +193,8 @@ class Aliases:
     def of(self, token: str, slot: str) -> str | None:
         """The one known value of ``slot`` that ``token`` abbreviates, else None. The start
         of a word counts when the token shares more than half its letters with the value."""
+        if token in self.values.get(slot, ()):
+            return None  # a value itself
         found = set(self.short.get(slot, {}).get(token, ()))
         if len(token) >= 5:
             for value in self.start.get(slot, {}).get(token[:4], ()):
@@ -209,7 +212,8 @@ def _prefix(a: str, b: str) -> str:
 
 class ValueAlias:
     """A word that abbreviates one known value (``Aliases``) of a slot the intent takes and
-    the turn left empty: said as the user wrote it, its canonical value the backend's."""
+    the turn left empty, or a value read that is one: said as the user wrote it, its
+    canonical value the backend's ("sf": San Francisco)."""
 
     name = "value_alias"
     step = "acts"
@@ -218,14 +222,16 @@ class ValueAlias:
         return r.predicted is not None
 
     async def apply(self, parts: Parts, r: Reading) -> Reading:
-        assert r.service is not None
-        spec = parts.schemas[r.service].intent(r.intent)
+        service = r.service
+        assert service is not None
+        spec = parts.schemas[service].intent(r.intent)
         takes = {*spec.required_slots, *spec.optional_slots} if spec else set()
-        aliases = await parts.aliases(r.service)
+        aliases = await parts.aliases(service)
+        r = r.with_acts([_spelt_out(a, aliases) if a.slot in takes else a for a in r.acts])
         said = " ".join(v.lower() for a in r.acts for v in a.values)
         tokens = [t for t in _WORD.findall(r.text.lower()) if len(t) >= 2 and t not in STOP]
         tokens = [t for t in tokens if t not in said and not t.isdigit()]
-        open_slots = [v.name for v in parts.views[r.service] if v.name in takes]
+        open_slots = [v.name for v in parts.views[service] if v.name in takes]
         open_slots = [s for s in open_slots if s not in r.filled]
         found: list[Action] = []
         for token in tokens:
@@ -236,3 +242,11 @@ class ValueAlias:
                 found.append(act("INFORM", slot, [token], [value]))
                 open_slots.remove(slot)
         return r.adding(found, [a.slot for a in found]) if found else r
+
+
+def _spelt_out(a: Action, aliases: AliasIndex) -> Action:
+    """An INFORM whose one-word value abbreviates a known value, with that as canonical."""
+    if a.act != "INFORM" or len(a.values) != 1 or a.canonical_values != a.values:
+        return a
+    value = aliases.of(a.values[0].strip().lower(), a.slot)
+    return a if value is None else act("INFORM", a.slot, a.values, [value])

@@ -32,6 +32,15 @@ from tod_runtime.nlu.learned.text import STOP, tokens
 from tod_runtime.nlu.learned.values import known_values, normalised, slot_views, value_turn
 from tod_runtime.nlu.rules import RulesNLU, dedupe
 from tod_runtime.plugins import ComponentContext
+from tod_runtime.values.dates import MONTHS, WEEKDAYS
+from tod_runtime.values.numbers import TENS, UNITS
+
+# words the value recognisers read (times, dates, counts): never "repaired" into another word
+# ("at noon" had become "at soon": noon is rare in SGD's turns)
+VALUE_WORDS = frozenset(
+    {"noon", "midday", "midnight", "tonight", "today", "tomorrow", *WEEKDAYS, *MONTHS}
+    | {*UNITS, *TENS}
+)
 
 
 def _first_word(description: str) -> str:
@@ -103,7 +112,7 @@ class LearnedNLU(RulesNLU):
     async def _spelling(self) -> Speller:
         """The typo repairer, knowing every service's words (built at the first turn)."""
         if self._speller is None:
-            words: set[str] = set()
+            words: set[str] = set(VALUE_WORDS)
             for name, schema in self.schemas.items():
                 words |= service_words(schema, await self._entity_values(name))
             self._speller = Speller(self._vocabulary, words)
