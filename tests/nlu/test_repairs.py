@@ -293,3 +293,16 @@ async def test_value_alias_spells_out_an_abbreviation_the_reader_read() -> None:
     r = reading(nlu, "a table in nyc", ("Restaurants", "FindRestaurants"), {}, acts=read)
     fixed = (await cs.ValueAlias().apply(nlu, r)).acts
     assert [(x.values, x.canonical_values) for x in fixed] == [(["nyc"], ["New York"])]
+
+
+async def test_named_value_reads_the_name_after_called() -> None:
+    nlu = nlu_of(embedded("Restaurants"))
+    intent = ("Restaurants", "ReserveRestaurant")
+    r = reading(nlu, "a table at a place called Copper Pearl for 2", intent, {})
+    assert cs.NamedValue().applies(nlu, r)
+    assert texts((await cs.NamedValue().apply(nlu, r)).acts) == [
+        "INFORM(restaurant_name=Copper Pearl)"
+    ]
+    assert not cs.NamedValue().applies(nlu, replace(r, text="a table for 2"))
+    filled = replace(r, filled=frozenset({"restaurant_name"}))
+    assert (await cs.NamedValue().apply(nlu, filled)).acts == ()

@@ -250,3 +250,41 @@ def _spelt_out(a: Action, aliases: AliasIndex) -> Action:
         return a
     value = aliases.of(a.values[0].strip().lower(), a.slot)
     return a if value is None else act("INFORM", a.slot, a.values, [value])
+
+
+NAMED = re.compile(
+    r"\b(?:call it|called|named|name it|titled)\s+['\"]?([a-z0-9][a-z0-9 '&-]*?)['\"]?"
+    r"(?=[.,!?;]|\s+(?:and|for|at|on|with|please|tomorrow|today|tonight)\b|$)"
+)
+NAME_WORDS = frozenset({"name", "title", "label"})
+
+
+class NamedValue:
+    """A name the user gives after "call it", "named", "titled" ("an alarm at 7 called
+    grocery run") for the one slot of the intent left empty whose description names a
+    name, title or label and that takes free text."""
+
+    name = "named_value"
+    step = "acts"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return r.predicted is not None and NAMED.search(r.text.lower()) is not None
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        service = r.service
+        assert service is not None
+        match = NAMED.search(r.text.lower())
+        schema = parts.schemas[service]
+        slots = [
+            name
+            for name in slots_of_type(parts, r, "text")
+            if name not in r.filled
+            and (spec := schema.slot(name)) is not None
+            and not spec.is_categorical
+            and NAME_WORDS & set(_WORD.findall(spec.description.lower()))
+        ]
+        if match is None or len(slots) != 1:
+            return r
+        start, end = match.span(1)
+        value = r.text[start:end].strip()
+        return r.adding([act("INFORM", slots[0], [value])], slots)

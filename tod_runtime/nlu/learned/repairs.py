@@ -15,7 +15,7 @@ from typing import Any, Literal, Protocol
 
 from tod_runtime.dialogue.models import CLOSING_ACTS, DONTCARE, Action, act, change_asks
 from tod_runtime.errors import ConfigError
-from tod_runtime.nlu.learned.casual import AtOrFor, JustMe, TimeOfDay, ValueAlias
+from tod_runtime.nlu.learned.casual import AtOrFor, JustMe, NamedValue, TimeOfDay, ValueAlias
 from tod_runtime.nlu.learned.reading import Parts, Reading
 from tod_runtime.nlu.learned.routing import (
     ON_TABLE,
@@ -242,6 +242,7 @@ REPAIRS: tuple[Repair, ...] = (
     AtOrFor(),
     JustMe(),
     ValueAlias(),
+    NamedValue(),
     TimeOfDay(),
 )
 NAMES = tuple(r.name for r in REPAIRS)
