@@ -12,7 +12,7 @@ from tod_runtime.cli import build_parser, main
 from tod_runtime.plugins import DEFAULT_PLUGINS, make_plugin_manager
 
 ROOT = Path(__file__).resolve().parents[1]
-BUILT_IN = ["data", "plugins", "chat", "replay", "simulate", "train", "serve"]
+BUILT_IN = ["data", "plugins", "chat", "replay", "simulate", "test", "train", "serve"]
 
 
 def _commands(help_text: str) -> list[str]:

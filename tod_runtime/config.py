@@ -49,6 +49,10 @@ class Config(BaseModel):
         description="seconds a turn may take before it is dropped (0: no limit); a component "
         "that blocks the event loop without awaiting cannot be interrupted",
     )
+    patterns_off: list[str] = Field(
+        default_factory=list,
+        description="conversation patterns switched off, by name (docs/patterns.md)",
+    )
     options: dict[str, dict[str, Any]] = Field(
         default_factory=dict,
         description="options for the chosen component of a stage: nlu, tracker, policy, generator",

@@ -31,6 +31,7 @@ def register_commands(cli: argparse._SubParsersAction[Any]) -> None:
     _add_chat(cli)
     add_replay_command(cli)
     add_simulate_command(cli)
+    _add_test(cli)
     _add_train(cli)
     _add_serve(cli)
 
@@ -280,6 +281,26 @@ def _add_chat(sub: argparse._SubParsersAction[Any]) -> None:
     )
     add_pipeline_options(chat)
     chat.set_defaults(func=_cmd_chat)
+
+
+# ---------------------------------------------------------------- tod test
+
+
+def _cmd_test(args: argparse.Namespace) -> int:
+    from tod_runtime.conversations.command import run_test
+
+    return run_test(args, config_from_args(args))
+
+
+def _add_test(sub: argparse._SubParsersAction[Any]) -> None:
+    from tod_runtime.conversations.command import add_test_arguments
+
+    test = sub.add_parser(
+        "test", help="run goal-annotated conversation scripts as tests (PASS/FAIL per file)"
+    )
+    add_test_arguments(test)
+    add_pipeline_options(test)
+    test.set_defaults(func=_cmd_test)
 
 
 # ---------------------------------------------------------------- tod train

@@ -36,6 +36,7 @@ from tod_runtime.dst.base import Tracker
 from tod_runtime.errors import StageFailed, TodError
 from tod_runtime.nlg.base import Generator
 from tod_runtime.nlu.base import NLU, NotUnderstood
+from tod_runtime.patterns import Patterns, PatternTurn
 from tod_runtime.policy.base import Policy
 
 
@@ -64,10 +65,17 @@ _RUNNING: ContextVar[_Running | None] = ContextVar("tod_running_stage", default=
 
 
 class Pipeline:
-    def __init__(self, stages: Stages, hooks: pluggy.HookRelay, turn_timeout: float = 0) -> None:
+    def __init__(
+        self,
+        stages: Stages,
+        hooks: pluggy.HookRelay,
+        turn_timeout: float = 0,
+        patterns: Patterns | None = None,
+    ) -> None:
         self.stages = stages
         self.hooks = hooks
         self.turn_timeout = turn_timeout
+        self.patterns = patterns if patterns is not None else Patterns(())
 
     @asynccontextmanager
     async def time_limit(self) -> AsyncIterator[None]:
@@ -115,7 +123,9 @@ class Pipeline:
     async def user_step(
         self, context: TurnContext, text: str, acts: UserActs | None = None
     ) -> UserStep:
-        """NLU (skipped when ``acts`` are given: gold acts, an act-level user) then DST."""
+        """NLU (skipped when ``acts`` are given: gold acts, an act-level user), DST, then the
+        conversation patterns (on text only), which may amend both or answer the turn."""
+        read_text = acts is None
         if acts is None:
             try:
                 acts = await self._run("nlu", self.stages.nlu.parse(text, context))
@@ -124,7 +134,17 @@ class Pipeline:
         state = await self._run(
             "tracker", self.stages.tracker.update(TrackerInput(context, acts, text))
         )
-        return UserStep(text=text, acts=acts, state=state)
+        if not read_text or not self.patterns.units:
+            return UserStep(text=text, acts=acts, state=state)
+        turn = self.patterns.apply(PatternTurn(text, context, acts, state))
+        answer = list(turn.answer) if turn.answer is not None else None
+        return UserStep(
+            text=text,
+            acts=turn.acts,
+            state=turn.state,
+            answer=answer,
+            answer_service=turn.answer_service if answer is not None else None,
+        )
 
     async def system_step(
         self, session_id: str, context: TurnContext, user_acts: UserActs
@@ -166,8 +186,15 @@ class Pipeline:
             user = await self.user_step(context, text, acts)
             if user.notice is not None:
                 return user, None
+            if user.answer is not None and user.answer_service is not None:
+                return user, await self.answer(user.answer_service, user.answer)
             after = TurnContext(context.schemas, context.history, user.state)
             return user, await self.system_step(session_id, after, user.acts)
+
+    async def answer(self, service: str, actions: Sequence[Action]) -> SystemStep:
+        """A conversation pattern's answer, said as it is: no policy, no service call."""
+        utterance = await self.realise(service, actions)
+        return SystemStep(service=service, actions=list(actions), utterance=utterance)
 
     async def turn_started(self, session_id: str, text: str) -> None:
         await self._observe("turn_started", session_id=session_id, text=text)

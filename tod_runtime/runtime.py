@@ -26,6 +26,7 @@ from tod_runtime.dst.base import Tracker
 from tod_runtime.errors import InputError
 from tod_runtime.nlg.base import Generator
 from tod_runtime.nlu.base import NLU
+from tod_runtime.patterns import Patterns
 from tod_runtime.pipeline import Pipeline, Stages
 from tod_runtime.plugins import (
     ComponentContext,
@@ -116,7 +117,8 @@ class Runtime:
                 nlu=cfg.nlu, tracker=cfg.tracker, policy=cfg.policy, generator=cfg.generator
             ),
         )
-        self._pipeline = Pipeline(stages, self.pm.hook, cfg.turn_timeout)
+        patterns = Patterns.without(cfg.patterns_off)
+        self._pipeline = Pipeline(stages, self.pm.hook, cfg.turn_timeout, patterns)
         return self
 
     async def close(self) -> None:

@@ -38,10 +38,12 @@ SystemActName = Literal[
     "GOODBYE",
     "GREETING",
     "FALLBACK",
+    "CANCEL",
 ]
-"""SGD's system acts, and two of the runtime's own: ``GREETING`` and ``FALLBACK`` (nothing
-understood), whose values, when they have any, are what the system can do (intent
-descriptions; canonical values: the intent names)."""
+"""SGD's system acts, and three of the runtime's own: ``CANCEL`` (the task was dropped, as the
+user asked), ``GREETING`` and ``FALLBACK`` (nothing understood), whose values, when they
+have any, are what the system can do (intent descriptions; canonical values: the intent
+names)."""
 ActName = Literal[
     "INFORM_INTENT",
     "NEGATE_INTENT",
@@ -63,6 +65,7 @@ ActName = Literal[
     "REQ_MORE",
     "GREETING",
     "FALLBACK",
+    "CANCEL",
 ]
 USER_ACTS: frozenset[str] = frozenset(get_args(UserActName))
 SYSTEM_ACTS: frozenset[str] = frozenset(get_args(SystemActName))

@@ -20,6 +20,8 @@ class UserStep(BaseModel):
     acts: UserActs = Field(default_factory=dict)
     state: DialogueState = Field(default_factory=dict)
     notice: str | None = None
+    answer: list[Action] | None = None  # what a conversation pattern says instead of the policy
+    answer_service: str | None = None
 
 
 class SystemStep(BaseModel):

@@ -245,6 +245,7 @@ def compose_system(
         "NOTIFY_FAILURE": "Sorry, that did not work out.",
         "REQ_MORE": "Is there anything else I can help you with?",
         "GOODBYE": "Have a great day. Goodbye!",
+        "CANCEL": "Okay, I have cancelled that.",
     }
     if kind in fixed:
         return fixed[kind]

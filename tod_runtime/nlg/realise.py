@@ -63,7 +63,8 @@ ORDER = {
     name: i
     for i, name in enumerate(
         (
-            "GREETING", "FALLBACK", "NOTIFY_SUCCESS", "NOTIFY_FAILURE", "CONFIRM", "INFORM_INTENT",
+            "GREETING", "FALLBACK", "CANCEL", "NOTIFY_SUCCESS", "NOTIFY_FAILURE", "CONFIRM",
+            "INFORM_INTENT",
             "INFORM_COUNT", "OFFER", "SELECT", "AFFIRM", "AFFIRM_INTENT", "NEGATE", "NEGATE_INTENT",
             "INFORM", "REQUEST", "REQUEST_ALTS", "OFFER_INTENT", "REQ_MORE", "THANK_YOU", "GOODBYE",
         )

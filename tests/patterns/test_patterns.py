@@ -1,0 +1,133 @@
+"""Each conversation pattern on its own, through the default pipeline on the embedded
+services (tod_runtime/patterns): each test fails with that pattern switched off."""
+
+from __future__ import annotations
+
+import pytest
+
+from tod_runtime import Runtime
+from tod_runtime.config import Config, embedded_services_dir
+from tod_runtime.dialogue.context import TurnContext
+from tod_runtime.dialogue.models import act
+from tod_runtime.dialogue.steps import TurnResult
+from tod_runtime.errors import ConfigError
+from tod_runtime.patterns import NAMES, Patterns, PatternTurn
+from tod_runtime.patterns.units import OutOfScope
+from tod_runtime.schema.loader import Schemas, load_schema_file
+
+
+async def _talk(lines: list[str], off: tuple[str, ...] = ()) -> list[TurnResult]:
+    async with Runtime(Config(patterns_off=list(off))) as runtime:
+        return [await runtime.handle("s", line) for line in lines]
+
+
+def _acts(result: TurnResult) -> set[str]:
+    return {a.act for a in result.actions}
+
+
+@pytest.fixture(autouse=True)
+def _today(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOD_TODAY", "2026-11-28")
+
+
+async def test_repeat_says_the_last_turn_again() -> None:
+    first, again = await _talk(["find me a chinese restaurant in san francisco", "sorry?"])
+    assert again.utterance == first.utterance
+    off = await _talk(["find me a chinese restaurant in san francisco", "sorry?"], ("repeat",))
+    assert off[1].utterance != off[0].utterance
+
+
+async def test_greeting_starts_no_task_and_offers_at_most_three_things() -> None:
+    (hello,) = await _talk(["hi there"])
+    assert hello.actions[0].act == "GREETING" and len(hello.actions[0].values) <= 3
+    assert not hello.state or all(s.active_intent == "NONE" for s in hello.state.values())
+
+
+async def test_cancel_drops_the_booking_and_says_so() -> None:
+    lines = ["italian food in boston", "book it for 2 today at 7pm", "never mind"]
+    *_, cancelled = await _talk(lines)
+    assert _acts(cancelled) == {"CANCEL", "REQ_MORE"}
+    assert cancelled.utterance.startswith("Okay, I have cancelled that.")
+    state = cancelled.state["Restaurants"]
+    assert state.active_intent == "FindRestaurants"  # back to the search it followed
+    assert "number_of_seats" not in state.slot_values
+    *_, kept = await _talk(lines, ("cancel",))
+    assert "CANCEL" not in _acts(kept)
+
+
+async def test_cancel_then_another_value_searches_again() -> None:
+    lines = ["italian food in boston", "book it for 2 today at 7pm", "cancel that", "thai instead"]
+    *_, again = await _talk(lines)
+    assert again.service_call is not None and again.service_call.method == "FindRestaurants"
+
+
+async def test_skip_gives_dontcare_to_the_slot_asked() -> None:
+    *_, skipped = await _talk(["find me a restaurant in boston", "i dont care"])
+    assert skipped.state["Restaurants"].slot_values.get("cuisine") == ["dontcare"]
+    *_, off = await _talk(["find me a restaurant in boston", "i dont care"], ("skip",))
+    assert "cuisine" not in off.state["Restaurants"].slot_values
+
+
+async def test_another_offers_the_next_result() -> None:
+    lines = ["american food in chicago please", "meh, something else?"]
+    first, other = await _talk(lines)
+    offered = [a.values for a in first.actions if a.act == "OFFER"]
+    assert "REQUEST_ALTS" in {a.act for a in other.user_acts.get("Restaurants", [])}
+    assert [a.values for a in other.actions if a.act == "OFFER"] != offered
+
+
+async def test_a_question_at_confirmation_is_no_yes() -> None:
+    lines = ["italian food in boston", "book it for 2 today at 7pm", "ok. what is the address?"]
+    *_, asked = await _talk(lines)
+    assert asked.service_call is None  # nothing booked
+    assert "CONFIRM" in _acts(asked)
+
+
+async def test_next_task_after_a_booking_starts_a_search() -> None:
+    lines = [
+        "book grand star resort in portland, checking in tomorrow for 2 nights",
+        "yes",
+        "then a 4 star hotel in Seattle",
+    ]
+    *_, after = await _talk(lines)
+    state = after.state["Hotels"]
+    assert state.active_intent == "SearchHotel" and "hotel_name" not in state.slot_values
+
+
+def test_out_of_scope_names_at_most_three_things_the_likeliest_first() -> None:
+    schemas = Schemas(
+        s
+        for p in sorted(embedded_services_dir().glob("*/schema.json"))
+        for s in load_schema_file(p)
+    )
+    turn = PatternTurn("can i see a film tonight", TurnContext(schemas, [], {}), {}, {})
+    assert OutOfScope().applies(turn)
+    answer = OutOfScope().apply(turn).answer
+    assert answer is not None and answer[0].act == "FALLBACK"
+    assert 0 < len(answer[0].values) <= 3 and "movie" in answer[0].values[0].lower()
+    said = PatternTurn("cheap food", turn.context, {"Restaurants": [act("REQUEST_ALTS")]}, {})
+    assert not OutOfScope().applies(said)  # something was understood
+
+
+def test_patterns_are_switched_off_by_name_and_unknown_names_refused() -> None:
+    assert [p.name for p in Patterns.without(["cancel"]).units] == [
+        n for n in NAMES if n != "cancel"
+    ]
+    with pytest.raises(ConfigError):
+        Patterns.without(["cancle"])
+
+
+async def test_refine_offers_a_cheaper_result_or_says_there_is_none() -> None:
+    lines = ["find me a hotel in san francisco", "anything cheaper?"]
+    first, cheaper = await _talk(lines)
+    assert cheaper.service_call is None and "OFFER" in _acts(cheaper)
+    price = [a.values[0] for a in cheaper.actions if a.slot == "price_per_night"]
+    assert price and cheaper.actions != first.actions
+    *_, off = await _talk(lines, ("refine",))
+    assert not [a for a in off.actions if a.slot == "price_per_night" and a.act == "OFFER"]
+
+
+async def test_refine_steps_an_ordered_categorical_slot() -> None:
+    lines = ["find me a moderately priced italian restaurant in san francisco", "something cheaper"]
+    *_, cheaper = await _talk(lines)
+    assert cheaper.state["Restaurants"].slot_values.get("price_range") == ["cheap"]

@@ -1,0 +1,526 @@
+"""The conversation patterns, each one named unit (docs/patterns.md has an example of each).
+
+They are driven by the dialogue (the system's last acts, the state, the results on offer) and
+the schema (intent descriptions, slot names); the words they listen for are short lists of
+English function phrases, never a service's values.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz
+
+from tod_runtime.dialogue.models import DONTCARE, Action, State, act
+from tod_runtime.patterns.base import PatternTurn, plain_words
+from tod_runtime.policy.history import entity_on_offer
+from tod_runtime.policy.rules import offer
+from tod_runtime.schema.models import IntentSchema
+
+QUESTIONS = frozenset({"REQUEST", "CONFIRM", "OFFER", "OFFER_INTENT"})
+MAX_SUGGESTIONS = 3  # what the system can do, said when nothing was understood
+
+
+def _says(pattern: str) -> re.Pattern[str]:
+    return re.compile(rf"(?:^| )(?:{pattern})(?: |$)")
+
+
+def _questions(actions: list[Action]) -> list[Action]:
+    return [a for a in actions if a.act in QUESTIONS]
+
+
+# ------------------------------------------------------------------ repeat
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """ "sorry?", "what did you say?": the system says its last turn again."""
+
+    name: str = "repeat"
+    asks = re.compile(
+        r"^(?:sorry|pardon|huh|what|come again|say (?:that|it) again|(?:can you |could you )?"
+        r"repeat(?: that| it)?(?: please)?|what did you (?:just )?say|i didnt (?:catch|get) "
+        r"(?:that|it)|what was that)$"
+    )
+
+    def applies(self, turn: PatternTurn) -> bool:
+        return (
+            bool(self.asks.match(turn.words)) and turn.context.history.last_system_frame is not None
+        )
+
+    def apply(self, turn: PatternTurn) -> PatternTurn:
+        frame = turn.context.history.last_system_frame
+        assert frame is not None
+        return turn.amended(
+            acts={},
+            state=turn.context.state,
+            answer=tuple(frame.actions),
+            answer_service=frame.service,
+        )
+
+
+# ------------------------------------------------------------------ greetings
+
+
+GREETING_WORDS = frozenset(
+    {"hi", "hello", "hey", "heya", "hiya", "howdy", "yo", "greetings", "hola", "there", "good",
+     "morning", "afternoon", "evening", "day", "sup", "whats", "up", "how", "are", "you", "doing"}
+)  # fmt: skip
+
+
+def suggestions(turn: PatternTurn, limit: int = MAX_SUGGESTIONS) -> tuple[list[str], list[str]]:
+    """(descriptions, names) of at most ``limit`` intents, the ones whose descriptions (and
+    their service's) are most like the words said first; at the start, with nothing to go on,
+    the first intent of the first services."""
+    scored: list[tuple[float, int, str, str]] = []
+    words = turn.words
+    for order, schema in enumerate(turn.context.schemas.values()):
+        for intent in schema.intents:
+            said = intent.description.rstrip(". ") or intent.name
+            text = f"{said} {schema.description}"
+            score = fuzz.token_set_ratio(words, text.lower()) if words else 0.0
+            scored.append(
+                (-score, order * 100 + len(scored), said[:1].lower() + said[1:], intent.name)
+            )
+    scored.sort()
+    if not words or all(s == 0 for s, *_ in scored):  # nothing to rank by: one per service
+        seen: set[int] = set()
+        firsts = []
+        for _, key, said, name in sorted(scored, key=lambda row: row[1]):
+            if key // 100 not in seen:
+                seen.add(key // 100)
+                firsts.append((said, name))
+        chosen = firsts[:limit]
+    else:
+        chosen = [(said, name) for _, _, said, name in scored[:limit]]
+    return [d for d, _ in chosen], [n for _, n in chosen]
+
+
+@dataclass(frozen=True)
+class Greeting:
+    """ "hi there", "good morning": greeted back with a few things the system can do at the
+    start, or with the open question mid-dialogue; never a task started."""
+
+    name: str = "greeting"
+
+    def applies(self, turn: PatternTurn) -> bool:
+        words = turn.words.split()
+        return bool(words) and all(w in GREETING_WORDS for w in words)
+
+    def apply(self, turn: PatternTurn) -> PatternTurn:
+        open_questions = _questions(turn.previous())
+        if open_questions:
+            answer = (act("GREETING"), *open_questions)
+        else:
+            described, names = suggestions(turn.amended(text=""))
+            answer = (act("GREETING", "intent", described, names),)
+        service = turn.service or next(iter(turn.context.schemas), None)
+        return turn.amended(
+            acts={}, state=turn.context.state, answer=answer, answer_service=service
+        )
+
+
+# ------------------------------------------------------------------ cancellation
+
+
+@dataclass(frozen=True)
+class Cancel:
+    """ "never mind", "forget it", "cancel that": the task under way is dropped, the system
+    says so and asks what else. A transaction after a search goes back to that search (what
+    was found stays, so "thai instead" searches again); any other task is cleared, so the next
+    request starts clean. Acts for another service, or another intent, said in the same breath
+    stay; a turn that gives the task new values ("ok nvm, 5 tickets") is no cancellation."""
+
+    name: str = "cancel"
+    says = _says(
+        r"never ?mind|nvm|forget (?:it|that|this|about (?:it|that)|the \w+)|cancel(?: (?:it|that|"
+        r"this|everything|the \w+|my \w+))?|scratch that|dont bother|call (?:it|that) off"
+    )
+
+    def _task(self, turn: PatternTurn) -> str | None:
+        frame = turn.context.history.last_system_frame
+        service = frame.service if frame is not None else None
+        state = turn.context.state.get(service) if service else None
+        return service if state is not None and state.active_intent != "NONE" else None
+
+    def applies(self, turn: PatternTurn) -> bool:
+        service = self._task(turn)
+        if service is None or not self.says.search(turn.words):
+            return False
+        return not any(a.act == "INFORM" for a in turn.acts.get(service, []))
+
+    def _left(self, turn: PatternTurn, service: str, dropped: str) -> State:
+        """What the service's state becomes: the search a dropped transaction followed."""
+        schema = turn.context.schemas.get(service)
+        intent = schema.intent(dropped) if schema else None
+        search, _ = turn.context.history.last_search(service)
+        call = search.service_call if search is not None else None
+        if intent is None or not intent.is_transactional or call is None:
+            return State()
+        values = {slot: [value] for slot, value in call.parameters.items()}
+        return State(active_intent=call.method, slot_values=values)
+
+    def apply(self, turn: PatternTurn) -> PatternTurn:
+        service = self._task(turn)
+        assert service is not None
+        dropped = turn.context.state[service].active_intent
+        kept = [
+            a
+            for a in turn.acts.get(service, [])
+            if a.act == "INFORM_INTENT" and dropped not in a.values
+        ]
+        acts = {s: list(a) for s, a in turn.acts.items() if s != service}
+        if kept:
+            acts[service] = kept
+        else:
+            acts[service] = [act("NEGATE_INTENT", "intent", [dropped])]
+        state = dict(turn.state)
+        left = self._left(turn, service, dropped)
+        state[service] = State(active_intent=kept[0].values[0]) if kept else left
+        others = any(s != service for s in acts) or kept
+        answer = None if others else (act("CANCEL"), act("REQ_MORE"))
+        return turn.amended(acts=acts, state=state, answer=answer, answer_service=service)
+
+
+# ------------------------------------------------------------------ skip
+
+
+SKIP_PHRASES = _says(
+    r"i dont care|dont care|doesnt matter|does not matter|no preference|(?:any|anything|either"
+    r"|whatever)(?: \w+)? (?:is|are|will be|would be|works?|sounds) (?:fine|ok|okay|good|great)"
+    r"|up to you|surprise me|i dont mind|not fussy|no matter"
+)
+SKIP_ALONE = frozenset({"any", "anything", "whatever", "either", "any one", "anyone", "either one"})
+
+
+@dataclass(frozen=True)
+class Skip:
+    """ "i don't care", "any is fine": the slot being asked for (or the slot named just before
+    the phrase) takes "dontcare"."""
+
+    name: str = "skip"
+
+    def _slot(self, turn: PatternTurn) -> tuple[str, str] | None:
+        words = turn.words
+        if not (SKIP_PHRASES.search(words) or words in SKIP_ALONE):
+            return None
+        service = turn.service
+        if service is None:
+            return None
+        said = {a.slot for a in turn.acts.get(service, []) if a.act == "INFORM"}
+        asked = [a.slot for a in turn.previous(service) if a.act == "REQUEST" and a.slot]
+        for slot in asked:
+            if slot not in said:
+                return service, slot
+        return self._named(turn, service, said)
+
+    def _named(self, turn: PatternTurn, service: str, said: set[str]) -> tuple[str, str] | None:
+        """The active intent's slot whose name's words the user said ("genre doesn't matter")."""
+        state = turn.state.get(service)
+        schema = turn.context.schemas.get(service)
+        intent = schema.intent(state.active_intent) if schema and state else None
+        if intent is None:
+            return None
+        words = set(turn.words.split())
+        for slot in [*intent.required_slots, *intent.optional_slots]:
+            parts = {p for p in slot.split("_") if len(p) > 3}
+            if slot not in said and parts and parts <= words:
+                return service, slot
+        return None
+
+    def applies(self, turn: PatternTurn) -> bool:
+        return self._slot(turn) is not None
+
+    def apply(self, turn: PatternTurn) -> PatternTurn:
+        found = self._slot(turn)
+        assert found is not None
+        service, slot = found
+        acts = {s: list(a) for s, a in turn.acts.items()}
+        acts.setdefault(service, []).append(act("INFORM", slot, [DONTCARE]))
+        state = dict(turn.state)
+        before = state.get(service) or turn.context.state.get(service) or State()
+        values = {**before.slot_values, slot: [DONTCARE]}
+        state[service] = before.model_copy(update={"slot_values": values})
+        return turn.amended(acts=acts, state=state)
+
+
+# ------------------------------------------------------------------ another
+
+
+@dataclass(frozen=True)
+class Another:
+    """ "something else?", "any others?", "another one": after an offer, the next result."""
+
+    name: str = "another"
+    says = _says(
+        r"something else|anything else|any others?|another(?: one)?|other options?|others|"
+        r"a different one|next one|what else|other ones?|anything different"
+    )
+
+    def applies(self, turn: PatternTurn) -> bool:
+        service = turn.service
+        if service is None or not self.says.search(turn.words):
+            return False
+        if not any(a.act == "OFFER" for a in turn.previous(service)):
+            return False
+        acts = {a.act for a in turn.acts.get(service, [])}
+        return not acts & {"REQUEST_ALTS", "INFORM", "SELECT", "AFFIRM", "INFORM_INTENT"}
+
+    def apply(self, turn: PatternTurn) -> PatternTurn:
+        service = turn.service
+        assert service is not None
+        acts = {s: list(a) for s, a in turn.acts.items()}
+        kept = [a for a in acts.get(service, []) if a.act not in ("NEGATE", "THANK_YOU")]
+        acts[service] = [*kept, act("REQUEST_ALTS")]
+        return turn.amended(acts=acts)
+
+
+# ------------------------------------------------------------------ refinement
+
+
+# comparative -> (what it compares: words of a slot's name or description, or "time"), and
+# the direction wanted (-1 lower, +1 higher)
+COMPARATIVES: tuple[tuple[re.Pattern[str], frozenset[str], int], ...] = (
+    (_says(r"cheaper|less expensive|more affordable|lower price|less money|cheapest"),
+     frozenset({"price", "cost", "fare", "rent", "fee", "expensive"}), -1),
+    (_says(r"more expensive|pricier|fancier|more upscale"),
+     frozenset({"price", "cost", "fare", "rent", "fee", "expensive"}), +1),
+    (_says(r"later|after that|not so early|later in the day"), frozenset({"time"}), +1),
+    (_says(r"earlier|sooner|before that|not so late"), frozenset({"time"}), -1),
+    (_says(r"closer|nearer|not so far"), frozenset({"distance"}), -1),
+)  # fmt: skip
+_AMOUNT = re.compile(r"^\$?\s*(\d[\d,]*(?:\.\d+)?)$")
+_CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
+
+
+def _measure(value: str, concept: frozenset[str]) -> float | None:
+    """A result's value as a number to compare: minutes for a clock time, else an amount."""
+    if "time" in concept:
+        clock = _CLOCK.match(value.strip())
+        return int(clock.group(1)) * 60 + int(clock.group(2)) if clock else None
+    amount = _AMOUNT.match(value.strip())
+    return float(amount.group(1).replace(",", "")) if amount else None
+
+
+@dataclass(frozen=True)
+class Refine:
+    """ "anything cheaper?", "a later one?", "something closer?" after an offer: of the results
+    found, the best one that beats the one on offer in that respect (the cheapest, the next
+    later) is offered with that value; none: said, and the offer stands. A slot compared is
+    found by its name's and description's words (a clock time for "later"); an ordered
+    categorical slot (its possible values in order, "cheap", "moderate", "pricey") moves one
+    step and the search runs again."""
+
+    name: str = "refine"
+
+    def _wanted(self, turn: PatternTurn) -> tuple[str, frozenset[str], int] | None:
+        service = turn.service
+        if service is None or not any(a.act == "OFFER" for a in turn.previous(service)):
+            return None
+        for says, concept, direction in COMPARATIVES:
+            if says.search(turn.words):
+                return service, concept, direction
+        return None
+
+    def applies(self, turn: PatternTurn) -> bool:
+        return self._wanted(turn) is not None
+
+    def _slots(self, turn: PatternTurn, service: str, concept: frozenset[str]) -> list[str]:
+        schema = turn.context.schemas[service]
+        return [
+            slot.name
+            for slot in schema.slots
+            if concept & {*slot.name.split("_"), *plain_words(slot.description).split()}
+        ]
+
+    def apply(self, turn: PatternTurn) -> PatternTurn:
+        found = self._wanted(turn)
+        assert found is not None
+        service, concept, direction = found
+        slots = self._slots(turn, service, concept)
+        state = turn.state.get(service) or State()
+        search, _ = turn.context.history.last_search(service)
+        results = (search.service_results or []) if search is not None else []
+        current = entity_on_offer(turn.context.history, service, state) or {}
+        for slot in slots:
+            now = _measure(current.get(slot, ""), concept)
+            if now is None:
+                continue
+            gains = [
+                (direction * (m - now), r)
+                for r in results
+                if (m := _measure(r.get(slot, ""), concept)) is not None
+            ]
+            better = [(gain, r) for gain, r in gains if gain > 0]
+            # the cheapest of the cheaper; the next of the later
+            ranked = sorted(better, key=lambda pair: pair[0] if "time" in concept else -pair[0])
+            return self._offer(turn, service, slot, state, ranked[0][1] if ranked else None)
+        return self._step(turn, service, slots, state)
+
+    def _offer(
+        self, turn: PatternTurn, service: str, slot: str, state: State, pick: dict[str, str] | None
+    ) -> PatternTurn:
+        if pick is None:  # nothing better: said, and the offer stands
+            offered = [a for a in turn.previous(service) if a.act == "OFFER"]
+            answer = (act("INFORM_COUNT", "count", ["0"]), *offered)
+        else:
+            acts = offer(pick, turn.context.schemas[service], state)
+            if slot not in {a.slot for a in acts}:
+                acts.append(act("OFFER", slot, [pick[slot]]))
+            answer = tuple(acts)
+        return turn.amended(
+            acts={}, state=turn.context.state, answer=answer, answer_service=service
+        )
+
+    def _step(self, turn: PatternTurn, service: str, slots: list[str], state: State) -> PatternTurn:
+        """An ordered categorical slot one step in the direction wanted; the search runs again."""
+        found = self._wanted(turn)
+        assert found is not None
+        direction = found[2]
+        schema = turn.context.schemas[service]
+        for name in slots:
+            slot = schema.slot(name)
+            said = state.slot_values.get(name, [""])[0].lower()
+            values = [v.lower() for v in slot.possible_values] if slot else []
+            if slot is None or not slot.is_categorical or said not in values:
+                continue
+            index = values.index(said) + direction
+            if 0 <= index < len(values):
+                new = slot.possible_values[index]
+                acts = {s: list(a) for s, a in turn.acts.items()}
+                acts[service] = [act("INFORM", name, [new])]
+                values_now = {**state.slot_values, name: [new]}
+                states = {
+                    **turn.state,
+                    service: state.model_copy(update={"slot_values": values_now}),
+                }
+                return turn.amended(acts=acts, state=states)
+        return turn
+
+
+# ------------------------------------------------------------------ digression
+
+
+@dataclass(frozen=True)
+class Digression:
+    """A question about the task's entity while the system is collecting details or
+    confirming ("how much is it?", "which theater is it?"): answered from what is known (the
+    state, the result on offer), then the open question is asked again; a question is never
+    taken as a "yes" to a confirmation ("ok. which theater is it?" books nothing)."""
+
+    name: str = "digression"
+    question = re.compile(
+        r"\?\s*$|(?:^|[.,!]\s*|\b(?:ok|okay|so|and|but|wait)\s+)(?:which|what|whats|where|"
+        r"wheres|when|how|who|whos|is there|are there|does|do they|can i|will)\b",
+        re.IGNORECASE,
+    )
+
+    def _open(self, turn: PatternTurn) -> tuple[str, list[Action], list[str]] | None:
+        service = turn.service
+        if service is None:
+            return None
+        previous = [a for a in turn.previous(service) if a.act in ("REQUEST", "CONFIRM")]
+        acts = turn.acts.get(service, [])
+        asked = [a.slot for a in acts if a.act == "REQUEST" and a.slot]
+        confirming = any(a.act == "CONFIRM" for a in previous)
+        questioned = confirming and bool(self.question.search(turn.text))
+        if not previous or not (asked or questioned):
+            return None
+        if any(a.act not in ("REQUEST", "AFFIRM", "THANK_YOU") for a in acts):
+            return None
+        return service, previous, asked
+
+    def applies(self, turn: PatternTurn) -> bool:
+        return self._open(turn) is not None
+
+    def apply(self, turn: PatternTurn) -> PatternTurn:
+        found = self._open(turn)
+        assert found is not None
+        service, previous, asked = found
+        state = turn.state.get(service) or State()
+        entity = entity_on_offer(turn.context.history, service, state) or {}
+        answers = []
+        for slot in asked:
+            values = state.slot_values.get(slot) or ([entity[slot]] if slot in entity else [])
+            if values and values[0] != DONTCARE:
+                answers.append(act("INFORM", slot, values[:1]))
+        acts = {s: list(a) for s, a in turn.acts.items()}
+        questions = [a for a in acts.get(service, []) if a.act == "REQUEST"]  # not a "yes"
+        if questions:
+            acts[service] = questions
+        else:
+            acts.pop(service, None)
+        if not answers:
+            return turn.amended(acts=acts)
+        return turn.amended(acts=acts, answer=(*answers, *previous), answer_service=service)
+
+
+# ------------------------------------------------------------------ a new task
+
+
+@dataclass(frozen=True)
+class NextTask:
+    """After a task is done ("Your room is booked"), details for the same service without an
+    intent ("then seattle, 4 star, from the 1st for 3 nights") start a new task: the service's
+    search whose slots take most of them, from those details alone (nothing of the finished
+    booking carries over)."""
+
+    name: str = "next_task"
+
+    def _informed(self, turn: PatternTurn) -> tuple[str, list[str]] | None:
+        service = turn.service
+        if service is None or not any(a.act == "NOTIFY_SUCCESS" for a in turn.previous(service)):
+            return None
+        acts = turn.acts.get(service, [])
+        if any(a.act == "INFORM_INTENT" for a in acts):
+            return None
+        slots = [a.slot for a in acts if a.act == "INFORM" and a.slot]
+        return (service, slots) if slots else None
+
+    def applies(self, turn: PatternTurn) -> bool:
+        return self._informed(turn) is not None
+
+    def apply(self, turn: PatternTurn) -> PatternTurn:
+        found = self._informed(turn)
+        assert found is not None
+        service, slots = found
+        schema = turn.context.schemas[service]
+        searches = [i for i in schema.intents if not i.is_transactional] or list(schema.intents)
+
+        def takes(intent: IntentSchema) -> int:
+            own = {*intent.required_slots, *intent.optional_slots}
+            return sum(slot in own for slot in slots)
+
+        intent = max(searches, key=takes)  # the first of equals
+        acts = {s: list(a) for s, a in turn.acts.items()}
+        acts[service] = [act("INFORM_INTENT", "intent", [intent.name]), *acts[service]]
+        said = {a.slot: a.values for a in acts[service] if a.act == "INFORM" and a.values}
+        values = {slot: list(v) for slot, v in said.items()}
+        tracked = turn.state.get(service)
+        if tracked is not None:  # the tracker's reading of the values said (canonical forms)
+            values |= {s: tracked.slot_values[s] for s in said if s in tracked.slot_values}
+        asked = tracked.requested_slots if tracked is not None else []
+        fresh = State(active_intent=intent.name, requested_slots=asked, slot_values=values)
+        state = {**turn.state, service: fresh}
+        return turn.amended(acts=acts, state=state)
+
+
+# ------------------------------------------------------------------ out of scope
+
+
+@dataclass(frozen=True)
+class OutOfScope:
+    """Nothing understood and no question open: one short sentence and at most three things
+    the system can do, the likeliest for the words said, never the whole list."""
+
+    name: str = "out_of_scope"
+
+    def applies(self, turn: PatternTurn) -> bool:
+        return not turn.acts and not _questions(turn.previous())
+
+    def apply(self, turn: PatternTurn) -> PatternTurn:
+        described, names = suggestions(turn)
+        service = turn.service or next(iter(turn.context.schemas), None)
+        answer = (act("FALLBACK", "intent", described, names),)
+        return turn.amended(state=turn.context.state, answer=answer, answer_service=service)
