@@ -22,7 +22,7 @@ files in every variant (`tod replay DATA --split train --limit 1280 --sgdx --con
 ``--chat``: chat conditions, as `tod replay --all-services --lower-case --nlu-values train
 --hold-values HELD`: the NLU knows train's values of the services it was fitted on only.
 ``--limit N``: replay only the first N held-out dialogues (quicker; say so beside a figure).
-``--without REPAIR`` (repeatable; ``all`` for every one): the NLU's named repairs left out
+``--without REPAIR[,REPAIR...]`` (repeatable; ``all`` for every one): the NLU's named repairs left out
 (``[options.nlu] without``, docs/learned.md#repairs): one line each, an ablation row; ``-``
 for the line with every repair on.
 
@@ -148,7 +148,7 @@ def _lines(thresholds: list[str], without: list[str]) -> list[tuple[str, list[st
         from tod_runtime.nlu.learned.repairs import REPAIRS
 
         without = ["-", *(r.name for r in REPAIRS)]
-    return [("", [] if name == "-" else [name]) for name in without]
+    return [("", [] if name == "-" else name.split(",")) for name in without]
 
 
 if __name__ == "__main__":
