@@ -8,12 +8,13 @@ import pytest
 from tod_runtime import Runtime
 from tod_runtime.config import Config, embedded_services_dir
 from tod_runtime.dialogue.context import TurnContext
-from tod_runtime.dialogue.models import act
+from tod_runtime.dialogue.models import Frame, ServiceCall, State, Turn, act
 from tod_runtime.dialogue.steps import TurnResult
 from tod_runtime.errors import ConfigError
 from tod_runtime.patterns import NAMES, Patterns, PatternTurn
-from tod_runtime.patterns.units import OutOfScope
+from tod_runtime.patterns.units import FollowSearch, OutOfScope
 from tod_runtime.schema.loader import Schemas, load_schema_file
+from tod_runtime.schema.models import ServiceSchema
 
 
 async def _talk(lines: list[str], off: tuple[str, ...] = ()) -> list[TurnResult]:
@@ -131,3 +132,83 @@ async def test_refine_steps_an_ordered_categorical_slot() -> None:
     lines = ["find me a moderately priced italian restaurant in san francisco", "something cheaper"]
     *_, cheaper = await _talk(lines)
     assert cheaper.state["Restaurants"].slot_values.get("price_range") == ["cheap"]
+
+
+async def test_a_yes_with_a_question_still_confirms() -> None:
+    lines = [
+        "italian food in boston",
+        "book it for 2 today at 7pm",
+        "yes please. whats the address?",
+    ]
+    *_, booked = await _talk(lines)
+    assert booked.service_call is not None and booked.service_call.method == "ReserveRestaurant"
+
+
+async def test_acknowledge_is_no_misunderstanding() -> None:
+    lines = ["italian food in boston", "whats the address", "okay great"]
+    *_, ack = await _talk(lines)
+    assert "FALLBACK" not in _acts(ack)
+    *_, off = await _talk(lines, ("acknowledge",))
+    assert "FALLBACK" in _acts(off)
+
+
+FLIGHTS = {
+    "service_name": "Flights",
+    "description": "Find and book flights",
+    "slots": [
+        {"name": n, "description": n.replace("_", " "), "is_categorical": False, "possible_values": []}
+        for n in ("origin", "destination", "date", "return_date", "airline", "back_time")
+    ],
+    "intents": [
+        {"name": "SearchRoundtrip", "description": "search round trips", "is_transactional": False,
+         "required_slots": ["origin", "destination", "date", "return_date"], "optional_slots": {},
+         "result_slots": ["origin", "destination", "date", "return_date", "airline", "back_time"]},
+        {"name": "ReserveOneway", "description": "book a one-way flight", "is_transactional": True,
+         "required_slots": ["origin", "destination", "date", "airline"], "optional_slots": {},
+         "result_slots": []},
+        {"name": "ReserveRoundtrip", "description": "book a round trip", "is_transactional": True,
+         "required_slots": ["origin", "destination", "date", "return_date", "airline", "back_time"],
+         "optional_slots": {}, "result_slots": []},
+    ],
+}  # fmt: skip
+
+
+def test_follow_search_books_what_the_search_found() -> None:
+    schema = ServiceSchema.model_validate(FLIGHTS)
+    params = {
+        "origin": "SF",
+        "destination": "LA",
+        "date": "2019-03-04",
+        "return_date": "2019-03-10",
+    }
+    row = {**params, "airline": "Delta", "back_time": "13:05"}
+    system = Turn(
+        speaker="SYSTEM",
+        utterance="How about Delta?",
+        frames=[
+            Frame(
+                service="Flights",
+                actions=[act("OFFER", "airline", ["Delta"])],
+                service_call=ServiceCall(method="SearchRoundtrip", parameters=params),
+                service_results=[row],
+            )
+        ],
+    )
+    values = {k: [v] for k, v in params.items()} | {"airline": ["Delta"]}
+    state = {"Flights": State(active_intent="ReserveOneway", slot_values=values)}
+    acts = {"Flights": [act("INFORM_INTENT", "intent", ["ReserveOneway"])]}
+    context = TurnContext(Schemas([schema]), [system], state)
+    turn = PatternTurn("great, book that one", context, acts, state)
+    assert FollowSearch().applies(turn)
+    after = FollowSearch().apply(turn)
+    assert after.acts["Flights"][0].values == ["ReserveRoundtrip"]
+    assert after.state["Flights"].active_intent == "ReserveRoundtrip"
+    assert after.state["Flights"].slot_values["back_time"] == ["13:05"]  # from the offer
+
+
+async def test_take_offer_opens_the_booking_the_search_leads_to() -> None:
+    lines = ["american food in chicago please", "whats the address", "ok get that one"]
+    *_, taken = await _talk(lines)
+    assert taken.state["Restaurants"].active_intent == "ReserveRestaurant"
+    *_, off = await _talk(lines, ("take_offer",))
+    assert off.state["Restaurants"].active_intent != "ReserveRestaurant"

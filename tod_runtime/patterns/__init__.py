@@ -5,20 +5,24 @@ conversation that strays from a task's flow, for any schema. Each is a named uni
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 
 from tod_runtime.errors import ConfigError
 from tod_runtime.patterns.base import Pattern, PatternTurn, plain_words
 from tod_runtime.patterns.units import (
+    Acknowledge,
     Another,
     Cancel,
     Digression,
+    FollowSearch,
     Greeting,
     NextTask,
     OutOfScope,
     Refine,
     Repeat,
     Skip,
+    TakeOffer,
 )
 
 PATTERNS: tuple[Pattern, ...] = (
@@ -29,10 +33,14 @@ PATTERNS: tuple[Pattern, ...] = (
     Refine(),
     Another(),
     Digression(),
+    TakeOffer(),
+    FollowSearch(),
     NextTask(),
+    Acknowledge(),
     OutOfScope(),
 )
 NAMES = tuple(p.name for p in PATTERNS)
+log = logging.getLogger(__name__)
 
 
 class Patterns:
@@ -59,6 +67,7 @@ class Patterns:
                 break
             if unit.applies(turn):
                 turn = unit.apply(turn).amended(applied=(*turn.applied, unit.name))
+                log.debug("pattern %s applied to %r", unit.name, turn.text)
         return turn
 
 

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from tod_runtime.dialogue.models import DONTCARE, Action, State, act
+from tod_runtime.dialogue.models import DONTCARE, Action, ServiceCall, State, act
 from tod_runtime.patterns.base import PatternTurn, plain_words
 from tod_runtime.policy.history import entity_on_offer
 from tod_runtime.policy.rules import offer
-from tod_runtime.schema.models import IntentSchema
+from tod_runtime.schema.models import IntentSchema, ServiceSchema
 
 QUESTIONS = frozenset({"REQUEST", "CONFIRM", "OFFER", "OFFER_INTENT"})
 MAX_SUGGESTIONS = 3  # what the system can do, said when nothing was understood
@@ -28,6 +28,15 @@ def _says(pattern: str) -> re.Pattern[str]:
 
 def _questions(actions: list[Action]) -> list[Action]:
     return [a for a in actions if a.act in QUESTIONS]
+
+
+def as_before(turn: PatternTurn) -> dict[str, State]:
+    """The state before the turn, as a turn that said nothing leaves it: the values and
+    intents stand, nothing is being asked for (what the NLU read is undone)."""
+    return {
+        service: state.model_copy(update={"requested_slots": []})
+        for service, state in turn.context.state.items()
+    }
 
 
 # ------------------------------------------------------------------ repeat
@@ -54,7 +63,7 @@ class Repeat:
         assert frame is not None
         return turn.amended(
             acts={},
-            state=turn.context.state,
+            state=as_before(turn),
             answer=tuple(frame.actions),
             answer_service=frame.service,
         )
@@ -116,9 +125,7 @@ class Greeting:
             described, names = suggestions(turn.amended(text=""))
             answer = (act("GREETING", "intent", described, names),)
         service = turn.service or next(iter(turn.context.schemas), None)
-        return turn.amended(
-            acts={}, state=turn.context.state, answer=answer, answer_service=service
-        )
+        return turn.amended(acts={}, state=as_before(turn), answer=answer, answer_service=service)
 
 
 # ------------------------------------------------------------------ cancellation
@@ -255,7 +262,8 @@ class Another:
     name: str = "another"
     says = _says(
         r"something else|anything else|any others?|another(?: one)?|other options?|others|"
-        r"a different one|next one|what else|other ones?|anything different"
+        r"a different one|next one|what else|other ones?|anything different|what other|any other"
+        r"|are there (?:any )?(?:more|other)|other choices?"
     )
 
     def applies(self, turn: PatternTurn) -> bool:
@@ -369,9 +377,7 @@ class Refine:
             if slot not in {a.slot for a in acts}:
                 acts.append(act("OFFER", slot, [pick[slot]]))
             answer = tuple(acts)
-        return turn.amended(
-            acts={}, state=turn.context.state, answer=answer, answer_service=service
-        )
+        return turn.amended(acts={}, state=as_before(turn), answer=answer, answer_service=service)
 
     def _step(self, turn: PatternTurn, service: str, slots: list[str], state: State) -> PatternTurn:
         """An ordered categorical slot one step in the direction wanted; the search runs again."""
@@ -402,6 +408,12 @@ class Refine:
 # ------------------------------------------------------------------ digression
 
 
+AFFIRMS = _says(
+    r"yes|yeah|yep|yup|sure|correct|right|perfect|exactly|works|fine|good|great|please|"
+    r"confirm|go ahead|do it|book it|approv\w*"
+)
+
+
 @dataclass(frozen=True)
 class Digression:
     """A question about the task's entity while the system is collecting details or
@@ -426,6 +438,8 @@ class Digression:
         confirming = any(a.act == "CONFIRM" for a in previous)
         questioned = confirming and bool(self.question.search(turn.text))
         if not previous or not (asked or questioned):
+            return None
+        if AFFIRMS.search(turn.words):  # "yes, and what's their number?": a yes and a question
             return None
         if any(a.act not in ("REQUEST", "AFFIRM", "THANK_YOU") for a in acts):
             return None
@@ -454,6 +468,118 @@ class Digression:
         if not answers:
             return turn.amended(acts=acts)
         return turn.amended(acts=acts, answer=(*answers, *previous), answer_service=service)
+
+
+# ------------------------------------------------------------------ the booking a search leads to
+
+
+def _slots_of(intent: IntentSchema) -> set[str]:
+    return {*intent.required_slots, *intent.optional_slots}
+
+
+def transaction_after(schema: ServiceSchema, search: ServiceCall) -> IntentSchema:
+    """The service's transaction a search leads to: the one taking most of its parameters
+    (the first of equals; the service's first intent when it has no transaction)."""
+    searched = set(search.parameters)
+    transactions = [i for i in schema.intents if i.is_transactional] or list(schema.intents)
+    return max(transactions, key=lambda i: len(searched & _slots_of(i)))
+
+
+TAKES = _says(
+    r"(?:book|get|reserve|buy|take|grab|want) (?:it|that|them|those|this|that one|this one)|"
+    r"ill take (?:it|that|them|those)|sign me up|lets do (?:it|that)|id like that one"
+)
+
+
+@dataclass(frozen=True)
+class TakeOffer:
+    """ "ok get those", "i'll take it" after an offer, with nothing else understood: the
+    service's transaction that follows the search is opened (``follow_search`` then fills
+    it from the result on offer)."""
+
+    name: str = "take_offer"
+
+    def _meant(self, turn: PatternTurn) -> tuple[str, str] | None:
+        service = turn.service
+        if service is None or not TAKES.search(turn.words):
+            return None
+        previous = {a.act for a in turn.previous(service)}
+        on_offer = turn.context.history.current_offer(service)
+        if not on_offer or "CONFIRM" in previous:
+            return None
+        if {a.act for a in turn.acts.get(service, [])} - {"AFFIRM", "SELECT"}:
+            return None
+        search, _ = turn.context.history.last_search(service)
+        call = search.service_call if search is not None else None
+        schema = turn.context.schemas.get(service)
+        if call is None or schema is None:
+            return None
+        return service, transaction_after(schema, call).name
+
+    def applies(self, turn: PatternTurn) -> bool:
+        return self._meant(turn) is not None
+
+    def apply(self, turn: PatternTurn) -> PatternTurn:
+        found = self._meant(turn)
+        assert found is not None
+        service, intent = found
+        acts = {s: list(a) for s, a in turn.acts.items()}
+        acts[service] = [act("INFORM_INTENT", "intent", [intent]), *acts.get(service, [])]
+        tracked = turn.state.get(service) or State()
+        state = {**turn.state, service: tracked.model_copy(update={"active_intent": intent})}
+        return turn.amended(acts=acts, state=state)
+
+
+@dataclass(frozen=True)
+class FollowSearch:
+    """ "great, book that one" after a search: of the service's transactions, the one that
+    takes most of the search's parameters (a round trip's return date) is the one meant,
+    when the one read takes fewer; and what the booking needs that the result on offer holds
+    (the flights' times) is taken from it, not asked for."""
+
+    name: str = "follow_search"
+
+    def _better(self, turn: PatternTurn) -> tuple[str, str, str] | None:
+        service = turn.service
+        if service is None:
+            return None
+        opened = [
+            a.values[0] for a in turn.acts.get(service, []) if a.act == "INFORM_INTENT" and a.values
+        ]
+        schema = turn.context.schemas.get(service)
+        search, _ = turn.context.history.last_search(service)
+        call = search.service_call if search is not None else None
+        read = schema.intent(opened[0]) if schema and opened else None
+        if schema is None or call is None or read is None or not read.is_transactional:
+            return None
+        best = transaction_after(schema, call)
+        searched = set(call.parameters)
+        better = len(searched & _slots_of(best)) > len(searched & _slots_of(read))
+        return service, read.name, (best if better else read).name
+
+    def applies(self, turn: PatternTurn) -> bool:
+        return self._better(turn) is not None
+
+    def apply(self, turn: PatternTurn) -> PatternTurn:
+        found = self._better(turn)
+        assert found is not None
+        service, read, meant = found
+        acts = {s: list(a) for s, a in turn.acts.items()}
+        acts[service] = [
+            act("INFORM_INTENT", "intent", [meant]) if a.act == "INFORM_INTENT" else a
+            for a in acts[service]
+        ]
+        state = dict(turn.state)
+        tracked = state.get(service) or State()
+        values = dict(tracked.slot_values)
+        entity = entity_on_offer(turn.context.history, service, tracked) or {}
+        intent = turn.context.schemas[service].intent(meant)
+        for slot in intent.required_slots if intent else []:
+            if slot not in values and slot in entity:
+                values[slot] = [entity[slot]]
+        update = {"active_intent": meant, "slot_values": values}
+        state[service] = tracked.model_copy(update=update)
+        return turn.amended(acts=acts, state=state)
 
 
 # ------------------------------------------------------------------ a new task
@@ -506,6 +632,40 @@ class NextTask:
         return turn.amended(acts=acts, state=state)
 
 
+# ------------------------------------------------------------------ acknowledgement
+
+
+ACKNOWLEDGES = re.compile(
+    r"^(?:(?:yes|yeah|yep|ok|okay|k|alright|all right|great|good|fine|cool|nice|perfect|"
+    r"wonderful|awesome|excellent|i see|got it|sounds (?:good|great|fine)|that (?:works|is fine|"
+    r"will work|sounds good)|thats (?:fine|good|great|okay|ok|wonderful)|noted|understood|sure|"
+    r"it works for me)(?: |$))+(?:(?:then|now|for me|thanks|thank you)(?: |$))*$"
+)
+
+
+@dataclass(frozen=True)
+class Acknowledge:
+    """ "okay", "great", "sounds good" when nothing else was understood: taken as heard, with
+    the open question asked again, else "anything else?" (never "Sorry, I did not get
+    that")."""
+
+    name: str = "acknowledge"
+
+    def applies(self, turn: PatternTurn) -> bool:
+        if not ACKNOWLEDGES.match(turn.words):
+            return False
+        if not turn.acts:
+            return True
+        # a "yes" with no question open says nothing to the policy
+        said = {a.act for acts in turn.acts.values() for a in acts}
+        return said <= {"AFFIRM"} and not _questions(turn.previous())
+
+    def apply(self, turn: PatternTurn) -> PatternTurn:
+        service = turn.service or next(iter(turn.context.schemas), None)
+        answer = tuple(_questions(turn.previous())) or (act("REQ_MORE"),)
+        return turn.amended(acts={}, state=as_before(turn), answer=answer, answer_service=service)
+
+
 # ------------------------------------------------------------------ out of scope
 
 
@@ -523,4 +683,4 @@ class OutOfScope:
         described, names = suggestions(turn)
         service = turn.service or next(iter(turn.context.schemas), None)
         answer = (act("FALLBACK", "intent", described, names),)
-        return turn.amended(state=turn.context.state, answer=answer, answer_service=service)
+        return turn.amended(answer=answer, answer_service=service)

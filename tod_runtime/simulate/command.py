@@ -21,6 +21,10 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.dialogues < 1 or args.workers < 1 or args.max_turns < 1:
         raise ConfigError("--dialogues, --workers and --max-turns take a positive number")
+    if not 0 < args.repair_rate <= 1:
+        raise ConfigError("--repair-rate takes a number above 0 and at most 1")
+    if args.repairs and args.level != "text":
+        raise ConfigError("--repairs needs --level text (the moves are things people type)")
     realism_source = args.realism or (
         args.services if args.services and parse_sgd_source(args.services) else None
     )
@@ -49,6 +53,7 @@ def _run(args: argparse.Namespace) -> int:
         transcripts=args.transcripts is not None,
         wording=args.wording,
         all_services=args.all_services,
+        repairs=args.repair_rate if args.repairs else 0.0,
     )
     run = run_simulation(options)
     realism = None
@@ -146,6 +151,18 @@ def add_simulate_command(subparsers: argparse._SubParsersAction[Any]) -> None:
         action="store_true",
         help="the system chooses each turn's service among all the services, as in a chat "
         "(default: among the goal's services, as SGD's dialogues and replay give them)",
+    )
+    parser.add_argument(
+        "--repairs",
+        action="store_true",
+        help="text level: the user also greets, asks again, asks about the offer mid-task, "
+        "asks for another result, acknowledges, and types in lower case with typos",
+    )
+    parser.add_argument(
+        "--repair-rate",
+        type=float,
+        default=0.25,
+        help="with --repairs: how often each move is made where it fits (default: 0.25)",
     )
     parser.add_argument("--simulator", default="schema", help="simulator (default: schema)")
     parser.add_argument("--nlu", metavar="NAME", help="NLU at the text level (default: learned)")

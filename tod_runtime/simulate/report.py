@@ -80,6 +80,7 @@ def build_report(run: SimulationRun, realism: dict[str, Any] | None = None) -> d
         "nlu": options.runtime_config().nlu if options.level == "text" else "acts (no NLU)",
         "seed": options.seed,
         "services_given": "all" if options.all_services else "goal",
+        "repairs": options.repairs,
         "seconds": run.seconds,
         "dialogues_per_second": _ratio(n, run.seconds),
         "goals": dict(sorted(goals.items())),

@@ -27,6 +27,7 @@ from tod_runtime.runtime import Runtime
 from tod_runtime.simulate.base import Goal, SimulatedUser, Simulator, SystemTurnView, UserRealiser
 from tod_runtime.simulate.judge import Verdict, judge
 from tod_runtime.simulate.realise import MinedRealiser, SchemaRealiser
+from tod_runtime.simulate.repairs import RepairRates, casual, detour
 from tod_runtime.simulate.simulator import ValueMatcher
 from tod_runtime.simulate.understood import misreadings
 
@@ -57,6 +58,8 @@ class SimulateOptions:
     # the system is given the goal's services only, as SGD's dialogues and replay give each
     # dialogue's services; True: every service, as in a chat
     all_services: bool = False
+    # text level: the rate of each repair move (tod_runtime.simulate.repairs); 0: none
+    repairs: float = 0.0
 
     def runtime_config(self) -> Config:
         return load_config(
@@ -124,7 +127,8 @@ class Session:
         session = f"sim_{index:05d}"
         words = random.Random(f"{self.options.seed}:{index}:text")  # wording apart from goals
         misread: list[str] = []
-        ended = await self.play(user, session, words, misread)
+        detours = random.Random(f"{self.options.seed}:{index}:repairs")
+        ended = await self.play(user, session, words, misread, detours)
         rt = self.runtime
         dialogue = await rt.dialogue(session)
         await rt.delete(session)
@@ -150,18 +154,31 @@ class Session:
         )
 
     async def play(
-        self, user: SimulatedUser, session: str, words: random.Random, misread: list[str]
+        self,
+        user: SimulatedUser,
+        session: str,
+        words: random.Random,
+        misread: list[str],
+        detours: random.Random | None = None,
     ) -> str:
         """Run the dialogue; returns why it stopped early ("" when the user closed it). At the
         act level the acts are worded only for transcripts; at the text level what the NLU
-        got wrong is added to ``misread``."""
+        got wrong is added to ``misread``, and with ``repairs`` the user makes detours
+        (``detours`` draws them) before its own turns and types casually."""
         assert self.same is not None
         rt, view = self.runtime, None
         services = None if self.options.all_services else user.goal.services
         wording = self.options.level == "text" or self.options.transcripts
         if isinstance(self.realiser, MinedRealiser):
             self.realiser.new_dialogue()
+        rates = self.options.repairs if self.options.level == "text" and detours else 0.0
+        made: set[str] = set()
         for _ in range(self.options.max_turns):
+            if rates and detours is not None:
+                try:
+                    view = await self.detour(session, view, services, detours, made)
+                except TodError as exc:
+                    return f"stage error ({type(exc).__name__})"
             acts = user.respond(view)
             if not acts:
                 return user.ended
@@ -170,6 +187,8 @@ class Session:
             if isinstance(self.realiser, MinedRealiser):  # a later task: a place was said
                 self.realiser.place_said = getattr(user, "index", 0) > 0
             text = self.realiser.realise(acts[service], schema, words) if wording else ""
+            if rates and detours is not None:
+                text = casual(text, detours, rates)
             try:
                 if self.options.level == "text":
                     result = await rt.handle(session, text, services)
@@ -182,6 +201,28 @@ class Session:
                 service=result.service, actions=result.actions, utterance=result.utterance
             )
         return "turn limit"
+
+    async def detour(
+        self,
+        session: str,
+        view: SystemTurnView | None,
+        services: list[str] | None,
+        rng: random.Random,
+        made: set[str],
+    ) -> SystemTurnView | None:
+        """Make a repair move, if one is drawn; the view the user answers next (the reply
+        to the move when the system moved on, else the one before)."""
+        rt = self.runtime
+        schema = rt.schemas.get(view.service) if view is not None and view.service else None
+        move = detour(view, schema, rng, RepairRates.every(self.options.repairs), made)
+        if move is None:
+            return view
+        result = await rt.handle(session, move.text, services)
+        if not move.resumes:
+            return view
+        return SystemTurnView(
+            service=result.service, actions=result.actions, utterance=result.utterance
+        )
 
 
 def chunks(total: int) -> list[tuple[int, int]]:
