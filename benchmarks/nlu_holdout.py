@@ -22,9 +22,9 @@ files in every variant (`tod replay DATA --split train --limit 1280 --sgdx --con
 ``--chat``: chat conditions, as `tod replay --all-services --lower-case --nlu-values train
 --hold-values HELD`: the NLU knows train's values of the services it was fitted on only.
 ``--limit N``: replay only the first N held-out dialogues (quicker; say so beside a figure).
-``--without REPAIR[,REPAIR...]`` (repeatable; ``all`` for every one): the NLU's named repairs left out
-(``[options.nlu] without``, docs/learned.md#repairs): one line each, an ablation row; ``-``
-for the line with every repair on.
+``--without REPAIR[,REPAIR...]`` (repeatable; ``all`` for every one): the NLU's named
+repairs left out (``[options.nlu] without``, docs/learned.md#repairs): one line each, an
+ablation row; ``-`` for the line with every repair on.
 
 The folds of `tod train nlu --cv` score turns in gold context; this scores the NLU in the
 whole pipeline, its own guesses carried forward, without touching dev (docs/learned.md).
