@@ -612,24 +612,6 @@ def test_values_opening_a_service_choose_the_intent_they_leave_least_missing() -
     assert intent_for_values(nlu, "Movies", "BuyMovieTickets", near, [], True) == "BuyMovieTickets"
 
 
-async def test_a_clock_time_the_reader_missed_fills_the_intents_one_time_slot() -> None:
-    restaurants = load_schema_file(embedded_services_dir() / "Restaurants" / "schema.json")
-    nlu = LearnedNLU(ComponentContext(schemas=Schemas(restaurants), backend=None))
-    nlu.reader.read = lambda turn, slots: []  # type: ignore[method-assign]  # it misses all
-
-    async def said(text: str, intent: str) -> list[str]:
-        state = {"Restaurants": State(active_intent=intent)}
-        context = TurnContext(nlu.schemas, [system(service="Restaurants")], state)
-        return [str(x) for x in (await nlu.parse(text, context)).get("Restaurants", [])]
-
-    # the booking takes one time slot: the recogniser's time fills it
-    assert "INFORM(time=7am)" in await said("make the booking for 7am", "ReserveRestaurant")
-    # the search takes none; and "any time" is no clock time
-    search = await said("italian food in austin, around 7am", "FindRestaurants")
-    assert not any("time=" in x for x in search)
-    assert not any("time=" in x for x in await said("any time works", "ReserveRestaurant"))
-
-
 async def test_a_count_the_reader_missed_fills_the_intents_one_number_slot() -> None:
     restaurants = load_schema_file(embedded_services_dir() / "Restaurants" / "schema.json")
     nlu = LearnedNLU(ComponentContext(schemas=Schemas(restaurants), backend=None))

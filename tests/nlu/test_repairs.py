@@ -121,16 +121,6 @@ async def test_asked_backstop_finds_the_asked_slots_value() -> None:
     assert not rp.AskedBackstop().applies(nlu, fixed)
 
 
-async def test_missed_time_fills_the_intents_one_time_slot() -> None:
-    nlu = nlu_of(embedded("Restaurants"))
-    intent = ("Restaurants", "ReserveRestaurant")
-    r = reading(nlu, "book it for 7am", intent, {"Restaurants": "ReserveRestaurant"})
-    assert rp.MissedTime().applies(nlu, r)
-    assert texts((await rp.MissedTime().apply(nlu, r)).acts) == ["INFORM(time=7am)"]
-    search = replace(r, predicted=("Restaurants", "FindRestaurants"))
-    assert not rp.MissedTime().applies(nlu, search)  # the search takes no time
-
-
 async def test_missed_count_fills_the_intents_one_number_slot() -> None:
     nlu = nlu_of(embedded("Restaurants"))
     intent = ("Restaurants", "ReserveRestaurant")

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
-from tod_runtime.dialogue.models import CLOSING_ACTS, DONTCARE, Action, act, change_asks
+from tod_runtime.dialogue.models import CLOSING_ACTS, Action, act, change_asks
 from tod_runtime.errors import ConfigError
 from tod_runtime.nlu.learned.casual import AtOrFor, JustMe, NamedValue, TimeOfDay, ValueAlias
 from tod_runtime.nlu.learned.reading import Parts, Reading
@@ -70,25 +70,6 @@ def one_slot_of(parts: Parts, kind: str, r: Reading) -> str | None:
         return None
     of_kind = [v.name for v in views if v.name in takes and v.value_type == kind]
     return of_kind[0] if len(of_kind) == 1 else None
-
-
-class MissedTime:
-    """A clock time the reader missed, when the intent takes one time slot only and nothing
-    read was a time ("set an alarm for 7am called wake up"): the rules' recogniser finds
-    it."""
-
-    name = "missed_time"
-    step = "acts"
-
-    def applies(self, parts: Parts, r: Reading) -> bool:
-        found = r.predicted and one_slot_of(parts, "time", r)
-        return bool(found and TIME.search(r.text.lower()))
-
-    async def apply(self, parts: Parts, r: Reading) -> Reading:
-        slot = one_slot_of(parts, "time", r)
-        assert r.service is not None and slot is not None
-        found = await parts.rule_values(r.text, r.service, [slot])
-        return r.adding([a for a in found if a.slot == slot and DONTCARE not in a.values])
 
 
 def _blank(match: re.Match[str]) -> str:
@@ -234,7 +215,6 @@ REPAIRS: tuple[Repair, ...] = (
     IntentByValues(),
     AskOrTell(),
     AskedBackstop(),
-    MissedTime(),
     MissedCount(),
     TaskOver(),
     ChangeNamed(),
