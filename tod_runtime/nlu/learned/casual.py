@@ -230,7 +230,7 @@ class ValueAlias:
         r = r.with_acts([_spelt_out(a, aliases) if a.slot in takes else a for a in r.acts])
         said = " ".join(v.lower() for a in r.acts for v in a.values)
         tokens = [t for t in _WORD.findall(r.text.lower()) if len(t) >= 2 and t not in STOP]
-        tokens = [t for t in tokens if t not in said and not t.isdigit()]
+        tokens = [t for t in tokens if t not in said and not t.isdigit() and _rare(t, parts)]
         open_slots = [v.name for v in parts.views[service] if v.name in takes]
         open_slots = [s for s in open_slots if s not in r.filled]
         found: list[Action] = []
@@ -242,6 +242,14 @@ class ValueAlias:
                 found.append(act("INFORM", slot, [token], [value]))
                 open_slots.remove(slot)
         return r.adding(found, [a.slot for a in found]) if found else r
+
+
+COMMON = 1000  # a word used this often in SGD train's turns is itself, not a short form
+
+
+def _rare(token: str, parts: Parts) -> bool:
+    """Not a common word ("please" is no short form of Pleasanton)."""
+    return parts.word_count(token) < COMMON
 
 
 def _spelt_out(a: Action, aliases: AliasIndex) -> Action:

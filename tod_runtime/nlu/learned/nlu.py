@@ -146,6 +146,9 @@ class LearnedNLU(RulesNLU):
         """The rules' value finder for ``slots``: known values, times, dates, numbers."""
         return await self._values(text, service, self.schemas[service], slots)
 
+    def word_count(self, word: str) -> int:
+        return self._vocabulary.get(word, 0)
+
     async def known_values(self, service: str) -> Mapping[str, list[str]]:
         return await self._entity_values(service)
 

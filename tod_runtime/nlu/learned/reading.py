@@ -122,6 +122,10 @@ class Parts(Protocol):
         """How many of ``slots`` the intent takes."""
         ...
 
+    def word_count(self, word: str) -> int:
+        """How often ``word`` is used in SGD train's turns (the typo repairer's vocabulary)."""
+        ...
+
     async def known_values(self, service: str) -> Mapping[str, list[str]]:
         """The backend's values of the service's slots."""
         ...
