@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 
 import pytest
@@ -55,7 +54,6 @@ from tod_runtime.nlu.learned.reader import ValueReader, best_pairs, names_slots,
 from tod_runtime.nlu.learned.routing import (
     intent_for_values,
     service_for_values,
-    transaction_named,
 )
 from tod_runtime.nlu.learned.scorer import Scorer, view
 from tod_runtime.nlu.learned.values import (
@@ -363,24 +361,6 @@ async def test_the_learned_nlu_picks_the_frame_and_requests() -> None:
     state = {SERVICE: State(active_intent="FindCafes")}
     acts = await nlu.parse("What is their phone number?", TurnContext(nlu.schemas, history, state))
     assert "REQUEST(phone)" in [str(x) for x in acts[SERVICE]]
-
-
-async def test_after_an_offer_the_verb_of_a_transaction_opens_it() -> None:
-    # "Reserve a table at a cafe": "reserve that one" after an offer opens the booking,
-    # whatever the scorer learned of the word in other services; not when the user asks
-    # for other options, nor without an offer, nor from the booking itself
-    nlu = LearnedNLU(ComponentContext(schemas=schemas(), backend=None))
-    offer = [a("OFFER", "cafe_name", "Grind")]
-    named = partial(transaction_named, nlu)
-    assert named("ok, reserve that one", SERVICE, "FindCafes", offer) == "ReserveCafe"
-    assert named("anything else? I want to reserve later", SERVICE, "FindCafes", offer) is None
-    assert named("reserve that one", SERVICE, "FindCafes", [a("REQUEST", "city")]) is None
-    assert named("reserve that one", SERVICE, "ReserveCafe", offer) is None
-    assert named("sounds good", SERVICE, "FindCafes", offer) is None
-    history = [system(*offer)]
-    state = {SERVICE: State(active_intent="FindCafes")}
-    acts = await nlu.parse("reserve that one", TurnContext(nlu.schemas, history, state))
-    assert "INFORM_INTENT(intent=ReserveCafe)" in [str(x) for x in acts[SERVICE]]
 
 
 def test_learned_is_registered(pm) -> None:  # type: ignore[no-untyped-def]

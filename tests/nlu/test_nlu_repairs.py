@@ -81,15 +81,6 @@ async def test_task_switch_opens_the_task_named_mid_task() -> None:
     assert (await rt.TaskSwitch().apply(nlu, r)).predicted == current
 
 
-async def test_transaction_verb_opens_the_transaction_after_an_offer() -> None:
-    nlu = nlu_of(schemas())
-    offer = [system(a("OFFER", "cafe_name", "Grind"))]
-    r = reading(nlu, "ok, reserve that one", (SERVICE, "FindCafes"), {SERVICE: "FindCafes"}, offer)
-    assert rt.TransactionVerb().applies(nlu, r)
-    assert (await rt.TransactionVerb().apply(nlu, r)).predicted == (SERVICE, "ReserveCafe")
-    assert not rt.TransactionVerb().applies(nlu, replace(r, predicted=(SERVICE, "ReserveCafe")))
-
-
 async def test_intent_by_values_takes_the_intent_the_values_fit() -> None:
     nlu = nlu_of(embedded("Movies"))
     city = (a("INFORM", "city", "Denver"),)

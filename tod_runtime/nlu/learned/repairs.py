@@ -23,7 +23,6 @@ from tod_runtime.nlu.learned.routing import (
     IntentByValues,
     ServiceByValues,
     TaskSwitch,
-    TransactionVerb,
 )
 from tod_runtime.nlu.learned.text import QUESTION_WORDS, tokens
 from tod_runtime.nlu.values import DATE, NUMBER, TIME, number_value
@@ -211,7 +210,6 @@ class QuestionSlot:
 REPAIRS: tuple[Repair, ...] = (
     ServiceByValues(),
     TaskSwitch(),
-    TransactionVerb(),
     IntentByValues(),
     AskOrTell(),
     AskedBackstop(),

@@ -15,7 +15,7 @@ from tod_runtime.dialogue.models import Action
 from tod_runtime.nlu.learned.reading import Parts, Ranked, Reading
 from tod_runtime.nlu.learned.scorer import Intent, TurnView, view
 from tod_runtime.nlu.learned.text import content, tokens
-from tod_runtime.nlu.rules import ALTS, QUESTION, THANKS
+from tod_runtime.nlu.rules import QUESTION, THANKS
 
 ON_TABLE = frozenset({"OFFER", "CONFIRM", "NOTIFY_SUCCESS", "INFORM"})  # what a user asks about
 
@@ -112,47 +112,6 @@ class TaskSwitch:
     async def apply(self, parts: Parts, r: Reading) -> Reading:
         fresh = switched(parts, r.turn, r.context.schemas)
         return replace(r, ranked=fresh, predicted=fresh[0][1]) if fresh else r
-
-
-def transaction_named(
-    parts: Parts, text: str, service: str, intent: str, system: Sequence[Action]
-) -> str | None:
-    """After the system offered what a search found, the one transactional intent of the
-    service whose description's first word (its verb: "Rent a movie", "Buy tickets")
-    the user says, unless the search's own description starts with it or the user asks
-    for other options. SGD train's first 60 files: of the user turns after an offer in a
-    search that say exactly one such verb, 509 open that transaction and 27 do not."""
-    if "OFFER" not in {a.act for a in system} or ALTS.search(text.lower()):
-        return None
-    verbs = parts.verbs[service]
-    current = parts.schemas[service].intent(intent)
-    if current is None or current.is_transactional:
-        return None
-    words = content(tokens(text))
-    named = [
-        i.name
-        for i in parts.schemas[service].intents
-        if i.is_transactional and verbs[i.name] in words and verbs[i.name] != verbs[intent]
-    ]
-    return named[0] if len(named) == 1 else None
-
-
-class TransactionVerb:
-    """ "rent that one" after an offer: the transaction named by its verb
-    (``transaction_named``), when the scorer kept the frame's active intent."""
-
-    name = "transaction_verb"
-    step = "route"
-
-    def applies(self, parts: Parts, r: Reading) -> bool:
-        p = r.predicted
-        return p is not None and r.same and p[1] == r.intents.get(p[0])
-
-    async def apply(self, parts: Parts, r: Reading) -> Reading:
-        assert r.predicted is not None
-        service, intent = r.predicted
-        named = transaction_named(parts, r.text, service, intent, r.system)
-        return replace(r, predicted=(service, named or intent))
 
 
 def intent_for_values(
