@@ -147,7 +147,7 @@ def _lines(thresholds: list[str], without: list[str]) -> list[tuple[str, list[st
     if "all" in without:
         from tod_runtime.nlu.learned.repairs import REPAIRS
 
-        without = ["-", *(r.name for r in REPAIRS)]
+        without = ["-", *(r.name for r in REPAIRS)]  # the ones on by default
     return [("", [] if name == "-" else name.split(",")) for name in without]
 
 

@@ -167,6 +167,10 @@ def test_options_switch_repairs_and_refuse_unknown_names() -> None:
     ]
     only = rp.selected({"repairs": ["question_slot", "ask_or_tell"]})
     assert [r.name for r in only] == ["ask_or_tell", "question_slot"]  # REPAIRS' order
+    assert "value_alias" not in rp.NAMES  # off by default: it cost JGA on train held out
+    assert [r.name for r in rp.selected({"repairs": [*rp.NAMES, "value_alias"]})][-1] == (
+        "value_alias"
+    )
     with pytest.raises(ConfigError, match="unknown NLU repair"):
         rp.selected({"without": ["spelling"]})
     with pytest.raises(ConfigError, match="list of repair names"):
