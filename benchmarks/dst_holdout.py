@@ -39,7 +39,7 @@ import tempfile
 from pathlib import Path
 
 from tod_runtime.data.sgd import open_split
-from tod_runtime.data.sgdx import VARIANTS, reworded_variants, variant_split
+from tod_runtime.data.sgdx import VARIANTS, variant_split
 from tod_runtime.dst.learned.model import load_model
 from tod_runtime.dst.learned.train import (
     dialogue_rows,
@@ -47,7 +47,7 @@ from tod_runtime.dst.learned.train import (
     holdout_files,
     reworded_rows,
 )
-from tod_runtime.learning import collect_rows, split_pool
+from tod_runtime.learning import collect_rows, reworded_variants, split_pool
 
 
 def main() -> int:

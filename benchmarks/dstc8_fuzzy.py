@@ -4,8 +4,8 @@
                                      [--nlu gold] [--workers 2] [--limit N]
 
 Runs `tod replay --predictions --report` and scores the predictions twice with the DSTC8
-frame metrics (tod_runtime/replay/state_metrics.py): once as tod scores (the standard-library
-re-implementation in tod_runtime/replay/fuzzy.py), once with fuzzywuzzy 0.18's own
+frame metrics (tod_runtime/metrics/state.py): once as tod scores (the standard-library
+re-implementation in tod_runtime/metrics/fuzzy.py), once with fuzzywuzzy 0.18's own
 `fuzz.token_sort_ratio` (installed without python-Levenshtein, as DSTC8's requirements did;
 the `dev` extra installs it). Prints JSON: every non-categorical (gold, predicted) pair
 compared and how many ratios differ, the four state metrics both ways, the report's figures,
@@ -24,8 +24,9 @@ from pathlib import Path
 
 from tod_runtime.data.sgd import open_split
 from tod_runtime.dialogue.models import Dialogue
-from tod_runtime.replay import fuzzy, state_metrics
-from tod_runtime.replay.state_metrics import STATE_METRICS, frame_state_metrics
+from tod_runtime.metrics import fuzzy
+from tod_runtime.metrics import state as state_metrics
+from tod_runtime.metrics.state import STATE_METRICS, frame_state_metrics
 
 ROOT = Path(__file__).resolve().parents[1]
 TOLERANCE = 1e-6

@@ -40,8 +40,7 @@ import tempfile
 from pathlib import Path
 
 from tod_runtime.data.sgd import open_split
-from tod_runtime.data.sgdx import reworded_variants
-from tod_runtime.learning import service_folds
+from tod_runtime.learning import reworded_variants, service_folds
 from tod_runtime.nlu.learned import examples
 from tod_runtime.nlu.learned.examples import Featuriser
 from tod_runtime.nlu.learned.features import BITS

@@ -29,6 +29,7 @@ from typing import Any
 
 from tod_runtime.data.sgd import open_split
 from tod_runtime.learning import collect_rows, service_folds, split_pool, worker_split
+from tod_runtime.metrics.acts import act_f1, act_items, items_f1, service_call_match
 from tod_runtime.policy.learned.model import PolicyModel
 from tod_runtime.policy.learned.train import (
     act_set_rows,
@@ -38,7 +39,6 @@ from tod_runtime.policy.learned.train import (
     spread,
     teacher_forced,
 )
-from tod_runtime.replay.act_metrics import act_f1, act_items, items_f1, service_call_match
 from tod_runtime.schema.models import ServiceSchema
 
 

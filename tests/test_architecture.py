@@ -1,6 +1,7 @@
 """The house rules that keep the layout simple, checked on the source: no import circles in
-tod_runtime/, the hook specifications import nothing from the engine, and pipeline code never
-imports the command line, the REPL or a web framework."""
+tod_runtime/, between modules or between packages; the hook specifications import nothing
+from the engine; pipeline code never imports the command line, the REPL or a web framework;
+the metrics and the component context are leaves; training code is imported by no stage."""
 
 from __future__ import annotations
 
@@ -109,3 +110,97 @@ def test_no_stage_imports_another(stage: str) -> None:
     for name in MODULES:
         if name.startswith(f"tod_runtime.{stage}"):
             assert not {m for m in GRAPH[name] if m.startswith(others)}, name
+
+
+def package_of(module: str) -> str:
+    """The package a module belongs to at the top of tod_runtime/: ``tod_runtime.nlu.rules``
+    -> ``tod_runtime.nlu``; a top-level module (``tod_runtime.plugins``) stands alone."""
+    return ".".join(module.split(".")[:2])
+
+
+def package_graph(graph: dict[str, set[str]]) -> dict[str, dict[str, list[str]]]:
+    """Package -> package it imports -> the module imports that make the edge."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for name, targets in graph.items():
+        for target in targets:
+            a, b = package_of(name), package_of(target)
+            if a != b and "tod_runtime" not in (a, b):  # the root's __init__ re-exports
+                out.setdefault(a, {}).setdefault(b, []).append(f"{name} -> {target}")
+    return out
+
+
+def package_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one package (Tarjan)."""
+    edges = package_graph(graph)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(edges.get(node, {})):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while (top := stack.pop()) != node:
+                group.append(top)
+            groups.append(sorted([*group, node]))
+
+    for node in sorted({package_of(m) for m in graph}):
+        if node not in index:
+            visit(node)
+    return [g for g in groups if len(g) > 1]
+
+
+def test_there_is_no_circle_between_packages() -> None:
+    groups = package_circles(GRAPH)
+    edges = package_graph(GRAPH)
+    why = [
+        f"{a} -> {b}: {edges[a][b][0]}"
+        for group in groups
+        for a in group
+        for b in sorted(set(edges.get(a, {})) & set(group))
+    ]
+    assert groups == [], "packages in a circle: " + "; ".join(why)
+
+
+def test_the_package_check_finds_a_circle() -> None:
+    graph = {
+        "tod_runtime.nlu.rules": {"tod_runtime.plugins"},
+        "tod_runtime.plugins": {"tod_runtime.nlu.base"},
+        "tod_runtime.nlu.base": set(),
+        "tod_runtime.dst.rules": {"tod_runtime.nlu.base"},
+    }
+    assert package_circles(graph) == [["tod_runtime.nlu", "tod_runtime.plugins"]]
+
+
+LEAVES = {
+    # module prefix -> what it may import
+    "tod_runtime.metrics": ("tod_runtime.metrics", "tod_runtime.dialogue", "tod_runtime.schema",
+                            "tod_runtime.values"),
+    "tod_runtime.components": ("tod_runtime.schema", "tod_runtime.backends.base"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("leaf", sorted(LEAVES))
+def test_metrics_and_the_component_context_are_leaves(leaf: str) -> None:
+    """Replay, training and benchmarks import the metrics; every stage imports the context:
+    neither may pull in a stage, the runtime or replay."""
+    for name in MODULES:
+        if name == leaf or name.startswith(leaf + "."):
+            assert {m for m in GRAPH[name] if not m.startswith(LEAVES[leaf])} == set(), name
+
+
+def test_training_code_is_imported_by_no_stage() -> None:
+    """``tod train`` (default_commands) and other trainers import the stages; a stage never
+    imports a trainer."""
+    for name, targets in GRAPH.items():
+        if name == "tod_runtime.default_commands" or name.endswith(".train"):
+            continue
+        assert {m for m in targets if m.endswith(".train")} == set(), name

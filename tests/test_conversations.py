@@ -40,7 +40,7 @@ EMBEDDED_PASSING = 32  # 18 with the rules' value finder, 16 with the first lear
 # 30 with embedded_showtime_after_offer ("what time is it showing?" about the offered film);
 # 31 with embedded_movie_on_saturday (passed when added: a regression check); 32 with
 # embedded_hotel_name_unknown ("Which hotel?" not understood: the system looks one up)
-SGD_DEV_PASSING = 19  # 15 while the NLU was trained with the slot value types its SGD-X
+SGD_DEV_PASSING = 16  # 15 while the NLU was trained with the slot value types its SGD-X
 # rewordings gain from descriptions and recorded values (2026-11-24, seventh stop): the return
 # date in sgd_rental_car_change_of_mind, "actually, I'll return it on March 6th", went to the
 # pick-up by 0.577 to 0.541; 16 again with shapes learned apart in lower-case turns and half
@@ -52,7 +52,12 @@ SGD_DEV_PASSING = 19  # 15 while the NLU was trained with the slot value types i
 # 17 when spans are read by the best total, not the likeliest pair first ("paris" and
 # "tomorrow" over "paris tomorrow"; tenth stop: no turn of train's held-out replay moves);
 # 18 when a count the reader missed fills the intent's one number slot (sgd_party_of_five);
-# 19 with sgd_hotel_then_weather, added with the mid-task switch (it passed without it)
+# 19 with sgd_hotel_then_weather, added with the mid-task switch (it passed without it);
+# 16 when the SGD tables backend stopped relabelling rows recorded for another day or time
+# (issue 39: a search returns only rows holding every constraint as recorded): dev's
+# recordings hold no bus Sacramento-San Francisco on March 7th (sgd_bus_tickets), no car in
+# Philadelphia at 14:30 on the 6th (sgd_rental_car_1430) and no forecast for Seattle on the
+# 8th (sgd_weather_next_friday); each now finds nothing, as the service would
 
 ALL = load_all()
 

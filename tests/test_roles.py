@@ -5,15 +5,18 @@ once per schema."""
 from __future__ import annotations
 
 import json
+import pickle
 import shutil
+from dataclasses import FrozenInstanceError
 from pathlib import Path
 
+import pytest
 from stage_helpers import schemas
 
 from tod_runtime import Config, Runtime
 from tod_runtime.config import embedded_services_dir
 from tod_runtime.schema.models import ServiceSchema, SlotSchema
-from tod_runtime.schema.roles import description_head, note_values, slot_roles, value_type
+from tod_runtime.schema.roles import bind_values, description_head, slot_roles, value_type
 
 
 def slot(name: str, description: str = "", values: tuple[str, ...] = ()) -> SlotSchema:
@@ -84,7 +87,7 @@ def test_known_values_decide_a_type_the_description_leaves_open() -> None:
     assert value_type(slot("x", "Wait time for pickup"), ["5", "10", "15"]) == "time"
 
 
-def test_noted_values_change_the_roles_of_that_schema_only() -> None:
+def test_bound_values_change_the_roles_of_that_schema_only() -> None:
     first, second = (
         ServiceSchema(
             service_name=name,
@@ -95,9 +98,28 @@ def test_noted_values_change_the_roles_of_that_schema_only() -> None:
         for name in ("A", "B")
     )
     assert slot_roles(first)["pickup"].value_type == "text"
-    note_values(first, {"pickup": ["2019-03-01", "2019-03-02", "2019-03-03"]})
-    assert slot_roles(first)["pickup"].value_type == "date"
+    before = slot_roles(first)
+    bound = bind_values(first, {"pickup": ["2019-03-01", "2019-03-02", "2019-03-03"]})
+    assert slot_roles(first) is bound and bound["pickup"].value_type == "date"
+    assert before["pickup"].value_type == "text"  # immutable: binding made new roles
     assert slot_roles(second)["pickup"].value_type == "text"
+
+
+def test_roles_go_with_the_schema_object_and_never_count_in_equality() -> None:
+    schema = ServiceSchema(
+        service_name="A",
+        description="Rent cars",
+        slots=[slot("pickup", "When the car will be picked up?")],
+        intents=[],
+    )
+    twin = schema.model_copy()
+    bind_values(schema, {"pickup": ["2019-03-01", "2019-03-02", "2019-03-03"]})
+    assert schema == twin and slot_roles(twin)["pickup"].value_type == "text"
+    copied = pickle.loads(pickle.dumps(schema))  # a worker's copy computes its own
+    assert slot_roles(copied)["pickup"].value_type == "text"
+    assert slot_roles(schema.model_copy())["pickup"].value_type == "text"
+    with pytest.raises(FrozenInstanceError):
+        slot_roles(schema).roles = ()  # type: ignore[misc]
 
 
 async def test_the_runtime_lets_the_backends_values_decide_at_start(tmp_path: Path) -> None:

@@ -33,10 +33,14 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
 class StageRegister(Protocol):
-    """``register(name, factory)``: ``factory(ctx: ComponentContext)`` builds the component
-    (an object satisfying the stage's Protocol, checked when it is built)."""
+    """``register(name, factory, options=None)``: ``factory(ctx: ComponentContext)`` builds the
+    component (an object satisfying the stage's Protocol, checked when it is built);
+    ``options``, a ``ComponentOptions`` model (pydantic, unknown names forbidden), validates
+    the config's ``[options.<stage>]`` table before the factory runs."""
 
-    def __call__(self, name: str, factory: Callable[..., Any]) -> None: ...
+    def __call__(
+        self, name: str, factory: Callable[..., Any], *, options: type[Any] | None = None
+    ) -> None: ...
 
 
 class BackendRegister(Protocol):

@@ -23,11 +23,12 @@ import numpy.typing as npt
 
 from tod_runtime.errors import DataError
 from tod_runtime.progress import progress
-from tod_runtime.schema.roles import FUNCTION_WORDS
+from tod_runtime.schema.roles import FUNCTION_WORDS, bind_values
 
 if TYPE_CHECKING:  # the runtime imports this module; only the trainers read splits
     from tod_runtime.data.sgd import SGDSplit
     from tod_runtime.dialogue.models import Dialogue
+    from tod_runtime.schema.loader import Schemas
     from tod_runtime.schema.models import ServiceSchema
 
 Vector = npt.NDArray[np.float32]
@@ -164,15 +165,29 @@ _wordings: list[Mapping[str, ServiceSchema]] | None = None
 
 def worker_wordings() -> list[Mapping[str, ServiceSchema]]:
     """The schemas of this ``split_pool`` worker's split in every wording: SGD's first, then
-    SGD-X's rewordings in the same names (``data.sgdx.reworded_variants``; none when the
+    SGD-X's rewordings in the same names (``reworded_variants``; none when the
     dataset has no SGD-X schemas), read once per worker."""
     global _wordings
     if _wordings is None:
-        from tod_runtime.data.sgdx import reworded_variants
-
         split = worker_split()
         _wordings = [split.schemas(), *reworded_variants(split)]
     return _wordings
+
+
+def reworded_variants(split: SGDSplit) -> list[Schemas]:
+    """Every SGD-X rewording of the split's schemas in the original's names
+    (``data.sgdx.reworded_schemas``), the slot types their descriptions leave open decided by
+    the split's recorded values, as the runtime's backend decides them
+    (``schema.roles.bind_values``)."""
+    from tod_runtime.backends.sgd_tables import recorded_values
+    from tod_runtime.data.sgdx import reworded_schemas
+
+    out = reworded_schemas(split)
+    known = recorded_values(split) if out else {}
+    for schemas in out:
+        for service, schema in schemas.items():
+            bind_values(schema, known[service])
+    return out
 
 
 def rewording_of(dialogue_id: str, rewordings: int) -> int:

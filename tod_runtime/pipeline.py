@@ -22,7 +22,7 @@ from typing import TypeVar
 
 import pluggy
 
-from tod_runtime.backends.base import Backend
+from tod_runtime.backends.base import Backend, call_outcome
 from tod_runtime.dialogue.context import (
     DialogueState,
     PolicyInput,
@@ -156,7 +156,8 @@ class Pipeline:
         plan = await self._run("policy", policy.decide(PolicyInput(context, user_acts, active)))
         call, results = plan.service_call, None
         if call is not None:
-            results = await self._run("backend", backend.call(plan.service, call))
+            outcome = await self._run("backend", call_outcome(backend, plan.service, call))
+            results = outcome.rows
             await self._observe(
                 "service_called",
                 session_id=session_id,
@@ -164,7 +165,7 @@ class Pipeline:
                 call=call,
                 results=results,
             )
-            second = PolicyInput(context, user_acts, plan.service, call, results)
+            second = PolicyInput(context, user_acts, plan.service, call, results, outcome.refusal)
             plan = await self._run("policy", policy.decide(second))
         return SystemStep(
             service=plan.service,

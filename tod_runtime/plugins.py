@@ -15,23 +15,25 @@ import importlib.util
 import inspect
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType, ModuleType
-from typing import Any, Generic, Self, TypeVar
+from typing import Any, Generic, TypeVar
 
 import pluggy
+from pydantic import ValidationError
 
 from tod_runtime import hookspecs
-from tod_runtime.backends.base import Backend, ServiceFolders
+from tod_runtime.backends.base import Backend
+from tod_runtime.components import ComponentContext as ComponentContext
+from tod_runtime.components import ComponentOptions
+from tod_runtime.dialogue.simulation import Simulator
 from tod_runtime.dst.base import Tracker
-from tod_runtime.errors import ConfigError, PluginError
+from tod_runtime.errors import ConfigError, PluginError, format_loc
 from tod_runtime.nlg.base import Generator
 from tod_runtime.nlu.base import NLU
 from tod_runtime.policy.base import Policy
-from tod_runtime.schema.loader import Schemas
-from tod_runtime.simulate.base import Simulator
 from tod_runtime.stores.base import SessionStore
 
 DEFAULT_PLUGINS: tuple[str, ...] = (
@@ -46,23 +48,6 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True)
-class ComponentContext:
-    """What a stage factory gets: the services, the backend, and the component's options."""
-
-    schemas: Schemas
-    backend: Backend
-    options: Mapping[str, Any] = field(default_factory=dict)
-    service_dirs: Mapping[str, Path] = field(default_factory=dict)
-    """Each service's folder (NLG templates and other per-service files live there), when
-    the backend serves services from folders."""
-
-    @classmethod
-    def of(cls, schemas: Schemas, backend: Backend, options: Mapping[str, Any]) -> Self:
-        folders = backend.service_dirs() if isinstance(backend, ServiceFolders) else {}
-        return cls(schemas, backend, options, folders)
-
-
 A = TypeVar("A")  # what a factory takes
 C = TypeVar("C")  # what it builds
 
@@ -72,6 +57,7 @@ class Registered(Generic[A, C]):
     factory: Callable[[A], C]
     plugin: str
     accepts: Callable[[str], bool] | None = None
+    options: type[ComponentOptions] | None = None  # what [options.<kind>] may hold
 
 
 @dataclass
@@ -94,6 +80,8 @@ class Registry(Generic[A, C]):
         """Build component ``name``; a result that does not satisfy the Protocol (a missing
         method, a sync method where an async one is due) is a PluginError naming the plugin."""
         entry = self.get(name)
+        if entry.options is not None and isinstance(arg, ComponentContext):
+            check_options(self.kind, name, entry, arg.options)
         built = entry.factory(arg)
         problem = protocol_problem(built, self.protocol)
         if problem is not None:
@@ -103,6 +91,27 @@ class Registry(Generic[A, C]):
                 hint=f"see the {self.protocol.__name__} Protocol in docs/plugins.md",
             )
         return built
+
+
+def check_options(kind: str, name: str, entry: Registered[Any, Any], options: Any) -> None:
+    """``[options.<kind>]`` validated against the options model the component registered;
+    the first problem is a ConfigError naming the option, the component and its plugin."""
+    assert entry.options is not None
+    try:
+        entry.options.model_validate(dict(options))
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        fields = entry.options.model_fields
+        known = ", ".join(f"{f} (default {v.default!r})" for f, v in fields.items())
+        problem = "unknown option" if err["type"] == "extra_forbidden" else err["msg"]
+        close = difflib.get_close_matches(str(err["loc"][0]), list(fields), n=1)
+        raise ConfigError(
+            f"{problem} for {kind} {name!r} (plugin {entry.plugin})",
+            where=f"[options.{kind}]",
+            path=format_loc(list(err["loc"])) or None,
+            hint=(f"did you mean {close[0]!r}? " if close else "")
+            + (f"its options: {known}" if known else f"{kind} {name!r} takes no options"),
+        ) from None
 
 
 def protocol_problem(obj: object, protocol: type) -> str | None:
@@ -215,7 +224,12 @@ class _Registrar:
         return "<unknown plugin>"
 
     def __call__(
-        self, name: str, factory: Callable[..., Any], accepts: Callable[[str], bool] | None = None
+        self,
+        name: str,
+        factory: Callable[..., Any],
+        accepts: Callable[[str], bool] | None = None,
+        *,
+        options: type[ComponentOptions] | None = None,
     ) -> None:
         plugin, kind, table = self._plugin(), self.registry.kind, self.registry.entries
         if not isinstance(name, str) or not _name_ok(name):
@@ -230,7 +244,15 @@ class _Registrar:
                 f"{kind} {name!r} is registered twice: by {table[name].plugin} and by {plugin}",
                 hint="rename one of them or remove one plugin",
             )
-        table[name] = Registered(factory, plugin, accepts)
+        if options is not None and not (
+            isinstance(options, type) and issubclass(options, ComponentOptions)
+        ):
+            raise PluginError(
+                f"plugin {plugin} registered {kind} {name!r} with options that are not a "
+                "ComponentOptions model",
+                hint="subclass tod_runtime.components.ComponentOptions",
+            )
+        table[name] = Registered(factory, plugin, accepts, options)
 
 
 def collect_components(pm: pluggy.PluginManager) -> Components:

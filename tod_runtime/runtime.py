@@ -18,6 +18,7 @@ from collections.abc import Collection, Iterable, Mapping
 import pluggy
 
 from tod_runtime.backends.base import Backend
+from tod_runtime.components import ComponentContext
 from tod_runtime.config import Config
 from tod_runtime.dialogue.context import DialogueState, UserActs
 from tod_runtime.dialogue.models import Dialogue, ServiceCall
@@ -29,7 +30,6 @@ from tod_runtime.nlu.base import NLU
 from tod_runtime.patterns import Patterns
 from tod_runtime.pipeline import Pipeline, Stages
 from tod_runtime.plugins import (
-    ComponentContext,
     Components,
     collect_components,
     make_plugin_manager,
@@ -37,7 +37,7 @@ from tod_runtime.plugins import (
 from tod_runtime.policy.base import Policy
 from tod_runtime.schema.loader import Schemas
 from tod_runtime.schema.models import ServiceSchema
-from tod_runtime.schema.roles import note_values
+from tod_runtime.schema.roles import bind_values
 from tod_runtime.session import Event, SessionLog, SessionReset, system_events, user_events
 from tod_runtime.stores.base import SessionStore, StoreConflict
 
@@ -99,7 +99,7 @@ class Runtime:
         for name, schema in self.schemas.items():
             self.pm.hook.prepare_schema(schema=schema)
             # the backend's values decide the slot types a description leaves open
-            note_values(schema, await backend.entity_values(name))
+            bind_values(schema, await backend.entity_values(name))
         if self._store is None:
             self._store = components.open_store(cfg.store)
 

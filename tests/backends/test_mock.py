@@ -10,6 +10,7 @@ import pytest
 from tod_runtime.backends.mock import MockBackend, is_services_folder
 from tod_runtime.config import embedded_services_dir
 from tod_runtime.dialogue import ServiceCall
+from tod_runtime.dialogue.refusal import Refusal
 from tod_runtime.errors import DataError, InputError
 
 SERVICES = embedded_services_dir()
@@ -144,3 +145,49 @@ def test_services_folder_detection(tmp_path: Path) -> None:
     assert is_services_folder(str(SERVICES))
     assert not is_services_folder(str(tmp_path))
     assert not is_services_folder(str(tmp_path / "missing"))
+
+
+async def test_a_refused_booking_names_the_input_and_the_limit(backend: MockBackend) -> None:
+    data = json.loads((backend.service_dirs()["Restaurants"] / "db.json").read_text())
+    e = data["entities"][0]
+    base = {"restaurant_name": e["restaurant_name"], "city": e["city"], "time": "12:00"}
+
+    async def refusal(**params: str) -> Refusal | None:
+        call = ServiceCall(method="ReserveRestaurant", parameters=base | params)
+        return (await backend.call_outcome("Restaurants", call)).refusal
+
+    most = str(e["max_party_size"])
+    assert await refusal(number_of_seats=str(e["max_party_size"] + 1)) == Refusal(
+        slot="number_of_seats", reason="at_most", limit=most
+    )
+    assert await refusal(time=f"{e['closing_hour']}:30") == Refusal(
+        slot="time", reason="closed", limit=f"{e['closing_hour']}:00"
+    )
+    assert await refusal(city="Atlantis") == Refusal(slot="city", reason="not_found")
+    assert await refusal(number_of_seats=most) is None
+
+
+async def test_a_search_never_offers_what_cannot_be_booked_at_all(backend: MockBackend) -> None:
+    data = json.loads((backend.service_dirs()["Hotels"] / "db.json").read_text())
+    full = [e for e in data["entities"] if e["rooms_available"] == 0]
+    assert full  # the data holds hotels with no room left
+    for city in {e["city"] for e in full}:
+        call = ServiceCall(method="SearchHotel", parameters={"city": city})
+        found = {r["hotel_name"] for r in await backend.call("Hotels", call)}
+        assert found and not found & {e["hotel_name"] for e in full}
+    e = full[0]
+    book = {"hotel_name": e["hotel_name"], "city": e["city"], "check_in_date": "2026-12-01",
+            "number_of_nights": "1"}  # fmt: skip
+    outcome = await backend.call_outcome("Hotels", ServiceCall(method="BookHotel", parameters=book))
+    assert outcome.refusal == Refusal(slot="number_of_rooms", reason="none_left", limit="0")
+
+
+async def test_a_table_before_opening_time_is_refused_with_the_opening_hour(
+    backend: MockBackend,
+) -> None:
+    data = json.loads((backend.service_dirs()["Restaurants"] / "db.json").read_text())
+    e = data["entities"][0]
+    params = {"restaurant_name": e["restaurant_name"], "city": e["city"], "time": "07:30"}
+    call = ServiceCall(method="ReserveRestaurant", parameters=params)
+    outcome = await backend.call_outcome("Restaurants", call)
+    assert outcome.refusal == Refusal(slot="time", reason="opens", limit=f"{e['opening_hour']}:00")

@@ -16,11 +16,11 @@ from tod_runtime.data.sgdx import (
     VARIANTS,
     parse_variants,
     positional_renaming,
-    reworded_variants,
     write_variants,
 )
 from tod_runtime.dialogue.models import act
 from tod_runtime.errors import DataError
+from tod_runtime.learning import reworded_variants
 from tod_runtime.replay.sgdx import schema_sensitivity
 
 MINI = Path(__file__).parents[1] / "fixtures" / "sgd_mini"

@@ -11,10 +11,10 @@ from conftest import FIXTURES
 from stage_helpers import SERVICE, a, schemas
 
 from tod_runtime.cli import main
+from tod_runtime.metrics.acts import slot_errors
 from tod_runtime.nlg.mine import KeyStats, Mined, MineSettings, corpus_choice, mine_frame
 from tod_runtime.nlg.store import read_side
 from tod_runtime.nlg.user import realise_user, user_realiser
-from tod_runtime.replay.act_metrics import slot_errors
 
 MINI = FIXTURES / "sgd_mini"
 

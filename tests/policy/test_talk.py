@@ -6,6 +6,7 @@ from stage_helpers import SERVICE, a, schemas, system
 
 from tod_runtime.dialogue.context import PolicyInput, SystemPlan, TurnContext
 from tod_runtime.dialogue.models import Action, Frame, ServiceCall, State, Turn
+from tod_runtime.dialogue.refusal import Refusal, refusal_of
 from tod_runtime.nlg.template import TemplateGenerator
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.policy.learned.policy import LearnedPolicy
@@ -257,3 +258,23 @@ async def test_after_nothing_found_the_question_proposes_what_the_other_constrai
     unasked = Backend([{"city": "Alta"}])  # "Sorry, I did not get that": not after a search
     assert await proposed(unasked, a("FALLBACK"), a("REQUEST", "city")) == known["city"]
     assert unasked.calls == []
+
+
+async def test_a_refusal_with_a_reason_is_said_and_asks_for_the_slot_that_broke_it() -> None:
+    """Both policies: "They can take at most 4 ... How many?", not another detail."""
+    state = State(
+        active_intent="ReserveCafe",
+        slot_values={"cafe_name": ["Grind"], "city": ["Oslo"], "time": ["17:00"],
+                     "party_size": ["6"]},
+    )  # fmt: skip
+    params = {"cafe_name": "Grind", "city": "Oslo", "time": "17:00", "party_size": "6"}
+    call = ServiceCall(method="ReserveCafe", parameters=params)
+    refusal = Refusal(slot="party_size", reason="at_most", limit="4")
+    context = TurnContext(POLICY.schemas, [], {SERVICE: state})
+    for policy in (POLICY, LearnedPolicy(CTX)):
+        turn = PolicyInput(context, {SERVICE: [a("AFFIRM")]}, SERVICE, call, [], refusal)
+        plan = await policy.decide(turn)
+        assert kinds(plan) == ["NOTIFY_FAILURE(party_size)", "REQUEST(party_size)"]
+        assert refusal_of(plan.actions[0]) == refusal
+        text = NLG.realise(plan.service, plan.actions)
+        assert text.startswith("Sorry, they can take at most 4 ")

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from tod_runtime.dialogue.models import ServiceCall
+from tod_runtime.dialogue.refusal import CallOutcome
 from tod_runtime.errors import InputError
 from tod_runtime.schema.loader import Schemas
 from tod_runtime.schema.models import IntentSchema
@@ -30,6 +31,26 @@ class Backend(Protocol):
     async def entity_values(self, service: str) -> dict[str, list[str]]: ...
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class ExplainsRefusals(Protocol):
+    """An optional capability: a backend that says why it refused a call.
+
+    ``call_outcome`` runs the call as ``call`` does and returns its rows with, when the
+    service refused it, a ``Refusal`` (which input broke which limit). ``call`` keeps
+    returning the rows alone, so callers that need no reason, and backends that give none,
+    keep working: ``call_outcome(backend, ...)`` asks either kind."""
+
+    async def call_outcome(self, service: str, call: ServiceCall) -> CallOutcome: ...
+
+
+async def call_outcome(backend: Backend, service: str, call: ServiceCall) -> CallOutcome:
+    """The rows of a call and, from a backend that ``ExplainsRefusals``, its refusal; any
+    other backend's rows come without one."""
+    if isinstance(backend, ExplainsRefusals):
+        return await backend.call_outcome(service, call)
+    return CallOutcome(rows=await backend.call(service, call))
 
 
 @runtime_checkable

@@ -8,14 +8,17 @@ Layout: ``<folder>/<Service>/schema.json`` (SGD format, a list holding the servi
          "entity_match": ["restaurant_name", "city"],
          "fail_when": [{"param": "number_of_seats", "op": ">", "field": "max_party_size"}]}}}
 
-A search (non-transactional intent) returns the entities matching every parameter. A
-transaction finds the entity named by ``entity_match`` and fails (returns ``[]``) when any
-``fail_when`` condition holds; otherwise it returns one row of the intent's result slots.
+A search (non-transactional intent) returns the entities matching every parameter that can be
+booked at all (no ``param > field`` limit under 1: 0 rooms left). A transaction finds the
+entity named by ``entity_match`` and fails (returns ``[]``) when any ``fail_when`` condition
+holds, saying why (``call_outcome``: a ``Refusal`` naming the input and the limit);
+otherwise it returns one row of the intent's result slots.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from datetime import date
 from pathlib import Path
 from typing import Literal
@@ -25,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from tod_runtime.backends.base import known_intent, known_service
 from tod_runtime.backends.tables import Tables
 from tod_runtime.dialogue.models import DONTCARE, ServiceCall
+from tod_runtime.dialogue.refusal import CallOutcome, Reason, Refusal
 from tod_runtime.errors import DataError, SchemaError, from_validation_error
 from tod_runtime.schema.loader import Schemas, load_schema_file
 from tod_runtime.schema.models import ServiceSchema
@@ -68,6 +72,29 @@ class Condition(BaseModel):
             "<=": a <= b,  # type: ignore[operator]
         }[self.op]
 
+    def refusal(self, params: dict[str, str], entity: dict[str, str]) -> Refusal:
+        """Why the condition refuses: ``param > field`` is at most the field's value (none
+        left at 0), ``param >= field`` on a time is the closing time, ``<``/``<=`` the
+        least (on a time: the opening time); an equality or a list: not offered."""
+        right = entity.get(self.field) if self.field is not None else self.value
+        limit = str(right) if right is not None and not isinstance(right, list) else ""
+        number = _comparable(limit) if limit else ""
+        timed = isinstance(number, float) and ":" in f"{limit} {params.get(self.param, '')}"
+        if self.op in (">", ">="):
+            if timed:
+                return Refusal(slot=self.param, reason="closed", limit=_clock(number))
+            most = number - 1 if self.op == ">=" and isinstance(number, float) else number
+            if isinstance(most, float):
+                reason: Reason = "none_left" if most < 1 else "at_most"
+                return Refusal(slot=self.param, reason=reason, limit=_number(most))
+        if self.op in ("<", "<="):
+            if timed:
+                return Refusal(slot=self.param, reason="opens", limit=_clock(number))
+            least = number + 1 if self.op == "<=" and isinstance(number, float) else number
+            if isinstance(least, float):
+                return Refusal(slot=self.param, reason="at_least", limit=_number(least))
+        return Refusal(slot=self.param, reason="not_offered")
+
 
 class Transaction(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -94,6 +121,41 @@ def _comparable(text: str) -> float | str:
     if sep and hours.isdigit() and minutes.isdigit():
         return int(hours) + int(minutes) / 60
     return text.lower()
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if value == int(value) else str(value)
+
+
+def _clock(hours: float | str) -> str:
+    """Hours as a 24-hour ``HH:MM`` time (22 -> 22:00, 21.5 -> 21:30)."""
+    if isinstance(hours, str):
+        return hours
+    whole = int(hours)
+    return f"{whole % 24:02d}:{round((hours - whole) * 60):02d}"
+
+
+def bookable(entity: dict[str, str], rules: Iterable[Transaction]) -> bool:
+    """Whether some booking of the entity could succeed: no ``param > field`` limit of a
+    transaction holds a number under 1 for it (0 rooms left: nothing can be booked)."""
+    for rule in rules:
+        for condition in rule.fail_when:
+            if condition.field is None or condition.op != ">":
+                continue
+            limit = _comparable(str(entity.get(condition.field, "")))
+            if isinstance(limit, float) and limit < 1:
+                return False
+    return True
+
+
+def _unmatched(tables: Tables, table: str, named: dict[str, str]) -> str:
+    """The slot whose value no entity has with the others' (the first whose removal finds
+    one), else the first slot named."""
+    for slot in reversed(list(named)):
+        others = {s: v for s, v in named.items() if s != slot}
+        if others and tables.select(table, others, limit=1):
+            return slot
+    return next(iter(named))
 
 
 def is_services_folder(source: str) -> bool:
@@ -180,29 +242,43 @@ class MockBackend:
         return self._dates.get(service)
 
     async def call(self, service: str, call: ServiceCall) -> list[dict[str, str]]:
+        return (await self.call_outcome(service, call)).rows
+
+    async def call_outcome(self, service: str, call: ServiceCall) -> CallOutcome:
+        """A search: the entities matching every parameter that can be booked at all. A
+        transaction: one row of the intent's result slots, or the refusal naming the input
+        that broke a ``fail_when`` limit (or that named no entity)."""
         intent = known_intent(self._schemas, service, call.method)
         if not intent.is_transactional:
-            rows = self._tables.select(service, call.parameters)
-            return [{k: v for k, v in row.items() if k in intent.result_slots} for row in rows]
+            rules = self._rules[service].values()
+            rows = [r for r in self._tables.select(service, call.parameters) if bookable(r, rules)]
+            return CallOutcome(
+                rows=[{k: v for k, v in row.items() if k in intent.result_slots} for row in rows]
+            )
         params = {
             slot: default
             for slot, default in intent.optional_slots.items()
             if default.lower() != DONTCARE
         } | dict(call.parameters)
         rule = self._rules[service][intent.name]
-        if any(slot not in params for slot in rule.entity_match):
-            return []
-        matches = self._tables.select(service, {s: params[s] for s in rule.entity_match}, limit=1)
-        if not matches or any(c.holds(params, matches[0]) for c in rule.fail_when):
-            return []
+        missing = [slot for slot in rule.entity_match if slot not in params]
+        if missing:
+            return CallOutcome(refusal=Refusal(slot=missing[0], reason="missing"))
+        named = {s: params[s] for s in rule.entity_match}
+        matches = self._tables.select(service, named, limit=1)
+        if not matches:
+            blamed = _unmatched(self._tables, service, named)
+            return CallOutcome(refusal=Refusal(slot=blamed, reason="not_found"))
         entity = matches[0]
-        return [
-            {
-                slot: params[slot] if slot in params else entity[slot]
-                for slot in intent.result_slots
-                if slot in params or slot in entity
-            }
-        ]
+        for condition in rule.fail_when:
+            if condition.holds(params, entity):
+                return CallOutcome(refusal=condition.refusal(params, entity))
+        row = {
+            slot: params[slot] if slot in params else entity[slot]
+            for slot in intent.result_slots
+            if slot in params or slot in entity
+        }
+        return CallOutcome(rows=[row])
 
     async def entity_values(self, service: str) -> dict[str, list[str]]:
         known_service(self._schemas, service)

@@ -14,9 +14,16 @@ from contextvars import ContextVar
 from datetime import date
 from pathlib import Path
 
-from tod_runtime.backends.base import Backend, ReferenceDates, ServiceFolders, known_intent
+from tod_runtime.backends.base import (
+    Backend,
+    ReferenceDates,
+    ServiceFolders,
+    call_outcome,
+    known_intent,
+)
 from tod_runtime.backends.sgd_tables import Recordings, SGDTablesBackend, record_key
 from tod_runtime.dialogue.models import ServiceCall
+from tod_runtime.dialogue.refusal import CallOutcome
 from tod_runtime.schema.loader import Schemas
 
 # the recorded calls of the system turn being replayed, with their results (per asyncio task)
@@ -46,13 +53,25 @@ class RecordedBackend:
         return inner.reference_date(service) if isinstance(inner, ReferenceDates) else None
 
     async def call(self, service: str, call: ServiceCall) -> list[dict[str, str]]:
+        recorded = self._recorded(service, call)
+        return recorded if recorded is not None else await self.inner.call(service, call)
+
+    async def call_outcome(self, service: str, call: ServiceCall) -> CallOutcome:
+        """A recorded call's rows (a recording says no reason); any other call's outcome
+        from the backend wrapped, with its refusal when it gives one."""
+        recorded = self._recorded(service, call)
+        if recorded is not None:
+            return CallOutcome(rows=recorded)
+        return await call_outcome(self.inner, service, call)
+
+    def _recorded(self, service: str, call: ServiceCall) -> list[dict[str, str]] | None:
         key = record_key(service, call)
         now = TURN_RECORDINGS.get()
         recorded = now[key] if now is not None and key in now else self.recordings.get(key)
-        if recorded is not None:
-            known_intent(self.schemas(), service, call.method)
-            return [dict(row) for row in recorded]
-        return await self.inner.call(service, call)
+        if recorded is None:
+            return None
+        known_intent(self.schemas(), service, call.method)
+        return [dict(row) for row in recorded]
 
     async def entity_values(self, service: str) -> dict[str, list[str]]:
         return await self.inner.entity_values(service)

@@ -2,12 +2,11 @@
 ``service_results``, so any SGD service can be talked to.
 
 Every recorded result row is kept once per (service, method) table; rows of searches also
-make up a table of the service's entities. A search returns the method's rows matching every
-parameter; when none does and the search names a date or a time nobody searched for, the rows
-matching every other parameter, carrying the date and time asked (a forecast, a car, a bus
-recorded for another day stands in for the day asked). A transaction returns a recorded row
-matching every parameter, else a success row built from the parameters and a matching entity,
-else ``[]`` (failure). Relative dates are read against SGD's day, 2019-03-01.
+make up a table of the service's entities. A search returns the method's rows that hold every
+parameter as recorded, else ``[]`` (never a row recorded for another date or value). A
+transaction succeeds whenever its inputs are valid for the schema and is refused with a
+reason otherwise (``sgd_transactions``). Relative dates are read against SGD's day,
+2019-03-01.
 """
 
 from __future__ import annotations
@@ -23,13 +22,14 @@ from typing import Self
 from pydantic import ValidationError
 
 from tod_runtime.backends.base import known_intent, known_service
+from tod_runtime.backends.sgd_transactions import search, transact
 from tod_runtime.backends.tables import Tables
 from tod_runtime.data.sgd import SGDSplit, open_split
 from tod_runtime.dialogue.models import Frame, ServiceCall
+from tod_runtime.dialogue.refusal import CallOutcome
 from tod_runtime.errors import InputError, TodError
 from tod_runtime.progress import progress
 from tod_runtime.schema.loader import Schemas
-from tod_runtime.values.normalise import slot_kind
 
 SGD_REFERENCE_DATE = date(2019, 3, 1)
 """The day SGD's dialogues call "today" (a Friday). Found on train: every service call made
@@ -130,34 +130,16 @@ class SGDTablesBackend:
         return self._recorded
 
     async def call(self, service: str, call: ServiceCall) -> list[dict[str, str]]:
-        intent = known_intent(self._schemas, service, call.method)
-        params = dict(call.parameters)
-        if not intent.is_transactional:
-            return self._search(service, call.method, params)
-        rows = self._tables.select(f"{service}.{call.method}", params, limit=1)
-        if rows:
-            return rows
-        entities = self._tables.select(service, params, limit=1)
-        if not entities:
-            return []
-        entity = entities[0]
-        row = {
-            s: params.get(s) or entity[s] for s in intent.result_slots if s in params or s in entity
-        }
-        return [row]
+        return (await self.call_outcome(service, call)).rows
 
-    def _search(self, service: str, method: str, params: dict[str, str]) -> list[dict[str, str]]:
-        rows = self._tables.select(f"{service}.{method}", params)
-        schema = self._schemas[service]
-        when = {k: v for k, v in params.items() if slot_kind(schema, k) in ("date", "time")}
-        if rows or not when:
-            return rows
-        others = {k: v for k, v in params.items() if k not in when}
-        found: dict[str, dict[str, str]] = {}
-        for row in self._tables.select(f"{service}.{method}", others):
-            row = row | {k: v for k, v in when.items() if k in row}
-            found.setdefault(json.dumps(row, sort_keys=True), row)
-        return list(found.values())
+    async def call_outcome(self, service: str, call: ServiceCall) -> CallOutcome:
+        """A search: the rows holding every parameter as recorded. A transaction: see
+        ``sgd_transactions.transact``."""
+        intent = known_intent(self._schemas, service, call.method)
+        if not intent.is_transactional:
+            schema = self._schemas[service]
+            return CallOutcome(rows=search(self._tables, schema, call.method, call.parameters))
+        return transact(self._tables, self._schemas[service], intent, call.parameters)
 
     async def entity_values(self, service: str) -> dict[str, list[str]]:
         known_service(self._schemas, service)

@@ -19,7 +19,6 @@ import zipfile
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-from tod_runtime.backends.sgd_tables import recorded_values
 from tod_runtime.data.rename import Renaming
 from tod_runtime.data.sgd import SGDSplit
 from tod_runtime.dialogue.validate import check_against_schemas
@@ -28,7 +27,6 @@ from tod_runtime.files import check_output_dir, write_json
 from tod_runtime.progress import progress
 from tod_runtime.schema.loader import Schemas
 from tod_runtime.schema.models import ServiceSchema
-from tod_runtime.schema.roles import note_values
 
 VARIANTS = ("v1", "v2", "v3", "v4", "v5")
 
@@ -120,11 +118,10 @@ def reworded(original: Sequence[ServiceSchema], variant: Sequence[ServiceSchema]
     return Schemas(out)
 
 
-def reworded_variants(split: SGDSplit) -> list[Schemas]:
+def reworded_schemas(split: SGDSplit) -> list[Schemas]:
     """Every SGD-X variant of the split's schemas in the original's names (``reworded``);
-    none when the dataset has no SGD-X schemas for the split. The split's recorded values
-    decide the slot types the rewordings leave open, as the runtime's backend does
-    (``schema.roles.note_values``)."""
+    none when the dataset has no SGD-X schemas for the split. Their value types as a backend
+    decides them: ``learning.reworded_variants``."""
     original = list(split.schemas().values())
     root, name = split.root, split.name
     out = []
@@ -134,10 +131,6 @@ def reworded_variants(split: SGDSplit) -> list[Schemas]:
         except DataError:
             return []
         out.append(reworded(original, list(schemas.values())))
-    known = recorded_values(split)
-    for schemas in out:
-        for service, schema in schemas.items():
-            note_values(schema, known[service])
     return out
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from tod_runtime.dialogue.history import History, as_history
 from tod_runtime.dialogue.models import Action, ServiceCall, State
+from tod_runtime.dialogue.refusal import Refusal
 from tod_runtime.schema.models import ServiceSchema
 
 UserActs = dict[str, list[Action]]
@@ -49,6 +50,7 @@ class PolicyInput:
     active_service: str | None
     service_call: ServiceCall | None = None  # set on the second call, after the backend ran
     service_results: list[dict[str, str]] | None = None
+    refusal: Refusal | None = None  # why the service refused the call, when it said
 
 
 @dataclass

@@ -65,7 +65,7 @@ from tod_runtime.dst.learned.features import (
     unknown_source,
 )
 from tod_runtime.dst.learned.model import CarryModel
-from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.schema.models import IntentSchema, ServiceSchema
 
 SOURCE_FRAMES = 3  # the newest other frames a value may come from
 # System acts made only once the active intent's required slots are known.
@@ -189,69 +189,125 @@ def carry_over(
     """Fill the slots of ``frame`` that the model carries from other frames. ``held``: slots
     the system's acts show the state holds (``held_slots``), each filled from its best source
     over the threshold given, and nothing else."""
-    best: dict[str, tuple[float, list[str]]] = {}
     found = candidates(frame, service, state, schemas, history, opening=opening, bits=model.bits)
-    called = _called(history, service) if held is not None else None
-    schema = schemas[service]
-    taken = _distinct_values(frame, schema)
-    proposed = _proposed(history, service)
-    intent = schema.intent(frame.active_intent)
-    takes = {*intent.required_slots, *intent.optional_slots} if intent is not None else set()
-    # A service the model was trained on (every slot described as one of its training
-    # services' slots) scores a source slot the model never saw with the fallback model.
-    # Any other service (one it never saw, or one reworded) is scored by the reworded model.
-    known = all(model.knows(slot_view(schema, s.name)) for s in schema.slots)
-    seen = model.fallback and known
-    reworded = model.reworded and not known
+    c = _Carrying.of(frame, service, schemas, history, opening, model, held)
+    best: dict[str, tuple[float, list[str]]] = {}
     for candidate in found:
-        if not candidate.same_type:
-            continue  # on train no value ever moved to a slot of another value type
-        if proposed.get(candidate.values[0].lower(), candidate.target) != candidate.target:
-            continue  # the system just proposed this value for another slot of the frame
-        if candidate.target not in takes:
-            continue  # nor into a slot the active intent does not take
-        if _distinct(schema, candidate.target) and candidate.values[0].lower() in taken:
-            continue  # another slot of the frame holds this place, date or name
-        if called is not None and not _in_call(called, candidate, history):
-            continue  # the system's call shows what the state held
-        if (
-            held is None
-            and opening
-            and intent is not None
-            and candidate.target in intent.required_slots
-        ):
-            threshold = min(model.threshold, OPENING_REQUIRED_THRESHOLD)
-        elif held is None:
-            threshold = model.threshold
-        elif candidate.target in held[0]:
-            threshold = held[1]
-            if threshold == NOT_ASKED_THRESHOLD and model.knows(
-                slot_view(schema, candidate.target), reworded=True
-            ):
-                threshold = KNOWN_NOT_ASKED_THRESHOLD
-        else:
+        if not c.eligible(candidate):
             continue
-        p = model.probability(candidate.reworded if reworded else candidate.features)
-        if seen and candidate.source_view is not None and not model.knows(candidate.source_view):
-            p = max(p, model.probability(candidate.fallback))
+        threshold = c.threshold(candidate)
+        if threshold is None:
+            continue
+        p = c.probability(candidate)
         if p >= threshold and p > best.get(candidate.target, (-1.0, []))[0]:
             best[candidate.target] = (p, candidate.values)
-    winner: dict[str, tuple[float, str]] = {}  # a distinct value -> its best target
-    tied: set[str] = set()  # distinct values two targets score exactly the same for
-    for slot, (p, values) in best.items():
-        key = values[0].lower()
-        if not _distinct(schema, slot):
-            continue
-        if p > winner.get(key, (-1.0, ""))[0]:
-            winner[key] = (p, slot)
-            tied.discard(key)
-        elif p == winner[key][0]:
-            tied.add(key)
-    for slot, (_, values) in best.items():
-        key = values[0].lower()
-        if _distinct(schema, slot) and (winner[key][1] != slot or key in tied):
-            continue  # one place, date or name fills one slot of a frame; none on a tie
-        frame.slot_values[slot] = list(values)
+    c.fill(best)
+
+
+@dataclass(frozen=True)
+class _Carrying:
+    """What ``carry_over`` reads once per frame, and its steps."""
+
+    frame: State
+    schema: ServiceSchema
+    history: History
+    opening: bool
+    model: CarryModel
+    held: Held | None
+    called: dict[str, str] | None  # the call the system made on its last turn, when held
+    taken: set[str]
+    proposed: dict[str, str]
+    intent: IntentSchema | None
+    takes: set[str]
+    seen: bool  # a source slot the model never saw is scored by the fallback model too
+    reworded: bool  # the service is scored by the reworded model
+
+    @classmethod
+    def of(
+        cls,
+        frame: State,
+        service: str,
+        schemas: Mapping[str, ServiceSchema],
+        history: History,
+        opening: bool,
+        model: CarryModel,
+        held: Held | None,
+    ) -> _Carrying:
+        schema = schemas[service]
+        intent = schema.intent(frame.active_intent)
+        takes = {*intent.required_slots, *intent.optional_slots} if intent is not None else set()
+        # A service the model was trained on (every slot described as one of its training
+        # services' slots) scores a source slot the model never saw with the fallback model.
+        # Any other service (one it never saw, or one reworded) is scored by the reworded
+        # model.
+        known = all(model.knows(slot_view(schema, s.name)) for s in schema.slots)
+        return cls(
+            frame, schema, history, opening, model, held,
+            called=_called(history, service) if held is not None else None,
+            taken=_distinct_values(frame, schema),
+            proposed=_proposed(history, service),
+            intent=intent,
+            takes=takes,
+            seen=model.fallback and known,
+            reworded=model.reworded and not known,
+        )  # fmt: skip
+
+    def eligible(self, candidate: Candidate) -> bool:
+        if not candidate.same_type:
+            return False  # on train no value ever moved to a slot of another value type
+        if self.proposed.get(candidate.values[0].lower(), candidate.target) != candidate.target:
+            return False  # the system just proposed this value for another slot of the frame
+        if candidate.target not in self.takes:
+            return False  # nor into a slot the active intent does not take
+        if _distinct(self.schema, candidate.target) and candidate.values[0].lower() in self.taken:
+            return False  # another slot of the frame holds this place, date or name
+        # the system's call shows what the state held
+        return self.called is None or _in_call(self.called, candidate, self.history)
+
+    def threshold(self, candidate: Candidate) -> float | None:
+        """The probability the candidate needs; None: it may not fill its target."""
+        held, model, intent = self.held, self.model, self.intent
+        if held is None:
+            required = intent is not None and candidate.target in intent.required_slots
+            if self.opening and required:
+                return min(model.threshold, OPENING_REQUIRED_THRESHOLD)
+            return model.threshold
+        if candidate.target not in held[0]:
+            return None
+        if held[1] == NOT_ASKED_THRESHOLD and model.knows(
+            slot_view(self.schema, candidate.target), reworded=True
+        ):
+            return KNOWN_NOT_ASKED_THRESHOLD
+        return held[1]
+
+    def probability(self, candidate: Candidate) -> float:
+        model = self.model
+        p = model.probability(candidate.reworded if self.reworded else candidate.features)
+        source = candidate.source_view
+        if self.seen and source is not None and not model.knows(source):
+            p = max(p, model.probability(candidate.fallback))
+        return p
+
+    def fill(self, best: dict[str, tuple[float, list[str]]]) -> None:
+        """Each target its best value; one place, date or name fills one slot of a frame
+        (the one it scores best for), none on a tie."""
+        schema = self.schema
+        winner: dict[str, tuple[float, str]] = {}  # a distinct value -> its best target
+        tied: set[str] = set()  # distinct values two targets score exactly the same for
+        for slot, (p, values) in best.items():
+            key = values[0].lower()
+            if not _distinct(schema, slot):
+                continue
+            if p > winner.get(key, (-1.0, ""))[0]:
+                winner[key] = (p, slot)
+                tied.discard(key)
+            elif p == winner[key][0]:
+                tied.add(key)
+        for slot, (_, values) in best.items():
+            key = values[0].lower()
+            if _distinct(schema, slot) and (winner[key][1] != slot or key in tied):
+                continue
+            self.frame.slot_values[slot] = list(values)
 
 
 def _proposed(history: History, service: str) -> dict[str, str]:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from tod_runtime.components import ComponentContext
 from tod_runtime.dst.base import Tracker
+from tod_runtime.dst.rules import RulesTrackerOptions
 from tod_runtime.hookspecs import StageRegister, hookimpl
-from tod_runtime.plugins import ComponentContext
 
 
 def _rules(ctx: ComponentContext) -> Tracker:
@@ -15,4 +16,4 @@ def _rules(ctx: ComponentContext) -> Tracker:
 
 @hookimpl
 def register_trackers(register: StageRegister) -> None:
-    register("rules", _rules)
+    register("rules", _rules, options=RulesTrackerOptions)

@@ -17,8 +17,12 @@ keeps only the slots it takes. Values from other frames are carried by ``dst.car
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
+from pydantic import Field
+
+from tod_runtime.components import ComponentContext, ComponentOptions
 from tod_runtime.dialogue.context import DialogueState, TrackerInput, UserActs
 from tod_runtime.dialogue.history import History, as_history
 from tod_runtime.dialogue.models import (
@@ -31,21 +35,28 @@ from tod_runtime.dialogue.models import (
 )
 from tod_runtime.dst.carry import carry_over, held_slots
 from tod_runtime.dst.learned.model import CarryModel, load_model
-from tod_runtime.plugins import ComponentContext
-from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.schema.models import IntentSchema, ServiceSchema
 
 ACCEPTS_OFFER = {"SELECT", "AFFIRM_INTENT", "INFORM_INTENT"}
 REJECTS_OFFER = {"REQUEST_ALTS", "NEGATE"}
 
 
+class RulesTrackerOptions(ComponentOptions):
+    """``[options.tracker]`` of the ``rules`` tracker."""
+
+    carry_model: str | None = Field(
+        default=None,
+        description="a carry-over model written by `tod train dst` (default: the shipped one)",
+    )
+
+
 class RulesTracker:
-    """Options (``[options.tracker]``): ``carry_model``, a path to a model trained with
-    ``tod train dst`` (default: the one shipped in the package)."""
+    """Options: ``RulesTrackerOptions``."""
 
     def __init__(self, ctx: ComponentContext) -> None:
         self.schemas: Mapping[str, ServiceSchema] = ctx.schemas
-        path = ctx.options.get("carry_model")
-        self.carry = load_model(str(path) if path else None)
+        path = ctx.settings(RulesTrackerOptions).carry_model
+        self.carry = load_model(path or None)
 
     async def update(self, turn: TrackerInput) -> DialogueState:
         state, acts = turn.context.state, turn.user_acts
@@ -126,6 +137,170 @@ def enters_on_select(schema: ServiceSchema | None, slot: str) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class Update:
+    """What one user turn's rules read: the frame they update (in place), the user's acts
+    in it, and the system's last acts in the service."""
+
+    frame: State
+    acts: Sequence[Action]
+    history: History
+    service: str
+    schema: ServiceSchema | None
+    kinds: frozenset[str]  # the user's act types
+    sys_acts: Sequence[Action]
+    sys_kinds: frozenset[str]  # the system's last act types in the service
+
+    @classmethod
+    def of(
+        cls,
+        frame: State,
+        acts: Sequence[Action],
+        history: History,
+        service: str,
+        schema: ServiceSchema | None,
+    ) -> Update:
+        sys_acts = history.last_system_acts(service)
+        kinds = frozenset(a.act for a in acts)
+        sys_kinds = frozenset(a.act for a in sys_acts)
+        return cls(frame, acts, history, service, schema, kinds, sys_acts, sys_kinds)
+
+    def system(self, kind: str) -> list[Action]:
+        return [a for a in self.sys_acts if a.act == kind]
+
+    def said(self, slot: str) -> str:
+        return self.frame.slot_values.get(slot, [""])[0]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One named rule of the tracker: when ``applies``, ``apply`` updates the frame."""
+
+    name: str
+    applies: Callable[[Update], bool]
+    apply: Callable[[Update], None]
+
+
+def _task_over(u: Update) -> None:
+    u.frame.active_intent = "NONE"  # "no, that's all": the task is over
+
+
+def _offered_intent(u: Update) -> None:
+    for sys in u.system("OFFER_INTENT"):
+        if sys.values:
+            u.frame.active_intent = sys.values[0]
+
+
+def _asked_slot_leaves(u: Update) -> None:
+    # Asked for without a value, the slot was not in the state (SGD's systems ask only for
+    # what they lack), unless the system said its search found nothing and asks which
+    # constraint to change: that value stays until the user gives another ("what about
+    # Austin?" keeps the cuisine the system asked about). After a refused booking the
+    # detail asked about is cleared, so the same booking is not proposed again.
+    for sys in u.system("REQUEST"):
+        if sys.slot and not sys.values:
+            u.frame.slot_values.pop(sys.slot, None)
+
+
+def _intent_and_requests(u: Update) -> None:
+    for act in u.acts:
+        if act.act == "INFORM_INTENT" and act.values:
+            u.frame.active_intent = act.values[0]
+        elif act.act == "REQUEST" and act.slot and act.slot not in u.frame.requested_slots:
+            u.frame.requested_slots.append(act.slot)
+
+
+def _confirmed(u: Update) -> None:
+    for sys in u.system("CONFIRM"):
+        if sys.slot and u.said(sys.slot) != DONTCARE:  # "any" stays "any"
+            put(u.frame, sys.slot, sys.values, keep_known=True)
+    _fill_optional_defaults(u.frame, u.history, u.service, u.schema)
+
+
+def _intent(u: Update) -> IntentSchema | None:
+    return u.schema.intent(u.frame.active_intent) if u.schema else None
+
+
+def _confirmed_required_stay(u: Update) -> None:
+    # "No, make it two people": the required values the system confirmed were the state.
+    intent = _intent(u)
+    assert intent is not None
+    for sys in u.system("CONFIRM"):
+        if sys.slot in intent.required_slots and u.said(sys.slot) != DONTCARE:
+            put(u.frame, sys.slot, sys.values, keep_known=True)
+
+
+def _proposed_value_taken(u: Update) -> None:
+    for sys in u.system("REQUEST"):
+        if sys.slot and len(sys.values) == 1:
+            put(u.frame, sys.slot, sys.values)
+
+
+def _offer_after_failure_taken(u: Update) -> None:
+    for sys in u.system("OFFER"):
+        if sys.slot and enters_on_select(u.schema, sys.slot):
+            put(u.frame, sys.slot, sys.values)
+
+
+def _offer_taken(u: Update) -> None:
+    for position, sys in enumerate(u.history.current_offer(u.service)):
+        # The first offered slot names the entity: choosing it sets that slot when the
+        # user could have asked for it (an input slot), whatever its default.
+        named = position == 0 and sys.slot in input_slots(u.schema)
+        several = len(sys.values) > 1  # "A, B or C?": the user must name one
+        if sys.slot and not several and (named or enters_on_select(u.schema, sys.slot)):
+            put(u.frame, sys.slot, sys.values)
+
+
+def _values_said(u: Update) -> None:
+    for act in u.acts:
+        if act.act in ("INFORM", "SELECT") and act.slot and act.values:
+            put(u.frame, act.slot, _state_values(act, u.schema))
+
+
+# The tracker's rules, in the order they run on a frame the user's acts address.
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "closing ends the task",
+        lambda u: (
+            bool(u.kinds)
+            and u.kinds <= CLOSING_ACTS
+            and bool(u.sys_kinds & {"REQ_MORE", "GOODBYE", "OFFER_INTENT"})
+        ),
+        _task_over,
+    ),
+    Rule("an offered intent taken up", lambda u: "AFFIRM_INTENT" in u.kinds, _offered_intent),
+    Rule("a slot asked for leaves", lambda u: not found_nothing(u.sys_acts), _asked_slot_leaves),
+    Rule("the intent and requests said", lambda u: True, _intent_and_requests),
+    Rule(
+        "a confirmation affirmed",
+        lambda u: "AFFIRM" in u.kinds and "CONFIRM" in u.sys_kinds,
+        _confirmed,
+    ),
+    Rule(
+        "confirmed required values stay",
+        lambda u: "CONFIRM" in u.sys_kinds and "AFFIRM" not in u.kinds and _intent(u) is not None,
+        _confirmed_required_stay,
+    ),
+    Rule(  # "is the location X?" "yes"
+        "a proposed value affirmed",
+        lambda u: "AFFIRM" in u.kinds and "REQUEST" in u.sys_kinds,
+        _proposed_value_taken,
+    ),
+    Rule(  # "yes, try that" after a failure
+        "an offer affirmed",
+        lambda u: "AFFIRM" in u.kinds and "OFFER" in u.sys_kinds,
+        _offer_after_failure_taken,
+    ),
+    Rule(
+        "the offer taken",
+        lambda u: bool(u.kinds & ACCEPTS_OFFER) and not u.kinds & REJECTS_OFFER,
+        _offer_taken,
+    ),
+    Rule("the values said", lambda u: True, _values_said),
+)
+
+
 def _apply(
     frame: State,
     acts: Sequence[Action],
@@ -133,62 +308,10 @@ def _apply(
     service: str,
     schema: ServiceSchema | None,
 ) -> None:
-    kinds = {a.act for a in acts}
-    sys_acts = history.last_system_acts(service)
-    sys_kinds = {a.act for a in sys_acts}
-    if kinds and kinds <= CLOSING_ACTS and sys_kinds & {"REQ_MORE", "GOODBYE", "OFFER_INTENT"}:
-        frame.active_intent = "NONE"  # "no, that's all": the task is over
-    if "AFFIRM_INTENT" in kinds:
-        for sys in sys_acts:
-            if sys.act == "OFFER_INTENT" and sys.values:
-                frame.active_intent = sys.values[0]
-    # Asked for without a value, the slot was not in the state (SGD's systems ask only for
-    # what they lack), unless the system said its search found nothing and asks which
-    # constraint to change: that value stays until the user gives another ("what about
-    # Austin?" keeps the cuisine the system asked about). After a refused booking the
-    # detail asked about is cleared, so the same booking is not proposed again.
-    if not found_nothing(sys_acts):
-        for sys in sys_acts:
-            if sys.act == "REQUEST" and sys.slot and not sys.values:
-                frame.slot_values.pop(sys.slot, None)
-    for act in acts:
-        if act.act == "INFORM_INTENT" and act.values:
-            frame.active_intent = act.values[0]
-        elif act.act == "REQUEST" and act.slot and act.slot not in frame.requested_slots:
-            frame.requested_slots.append(act.slot)
-    if "AFFIRM" in kinds and "CONFIRM" in sys_kinds:
-        for sys in sys_acts:
-            said = frame.slot_values.get(sys.slot, [""])[0]
-            if sys.act == "CONFIRM" and sys.slot and said != DONTCARE:  # "any" stays "any"
-                put(frame, sys.slot, sys.values, keep_known=True)
-        _fill_optional_defaults(frame, history, service, schema)
-    intent = schema.intent(frame.active_intent) if schema else None
-    if "CONFIRM" in sys_kinds and "AFFIRM" not in kinds and intent is not None:
-        # "No, make it two people": the required values the system confirmed were the state.
-        for sys in sys_acts:
-            said = frame.slot_values.get(sys.slot, [""])[0]
-            if sys.act == "CONFIRM" and sys.slot in intent.required_slots and said != DONTCARE:
-                put(frame, sys.slot, sys.values, keep_known=True)
-    if "AFFIRM" in kinds and "REQUEST" in sys_kinds:  # "is the location X?" "yes"
-        for sys in sys_acts:
-            if sys.act == "REQUEST" and sys.slot and len(sys.values) == 1:
-                put(frame, sys.slot, sys.values)
-    if "AFFIRM" in kinds and "OFFER" in sys_kinds:  # "yes, try that" after a failure
-        for sys in sys_acts:
-            if sys.act == "OFFER" and sys.slot and enters_on_select(schema, sys.slot):
-                put(frame, sys.slot, sys.values)
-    if kinds & ACCEPTS_OFFER and not kinds & REJECTS_OFFER:
-        offer = history.current_offer(service)
-        for position, sys in enumerate(offer):
-            # The first offered slot names the entity: choosing it sets that slot when the
-            # user could have asked for it (an input slot), whatever its default.
-            named = position == 0 and sys.slot in input_slots(schema)
-            several = len(sys.values) > 1  # "A, B or C?": the user must name one
-            if sys.slot and not several and (named or enters_on_select(schema, sys.slot)):
-                put(frame, sys.slot, sys.values)
-    for act in acts:
-        if act.act in ("INFORM", "SELECT") and act.slot and act.values:
-            put(frame, act.slot, _state_values(act, schema))
+    update = Update.of(frame, acts, history, service, schema)
+    for rule in RULES:
+        if rule.applies(update):
+            rule.apply(update)
 
 
 def _leave_transaction(

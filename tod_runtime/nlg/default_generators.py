@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+from pydantic import Field
+
+from tod_runtime.components import ComponentContext, ComponentOptions
 from tod_runtime.hookspecs import StageRegister, hookimpl
 from tod_runtime.nlg.base import Generator
-from tod_runtime.plugins import ComponentContext
+
+
+class TemplateOptions(ComponentOptions):
+    """``[options.generator]`` of the ``template`` generator."""
+
+    templates: str | None = Field(
+        default=None, description="a folder of templates written by `tod train nlg`"
+    )
+    choices: int | None = Field(
+        default=None,
+        ge=1,
+        description="a frame's wording drawn from its first N templates (default: "
+        "nlg.template.CHOICES)",
+    )
 
 
 def _template(ctx: ComponentContext) -> Generator:
@@ -15,4 +31,4 @@ def _template(ctx: ComponentContext) -> Generator:
 
 @hookimpl
 def register_generators(register: StageRegister) -> None:
-    register("template", _template)
+    register("template", _template, options=TemplateOptions)

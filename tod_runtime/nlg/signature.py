@@ -41,9 +41,6 @@ class SlotInfo:
     label: str
 
 
-_INFO: dict[int, tuple[ServiceSchema, dict[str, SlotInfo], dict[str, str]]] = {}
-
-
 def head_words(description: str) -> list[str]:
     """A description's head (``schema.roles.description_head``) without a last "in": "City
     in which the restaurant is located" -> city (was "city in")."""
@@ -60,18 +57,19 @@ def _label(description: str, kind: str) -> str:
 
 def schema_info(schema: ServiceSchema) -> tuple[dict[str, SlotInfo], dict[str, str]]:
     """Every slot's kind and label, and every intent's label; computed once per schema."""
-    cached = _INFO.get(id(schema))
-    if cached is None or cached[0] is not schema:
-        slots = {}
-        for slot in schema.slots:
-            kind = slot_kind(schema, slot.name)
-            slots[slot.name] = SlotInfo(kind, _label(slot.description, kind))
-        intents = {}
-        for intent in schema.intents:
-            words = _WORD.findall(intent.description.lower())
-            intents[intent.name] = words[0] if words else "intent"
-        cached = _INFO[id(schema)] = (schema, slots, intents)
-    return cached[1], cached[2]
+    return schema.derived("nlg.signature.schema_info", lambda: _schema_info(schema))
+
+
+def _schema_info(schema: ServiceSchema) -> tuple[dict[str, SlotInfo], dict[str, str]]:
+    slots = {}
+    for slot in schema.slots:
+        kind = slot_kind(schema, slot.name)
+        slots[slot.name] = SlotInfo(kind, _label(slot.description, kind))
+    intents = {}
+    for intent in schema.intents:
+        words = _WORD.findall(intent.description.lower())
+        intents[intent.name] = words[0] if words else "intent"
+    return slots, intents
 
 
 def is_bool(value: str) -> bool:

@@ -24,13 +24,14 @@ from functools import cache
 from itertools import groupby
 from pathlib import Path
 
+from tod_runtime.components import ComponentContext
 from tod_runtime.dialogue.models import SYSTEM_ACTS, Action, change_asks
 from tod_runtime.errors import ConfigError
 from tod_runtime.nlg.compose import compose_system
 from tod_runtime.nlg.realise import Realiser
+from tod_runtime.nlg.refusal import refusal_sentence, split_refusals
 from tod_runtime.nlg.signature import fill
 from tod_runtime.nlg.store import PACKAGED, TemplateSet, read_side
-from tod_runtime.plugins import ComponentContext
 from tod_runtime.schema.models import ServiceSchema
 
 _KEY = re.compile(r"^(?P<act>[A-Z_]+)(\((?P<slot>[a-z0-9_]*)\))?$")
@@ -121,6 +122,11 @@ class TemplateGenerator:
         """The reply for one frame's acts; ``seed`` varies the choice among equivalent
         templates (the same acts and seed always give the same reply)."""
         schema = self.schemas.get(service)
+        refused, actions = split_refusals(actions)
+        if refused:  # the service's reason first, then the rest as usual
+            said = [refusal_sentence(r, schema, self.realiser.sayer(schema)) for r in refused]
+            after = self.realise(service, actions, seed) if actions else ""
+            return " ".join([*said, after]).strip()
         custom = self.overrides.get(service)
         if not custom or change_asks(actions):  # one question, not one per slot
             return self.realiser.realise(service, schema, actions, seed)

@@ -5,7 +5,7 @@ service and ``_generic.json``, plus ``DIR/nlg.json`` (what was mined, rejected a
 ``--cv K`` first measures the system templates with services held out: the train services
 are shuffled by ``--seed`` into K folds; each fold's services are left out of mining and
 their system turns are generated from their annotated acts, as replay does, and scored with
-corpus BLEU and the slot error rate (``replay.act_metrics``). ``--holdout N`` measures
+corpus BLEU and the slot error rate (``metrics.acts``). ``--holdout N`` measures
 them for seen services: every Nth train file is left out of a second mining and its system
 turns are generated. That is how the choices (``MineSettings``, the generator's
 ``CHOICES``) were tuned; dev is only the final check.
@@ -25,6 +25,7 @@ from tod_runtime.data.sgd import open_split
 from tod_runtime.dialogue.models import Action
 from tod_runtime.files import atomic_write, check_apart, check_output_dir
 from tod_runtime.learning import service_folds
+from tod_runtime.metrics.acts import corpus_bleu, slot_errors
 from tod_runtime.nlg.compose import compose_system
 from tod_runtime.nlg.mine import Mined, MineSettings, mine_dialogues
 from tod_runtime.nlg.neighbours import profile_of, service_words, vocabulary
@@ -32,7 +33,6 @@ from tod_runtime.nlg.realise import Realiser
 from tod_runtime.nlg.store import SIDES, TemplateSet, write_side
 from tod_runtime.nlg.template import CHOICES
 from tod_runtime.progress import progress
-from tod_runtime.replay.act_metrics import corpus_bleu, slot_errors
 from tod_runtime.schema.models import ServiceSchema
 
 EvalTurn = tuple[str, list[tuple[str, list[Action]]], str]  # service, frames, reference

@@ -2,9 +2,33 @@
 
 from __future__ import annotations
 
+from pydantic import Field
+
+from tod_runtime.components import ComponentContext, ComponentOptions
 from tod_runtime.hookspecs import StageRegister, hookimpl
 from tod_runtime.nlu.base import NLU
-from tod_runtime.plugins import ComponentContext
+
+
+class RulesNLUOptions(ComponentOptions):
+    """``[options.nlu]`` of the ``rules`` NLU."""
+
+    english_only: bool = Field(
+        default=True, description="another language gets a notice (NotUnderstood)"
+    )
+
+
+class LearnedNLUOptions(RulesNLUOptions):
+    """``[options.nlu]`` of the ``learned`` NLU."""
+
+    model: str | None = Field(
+        default=None, description="a model written by `tod train nlu` (DIR/nlu.npz)"
+    )
+    repairs: list[str] | None = Field(
+        default=None,
+        description="the repairs to run (docs/learned.md#repairs; default: all but the "
+        "optional value_alias)",
+    )
+    without: list[str] = Field(default_factory=list, description="repairs left out")
 
 
 def _english_only(nlu: NLU, ctx: ComponentContext) -> NLU:
@@ -31,5 +55,5 @@ def _learned(ctx: ComponentContext) -> NLU:
 
 @hookimpl
 def register_nlu(register: StageRegister) -> None:
-    register("rules", _rules)
-    register("learned", _learned)
+    register("rules", _rules, options=RulesNLUOptions)
+    register("learned", _learned, options=LearnedNLUOptions)

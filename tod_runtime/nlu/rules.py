@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 
+from tod_runtime.components import ComponentContext
 from tod_runtime.dialogue.context import TurnContext, UserActs
 from tod_runtime.dialogue.models import DONTCARE, Action, act
 from tod_runtime.nlu.values import (
@@ -26,7 +27,6 @@ from tod_runtime.nlu.values import (
     slot_words,
     words,
 )
-from tod_runtime.plugins import ComponentContext
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 from tod_runtime.schema.roles import slot_roles
 

@@ -656,9 +656,11 @@ class Acknowledge:
             return False
         if not turn.acts:
             return True
-        # a "yes" with no question open says nothing to the policy
+        # a "yes" with no question open says nothing to the policy; to "anything else?" it
+        # asks what else the system can do (the policy answers that)
         said = {a.act for acts in turn.acts.values() for a in acts}
-        return said <= {"AFFIRM"} and not _questions(turn.previous())
+        asked = _questions(turn.previous()) or any(a.act == "REQ_MORE" for a in turn.previous())
+        return said <= {"AFFIRM"} and not asked
 
     def apply(self, turn: PatternTurn) -> PatternTurn:
         service = turn.service or next(iter(turn.context.schemas), None)

@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
+from pydantic import Field
+
+from tod_runtime.components import ComponentContext, ComponentOptions
 from tod_runtime.hookspecs import StageRegister, hookimpl
-from tod_runtime.plugins import ComponentContext
 from tod_runtime.policy.base import Policy
+
+
+class RulesPolicyOptions(ComponentOptions):
+    """The ``rules`` policy takes no options."""
+
+
+class LearnedPolicyOptions(ComponentOptions):
+    """``[options.policy]`` of the ``learned`` policy."""
+
+    model: str | None = Field(
+        default=None, description="a model written by `tod train policy` (DIR/policy.npz)"
+    )
 
 
 def _rules(ctx: ComponentContext) -> Policy:
@@ -21,5 +35,5 @@ def _learned(ctx: ComponentContext) -> Policy:
 
 @hookimpl
 def register_policies(register: StageRegister) -> None:
-    register("rules", _rules)
-    register("learned", _learned)
+    register("rules", _rules, options=RulesPolicyOptions)
+    register("learned", _learned, options=LearnedPolicyOptions)

@@ -21,10 +21,10 @@ from collections.abc import Sequence
 from datetime import date
 
 from tod_runtime.backends.base import Backend, reference_date
+from tod_runtime.components import ComponentContext
 from tod_runtime.dialogue.context import PolicyInput, SystemPlan
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import DONTCARE, Action, Frame, ServiceCall, State, act
-from tod_runtime.plugins import ComponentContext
 from tod_runtime.policy import talk
 from tod_runtime.policy.history import (
     addressed_service,
@@ -78,7 +78,7 @@ def after_call(turn: PolicyInput, schema: ServiceSchema, state: State) -> list[A
     requested = [s for s in state.requested_slots]
     if intent is not None and intent.is_transactional:
         if not results:
-            return talk.failed_transaction(intent, schema, state)
+            return talk.failed_transaction(intent, schema, state, turn.refusal)
         return [*inform(results[0], requested), act("NOTIFY_SUCCESS")]
     if not results:
         if intent is None:

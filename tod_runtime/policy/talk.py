@@ -9,7 +9,9 @@
   relax (an optional one the user set, else the last required one), proposing the values the
   search finds without it (``found_without``) — told apart from a failed
   transaction: ``NOTIFY_FAILURE`` and a REQUEST of a detail the user can change (a booking
-  detail that is not the entity's identity), so an alternative is on offer.
+  detail that is not the entity's identity), so an alternative is on offer; when the backend
+  said why (a ``Refusal``), ``NOTIFY_FAILURE(slot=limit)`` with its reason and a REQUEST of
+  the input that broke the limit.
 * Nothing understood in answer to a question for a detail a search finds ("Which hotel do
   you want to stay at?"): the user does not know one (a name they knew they would have
   said), so the search that finds it is made and its results offered (``lookup``).
@@ -35,6 +37,7 @@ from tod_runtime.dialogue.models import (
     change_asks,
     found_nothing,
 )
+from tod_runtime.dialogue.refusal import Refusal, refusal_act
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 from tod_runtime.schema.roles import slot_roles
 
@@ -219,9 +222,15 @@ def no_results(intent: IntentSchema, state: State, previous: Sequence[Action] = 
     return [act("INFORM_COUNT", "count", ["0"]), act("REQUEST", relax)]
 
 
-def failed_transaction(intent: IntentSchema, schema: ServiceSchema, state: State) -> list[Action]:
-    """A transaction the service refused: say so, and ask for a detail to change (a time or
-    date first, else the last booking detail that no search returns)."""
+def failed_transaction(
+    intent: IntentSchema, schema: ServiceSchema, state: State, refusal: Refusal | None = None
+) -> list[Action]:
+    """A transaction the service refused: say so, and ask for a detail to change. With the
+    service's reason (``refusal``), say it and ask for the input that broke the limit ("They
+    can seat at most 4. How many people?"); without one, ask for a time or date first, else
+    the last booking detail that no search returns."""
+    if refusal is not None and refusal.slot in schema.slot_map:
+        return [refusal_act(refusal), act("REQUEST", refusal.slot)]
     found = {s for i in schema.intents if not i.is_transactional for s in i.result_slots}
     details = [
         s

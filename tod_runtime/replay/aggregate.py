@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from tod_runtime.replay.act_metrics import corpus_bleu
+from tod_runtime.metrics.acts import corpus_bleu
+from tod_runtime.metrics.state import STATE_METRICS
 from tod_runtime.replay.engine import DialogueResult
-from tod_runtime.replay.state_metrics import STATE_METRICS
 
 METRICS = (
     *STATE_METRICS,

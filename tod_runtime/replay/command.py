@@ -90,7 +90,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.junit:
         write_junit(args.junit, run.results, run.seconds)
     if args.errors:
-        from tod_runtime.replay.errors import error_report
+        from tod_runtime.metrics.state_errors import error_report
 
         frames: dict[str, int] = {}
         for result in run.results:

@@ -28,9 +28,9 @@ from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import Action, Dialogue, State, Turn
 from tod_runtime.dialogue.steps import SystemStep, TurnResult, UserStep
 from tod_runtime.errors import StageFailed
-from tod_runtime.replay.act_metrics import act_f1, service_call_match, slot_errors
-from tod_runtime.replay.errors import StateError, frame_errors
-from tod_runtime.replay.state_metrics import frame_state_metrics
+from tod_runtime.metrics.acts import act_f1, service_call_match, slot_errors
+from tod_runtime.metrics.state import frame_state_metrics
+from tod_runtime.metrics.state_errors import StateError, frame_errors
 from tod_runtime.runtime import Runtime
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.session import SessionLog, system_events, user_events
@@ -54,7 +54,7 @@ class SystemScore(BaseModel):
 
 class Realised(BaseModel):
     """The generator's text for the gold acts of a system turn, the recorded text, and the
-    slot errors of the text (``act_metrics.slot_errors``: missing or invented values, out of
+    slot errors of the text (``metrics.acts.slot_errors``: missing or invented values, out of
     ``values``)."""
 
     service: str

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -25,6 +27,10 @@ class IntentSchema(_SGDModel):
     required_slots: list[str]
     optional_slots: dict[str, str]
     result_slots: list[str]
+
+
+T = TypeVar("T")
+_DERIVED = "_derived"  # where ServiceSchema.derived keeps its values, in the object's __dict__
 
 
 class ServiceSchema(_SGDModel):
@@ -58,6 +64,37 @@ class ServiceSchema(_SGDModel):
 
     def slot(self, name: str) -> SlotSchema | None:
         return self.slot_map.get(name)
+
+    def derived(self, key: str, compute: Callable[[], T]) -> T:
+        """A value derived from this schema object, computed on first use and kept with it:
+        its slot roles (``schema.roles``), a stage's view of its slots. It goes with the
+        object (no module-level table keyed by ``id()``), never counts in equality, and a
+        copy or a pickled schema computes its own. ``key``: "<module>.<what>"."""
+        memo: dict[str, Any] = self.__dict__.setdefault(_DERIVED, {})
+        if key not in memo:
+            memo[key] = compute()
+        value: T = memo[key]
+        return value
+
+    def set_derived(self, key: str, value: object) -> None:
+        """Put a derived value computed from more than the schema (the slot roles a backend's
+        values decide: ``schema.roles.bind_values``)."""
+        self.__dict__.setdefault(_DERIVED, {})[key] = value
+
+    def __copy__(self) -> ServiceSchema:
+        copied = super().__copy__()
+        copied.__dict__.pop(_DERIVED, None)
+        return copied
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> ServiceSchema:
+        copied = super().__deepcopy__(memo)
+        copied.__dict__.pop(_DERIVED, None)
+        return copied
+
+    def __getstate__(self) -> dict[Any, Any]:
+        state = super().__getstate__()
+        state["__dict__"] = {k: v for k, v in state["__dict__"].items() if k != _DERIVED}
+        return state
 
     def intent(self, name: str) -> IntentSchema | None:
         return self.intent_map.get(name)

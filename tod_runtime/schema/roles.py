@@ -12,17 +12,19 @@ time", a description ending "... flight date"; or, when the description names ne
 the backend's known values of the slot are nearly all written as dates or as times), else
 ``text``.
 
-The NLU and the tracker read it from ``slot_roles(schema)``, computed on first use and kept
-for the schema's lifetime; ``note_values`` adds the backend's values (the runtime calls it at
-start, before any component is built). Which values carry from one service to another is learned
-(``tod_runtime.dst.learned``), from the same kind of evidence.
+The NLU and the tracker read it from ``slot_roles(schema)`` (a ``SlotRoles``, immutable),
+computed on first use and kept with the schema object; ``bind_values`` decides them with the
+backend's values (the runtime binds every service at start, before any component is built, and
+hands the result to components as ``ComponentContext.roles``). Which values carry from one
+service to another is learned (``tod_runtime.dst.learned``), from the same kind of evidence.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 from tod_runtime.schema.models import ServiceSchema, SlotSchema
@@ -140,29 +142,51 @@ def _pointed_type(words: list[str]) -> ValueType:
     return "text"
 
 
-def _compute(
-    schema: ServiceSchema, known: Mapping[str, Sequence[str]] | None = None
-) -> dict[str, SlotRole]:
-    known = known or {}
-    return {
-        slot.name: SlotRole(value_type(slot, known.get(slot.name, ()))) for slot in schema.slots
-    }
+@dataclass(frozen=True)
+class SlotRoles(Mapping[str, SlotRole]):
+    """Every slot's role in one service, as decided once: from the schema, and the backend's
+    values where given. Immutable: a backend's values make a new one (``bind_values``)."""
+
+    roles: tuple[tuple[str, SlotRole], ...]
+
+    @classmethod
+    def of(
+        cls, schema: ServiceSchema, known: Mapping[str, Sequence[str]] | None = None
+    ) -> SlotRoles:
+        known = known or {}
+        return cls(
+            tuple((s.name, SlotRole(value_type(s, known.get(s.name, ())))) for s in schema.slots)
+        )
+
+    @cached_property
+    def _by_name(self) -> dict[str, SlotRole]:
+        return dict(self.roles)
+
+    def __getitem__(self, slot: str) -> SlotRole:
+        return self._by_name[slot]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by_name)
+
+    def __len__(self) -> int:
+        return len(self.roles)
 
 
-_CACHE: dict[int, tuple[ServiceSchema, dict[str, SlotRole]]] = {}
+_KEY = "roles.slot_roles"
 
 
-def slot_roles(schema: ServiceSchema) -> Mapping[str, SlotRole]:
-    """Every slot's role, computed once per schema object."""
-    cached = _CACHE.get(id(schema))
-    if cached is None or cached[0] is not schema:
-        cached = _CACHE[id(schema)] = (schema, _compute(schema))
-    return cached[1]
+def slot_roles(schema: ServiceSchema) -> SlotRoles:
+    """Every slot's role, decided once per schema object: by the backend's values when the
+    runtime bound them at start (``bind_values``), else by the schema alone."""
+    return schema.derived(_KEY, lambda: SlotRoles.of(schema))
 
 
-def note_values(schema: ServiceSchema, known: Mapping[str, Sequence[str]]) -> None:
-    """Let a backend's values of the schema's slots (``Backend.entity_values``) decide the
-    types its descriptions leave open, for the schema's lifetime. Call it before building
-    anything that reads the roles: the runtime does, once per service, at start."""
-    slot_roles(schema)
-    _CACHE[id(schema)][1].update(_compute(schema, known))
+def bind_values(schema: ServiceSchema, known: Mapping[str, Sequence[str]]) -> SlotRoles:
+    """The roles of ``schema`` with a backend's values of its slots
+    (``Backend.entity_values``) deciding the types its descriptions leave open, kept with the
+    schema object for its lifetime. The runtime binds each service once, at start, before it
+    builds a component; training binds SGD-X's rewordings to the split's recorded values
+    (``learning.reworded_variants``)."""
+    roles = SlotRoles.of(schema, known)
+    schema.set_derived(_KEY, roles)
+    return roles

@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from tod_runtime.dialogue.context import UserActs
 from tod_runtime.dialogue.models import DONTCARE, Action, act, found_nothing
@@ -91,94 +92,14 @@ class AgendaUser:
         return reply
 
     def react(self, task: Task, system: SystemTurnView) -> UserActs:
-        acts = [a for a in system.actions]
-        kinds = {a.act for a in acts}
-        service = task.service
-        state = self.progress
-        if system.service is not None and system.service != service:
-            # still about the task before (its question again, after the user moved on):
-            # not this task's question, so the user says what they want now again
-            return self.restate(task)
-        for a in acts:
-            if a.act in ("INFORM", "OFFER") and a.slot and a.values:
-                state.known[a.slot] = a.values[0]
-        out: list[Action] = []
-        if "CONFIRM" in kinds:
-            return {service: self.check_confirm(task, [a for a in acts if a.act == "CONFIRM"])}
-        if "NOTIFY_SUCCESS" in kinds or "NOTIFY_FAILURE" in kinds:
-            if task.search is None or state.phase == "book" or "NOTIFY_SUCCESS" in kinds:
-                state.phase = "done"
-                return self.next_task()
-            state.phase = "done"  # the search found nothing
-            return self.next_task()
-        none = found_nothing(acts)
-        if none and not task.achievable and state.phase == "search":
-            state.phase = "done"  # nothing meets what it wants, as the goal foresaw: move on
-            return self.next_task()
-        offer = {a.slot: a.values[0] for a in acts if a.act == "OFFER" and a.slot and a.values}
-        if offer and task.transactional and task.search is None and state.phase == "search":
-            # a transaction wanted alone (set an alarm) and entities offered (the alarms
-            # there are): not what was asked for, so the user says what they want again
-            if "OFFER_INTENT" not in kinds and not any(a.act == "REQUEST" for a in acts):
-                return self.restate(task)
-        elif offer and state.phase in ("search", "chosen"):
-            state.entity = offer
-            unsaid = self.unsaid(task)
-            if unsaid:  # a preference not said yet: say it before taking anything
-                state.phase = "search"
-                return {service: [self.inform(task, s, v) for s, v in unsaid.items()]}
-            if not self.meets(task, offer):
-                state.rejected += 1
-                state.phase = "search"
-                return {service: [act("REQUEST_ALTS")]}
-            state.phase = "chosen"
-            count = next((a.values[0] for a in acts if a.act == "INFORM_COUNT" and a.values), "")
-            many = count.isdigit() and int(count) > 1
-            if many and not state.browsed and self.rng.random() < self.browse_rate:
-                state.browsed = True  # another option, to compare
-                return {service: [act("REQUEST_ALTS")]}
-        if "OFFER_INTENT" in kinds:
-            wanted = [a for a in acts if a.act == "OFFER_INTENT" and a.values]
-            if wanted and wanted[0].values[0] == task.intent and not self.pending(task):
-                state.phase = "book"
-                return {
-                    service: [
-                        act("AFFIRM_INTENT"),
-                        *self.volunteer(task, task.constraints, task.intent),
-                    ]
-                }
-            if not self.pending(task) and state.phase == "chosen" and task.search is None:
-                state.phase = "done"
-                return self.next_task()
-            out.append(act("NEGATE_INTENT"))
-        requests = [a.slot for a in acts if a.act == "REQUEST" and a.slot]
-        if requests:
-            answers = self.answer(task, requests)
-            extra = [
-                self.inform(task, s, v) for s, v in self.unsaid(task).items() if s not in requests
-            ]
-            return {service: [*out, *answers, *extra]}
-        if state.phase == "chosen":
-            pending = self.pending(task)
-            if pending:
-                return {service: [*out, *(act("REQUEST", s) for s in pending[:2])]}
-            if task.search is not None:  # take the entity on to the transaction
-                if not state.selected and self.rng.random() < self.select_rate:
-                    state.selected = True  # "that one": the system offers the transaction
-                    return {service: [act("SELECT")]}
-                state.phase = "book"
-                return {
-                    service: [
-                        act("INFORM_INTENT", "intent", [task.intent]),
-                        *self.volunteer(task, task.constraints, task.intent),
-                    ]
-                }
-            state.phase = "done"
-            return self.next_task()
-        if "REQ_MORE" in kinds and state.phase == "done":
-            return self.next_task()
-        if out:
-            return {service: out}
+        """The user's answer to a system turn in ``task``'s service: the first rule of
+        ``REACTIONS`` that answers (in order; a rule may also note what it saw and pass)."""
+        turn = Reading(task, list(system.actions), system.service)
+        for reaction in REACTIONS:
+            if reaction.applies(self, turn):
+                answer = reaction.apply(self, turn)
+                if answer is not None:
+                    return answer
         return self.restate(task)
 
     # ------------------------------------------------------------ pieces
@@ -308,3 +229,178 @@ class AgendaUser:
         else:
             acts = [act("THANK_YOU"), act("GOODBYE")]
         return {service: acts}
+
+
+# ---------------------------------------------------------------- the reactions, in order
+
+
+@dataclass
+class Reading:
+    """A system turn as the user reads it in one task; ``out`` collects acts a reaction says
+    before a later one answers (a NEGATE_INTENT to an intent not wanted)."""
+
+    task: Task
+    acts: list[Action]
+    service: str | None
+    out: list[Action] = field(default_factory=list)
+
+    @cached_property
+    def kinds(self) -> frozenset[str]:
+        return frozenset(a.act for a in self.acts)
+
+    @cached_property
+    def offer(self) -> dict[str, str]:
+        return {a.slot: a.values[0] for a in self.acts if a.act == "OFFER" and a.slot and a.values}
+
+    def reply(self, *acts: Action) -> UserActs:
+        return {self.task.service: [*self.out, *acts]}
+
+
+@dataclass(frozen=True)
+class Reaction:
+    """One named rule of the agenda user: when ``applies``, ``apply`` answers, or returns
+    None to let the next rule answer."""
+
+    name: str
+    applies: Callable[[AgendaUser, Reading], bool]
+    apply: Callable[[AgendaUser, Reading], UserActs | None]
+
+
+def _note_told(u: AgendaUser, r: Reading) -> None:
+    for a in r.acts:
+        if a.act in ("INFORM", "OFFER") and a.slot and a.values:
+            u.progress.known[a.slot] = a.values[0]
+
+
+def _finish(u: AgendaUser, r: Reading) -> UserActs:
+    u.progress.phase = "done"
+    return u.next_task()
+
+
+def _lone_transaction_offered(u: AgendaUser, r: Reading) -> UserActs | None:
+    # a transaction wanted alone (set an alarm) and entities offered (the alarms there
+    # are): not what was asked for, so the user says what they want again
+    if "OFFER_INTENT" not in r.kinds and not any(a.act == "REQUEST" for a in r.acts):
+        return u.restate(r.task)
+    return None
+
+
+def _lone_transaction(u: AgendaUser, r: Reading) -> bool:
+    t = r.task
+    return t.transactional and t.search is None and u.progress.phase == "search"
+
+
+def _offer_considered(u: AgendaUser, r: Reading) -> UserActs | None:
+    state, task = u.progress, r.task
+    state.entity = r.offer
+    unsaid = u.unsaid(task)
+    if unsaid:  # a preference not said yet: say it before taking anything
+        state.phase = "search"
+        return r.reply(*(u.inform(task, s, v) for s, v in unsaid.items()))
+    if not u.meets(task, r.offer):
+        state.rejected += 1
+        state.phase = "search"
+        return r.reply(act("REQUEST_ALTS"))
+    state.phase = "chosen"
+    count = next((a.values[0] for a in r.acts if a.act == "INFORM_COUNT" and a.values), "")
+    many = count.isdigit() and int(count) > 1
+    if many and not state.browsed and u.rng.random() < u.browse_rate:
+        state.browsed = True  # another option, to compare
+        return r.reply(act("REQUEST_ALTS"))
+    return None
+
+
+def _intent_offered(u: AgendaUser, r: Reading) -> UserActs | None:
+    task, state = r.task, u.progress
+    wanted = [a for a in r.acts if a.act == "OFFER_INTENT" and a.values]
+    if wanted and wanted[0].values[0] == task.intent and not u.pending(task):
+        state.phase = "book"
+        return r.reply(act("AFFIRM_INTENT"), *u.volunteer(task, task.constraints, task.intent))
+    if not u.pending(task) and state.phase == "chosen" and task.search is None:
+        return _finish(u, r)
+    r.out.append(act("NEGATE_INTENT"))
+    return None
+
+
+def _requests_answered(u: AgendaUser, r: Reading) -> UserActs:
+    requests = [a.slot for a in r.acts if a.act == "REQUEST" and a.slot]
+    answers = u.answer(r.task, requests)
+    extra = [u.inform(r.task, s, v) for s, v in u.unsaid(r.task).items() if s not in requests]
+    return r.reply(*answers, *extra)
+
+
+def _entity_chosen(u: AgendaUser, r: Reading) -> UserActs:
+    task, state = r.task, u.progress
+    pending = u.pending(task)
+    if pending:
+        return r.reply(*(act("REQUEST", s) for s in pending[:2]))
+    if task.search is not None:  # take the entity on to the transaction
+        if not state.selected and u.rng.random() < u.select_rate:
+            state.selected = True  # "that one": the system offers the transaction
+            return {task.service: [act("SELECT")]}
+        state.phase = "book"
+        return {
+            task.service: [
+                act("INFORM_INTENT", "intent", [task.intent]),
+                *u.volunteer(task, task.constraints, task.intent),
+            ]
+        }
+    return _finish(u, r)
+
+
+REACTIONS: tuple[Reaction, ...] = (
+    # still about the task before (its question again, after the user moved on): not this
+    # task's question, so the user says what they want now again
+    Reaction(
+        "another service's turn",
+        lambda u, r: r.service is not None and r.service != r.task.service,
+        lambda u, r: u.restate(r.task),
+    ),
+    Reaction("what the system told noted", lambda u, r: True, _note_told),
+    Reaction(
+        "a confirmation checked",
+        lambda u, r: "CONFIRM" in r.kinds,
+        lambda u, r: {
+            r.task.service: u.check_confirm(r.task, [a for a in r.acts if a.act == "CONFIRM"])
+        },
+    ),
+    Reaction(  # booked, refused, or the search found nothing: the task is over
+        "a notice ends the task",
+        lambda u, r: bool(r.kinds & {"NOTIFY_SUCCESS", "NOTIFY_FAILURE"}),
+        _finish,
+    ),
+    Reaction(  # nothing meets what it wants, as the goal foresaw: move on
+        "nothing found, as foreseen",
+        lambda u, r: (
+            found_nothing(r.acts) and not r.task.achievable and u.progress.phase == "search"
+        ),
+        _finish,
+    ),
+    Reaction(
+        "entities offered for a lone transaction",
+        lambda u, r: bool(r.offer) and _lone_transaction(u, r),
+        _lone_transaction_offered,
+    ),
+    Reaction(
+        "an offer considered",
+        lambda u, r: (
+            bool(r.offer)
+            and not _lone_transaction(u, r)
+            and u.progress.phase in ("search", "chosen")
+        ),
+        _offer_considered,
+    ),
+    Reaction("an intent offered", lambda u, r: "OFFER_INTENT" in r.kinds, _intent_offered),
+    Reaction(
+        "requests answered",
+        lambda u, r: any(a.act == "REQUEST" and a.slot for a in r.acts),
+        _requests_answered,
+    ),
+    Reaction("the entity chosen", lambda u, r: u.progress.phase == "chosen", _entity_chosen),
+    Reaction(
+        "more wanted after the task",
+        lambda u, r: "REQ_MORE" in r.kinds and u.progress.phase == "done",
+        lambda u, r: u.next_task(),
+    ),
+    Reaction("acts said so far", lambda u, r: bool(r.out), lambda u, r: r.reply()),
+)

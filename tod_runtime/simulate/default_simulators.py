@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 from tod_runtime.hookspecs import StageRegister, hookimpl
+from tod_runtime.simulate.goals import GoalOptions
 from tod_runtime.simulate.simulator import SchemaSimulator
 
 
 @hookimpl
 def register_simulators(register: StageRegister) -> None:
-    register("schema", SchemaSimulator.from_context)
+    register("schema", SchemaSimulator.from_context, options=GoalOptions)

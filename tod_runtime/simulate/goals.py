@@ -23,7 +23,10 @@ import random
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from pydantic import Field
+
 from tod_runtime.backends.base import Backend, reference_date
+from tod_runtime.components import ComponentOptions
 from tod_runtime.dialogue.models import DONTCARE, ServiceCall
 from tod_runtime.schema.loader import Schemas
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
@@ -35,14 +38,23 @@ Row = dict[str, str]
 MAX_PROBES = 5  # entities of a search the transaction is tried on, to tell its outcome
 
 
-@dataclass(frozen=True)
-class GoalOptions:
-    fail_rate: float = 0.1  # goals that cannot be met, on purpose
-    multi_rate: float = 0.3  # goals with a second task in another service
-    change_rate: float = 0.1  # a value said first and corrected at confirmation
-    carry_rate: float = 0.5  # a shared value left for carry-over to fill
-    max_optional: int = 2
-    max_requests: int = 2
+class GoalOptions(ComponentOptions):
+    """``[options.simulator]`` of the ``schema`` simulator: how its goals are drawn."""
+
+    fail_rate: float = Field(
+        default=0.1, ge=0, le=1, description="goals that cannot be met, on purpose"
+    )
+    multi_rate: float = Field(
+        default=0.3, ge=0, le=1, description="goals with a second task in another service"
+    )
+    change_rate: float = Field(
+        default=0.1, ge=0, le=1, description="a value said first and corrected at confirmation"
+    )
+    carry_rate: float = Field(
+        default=0.5, ge=0, le=1, description="a shared value left for carry-over to fill"
+    )
+    max_optional: int = Field(default=2, ge=0, description="optional constraints a task may take")
+    max_requests: int = Field(default=2, ge=0, description="result slots a task may ask about")
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,11 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from tod_runtime.components import ComponentContext
 from tod_runtime.config import Config, load_config
 from tod_runtime.dialogue.models import Dialogue
 from tod_runtime.errors import TodError
-from tod_runtime.plugins import ComponentContext, collect_components, make_plugin_manager
+from tod_runtime.plugins import collect_components, make_plugin_manager
 from tod_runtime.progress import progress
 from tod_runtime.runtime import Runtime
 from tod_runtime.simulate.base import Goal, SimulatedUser, Simulator, SystemTurnView, UserRealiser

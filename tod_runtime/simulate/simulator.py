@@ -2,18 +2,18 @@
 (``goals``), played by the agenda user (``agenda``).
 
 Options (``[options.simulator]`` in the config): ``fail_rate``, ``multi_rate``,
-``change_rate``, ``carry_rate`` (see ``goals.GoalOptions``).
+``change_rate``, ``carry_rate``, ``max_optional``, ``max_requests`` (``goals.GoalOptions``,
+validated when the simulator is built).
 """
 
 from __future__ import annotations
 
 import random
 from functools import lru_cache
-from typing import Any
 
 from tod_runtime.backends.base import Backend, reference_date
+from tod_runtime.components import ComponentContext
 from tod_runtime.dialogue.models import DONTCARE
-from tod_runtime.errors import ConfigError
 from tod_runtime.schema.loader import Schemas
 from tod_runtime.simulate.agenda import AgendaUser
 from tod_runtime.simulate.goals import GoalOptions, GoalSampler
@@ -45,19 +45,6 @@ class ValueMatcher:
         return bool(self._form(service, slot, a) == self._form(service, slot, b))
 
 
-def goal_options(options: dict[str, Any]) -> GoalOptions:
-    known = GoalOptions.__dataclass_fields__
-    unknown = sorted(set(options) - set(known))
-    if unknown:
-        raise ConfigError(
-            f"unknown simulator option {unknown[0]!r}", hint=f"known: {', '.join(known)}"
-        )
-    try:
-        return GoalOptions(**{k: type(getattr(GoalOptions(), k))(v) for k, v in options.items()})
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"bad simulator option: {exc}") from None
-
-
 class SchemaSimulator:
     """Samples a goal per dialogue and hands back the agenda user that plays it."""
 
@@ -67,8 +54,8 @@ class SchemaSimulator:
         self.same = ValueMatcher(schemas, backend)
 
     @classmethod
-    def from_context(cls, ctx: Any) -> SchemaSimulator:
-        return cls(ctx.schemas, ctx.backend, goal_options(dict(ctx.options)))
+    def from_context(cls, ctx: ComponentContext) -> SchemaSimulator:
+        return cls(ctx.schemas, ctx.backend, ctx.settings(GoalOptions))
 
     async def new_user(self, rng: random.Random) -> AgendaUser:
         goal = await self.sampler.sample(rng)

@@ -46,15 +46,9 @@ class SlotView:
         return next((v for v in self.possible if v.lower() == low), None)
 
 
-_VIEWS: dict[tuple[int, str], tuple[ServiceSchema, SlotView]] = {}
-
-
 def slot_view(schema: ServiceSchema, slot: str) -> SlotView:
     """What the model knows of ``slot`` of ``schema``, computed once per schema object."""
-    cached = _VIEWS.get((id(schema), slot))
-    if cached is None or cached[0] is not schema:
-        cached = _VIEWS[(id(schema), slot)] = (schema, _view(schema, slot))
-    return cached[1]
+    return schema.derived(f"dst.learned.slot_view.{slot}", lambda: _view(schema, slot))
 
 
 def _view(schema: ServiceSchema, slot: str) -> SlotView:

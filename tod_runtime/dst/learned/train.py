@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from tod_runtime.data.sgd import SGDSplit, open_split
-from tod_runtime.data.sgdx import VARIANTS, reworded_variants
+from tod_runtime.data.sgdx import VARIANTS
 from tod_runtime.dialogue.context import DialogueState
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import Dialogue
@@ -45,14 +45,15 @@ from tod_runtime.files import atomic_write
 from tod_runtime.learning import (
     collect_rows,
     fit,
+    reworded_variants,
     rewording_of,
     service_folds,
     split_pool,
     worker_split,
     worker_wordings,
 )
-from tod_runtime.replay.errors import StateError, error_report, frame_errors
-from tod_runtime.replay.state_metrics import frame_state_metrics
+from tod_runtime.metrics.state import frame_state_metrics
+from tod_runtime.metrics.state_errors import StateError, error_report, frame_errors
 from tod_runtime.schema.models import ServiceSchema
 
 SETTINGS: dict[str, Any] = {"bits": BITS, "l2": 10.0, "iterations": 300, "rate": 0.5}

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
+from tod_runtime.components import ComponentContext
 from tod_runtime.dialogue.context import TurnContext, UserActs
 from tod_runtime.dialogue.models import Action, act
 from tod_runtime.nlu.learned.casual import Aliases
@@ -31,7 +32,6 @@ from tod_runtime.nlu.learned.spelling import VOCABULARY, Speller, read_vocabular
 from tod_runtime.nlu.learned.text import STOP, tokens
 from tod_runtime.nlu.learned.values import known_values, normalised, slot_views, value_turn
 from tod_runtime.nlu.rules import RulesNLU, dedupe
-from tod_runtime.plugins import ComponentContext
 from tod_runtime.values.dates import MONTHS, WEEKDAYS
 from tod_runtime.values.numbers import TENS, UNITS
 

@@ -233,8 +233,9 @@ def selected(options: Mapping[str, Any]) -> tuple[Repair, ...]:
     """The repairs ``[options.nlu]`` switches on (``repairs``, default all of ``REPAIRS``;
     ``without``), in ``REPAIRS``' order then ``OPTIONAL``'s. An unknown name is a
     ConfigError."""
-    chosen = options.get("repairs", NAMES)
-    without = options.get("without", ())
+    chosen = options.get("repairs")
+    chosen = NAMES if chosen is None else chosen
+    without = options.get("without") or ()
     for key, names in (("repairs", chosen), ("without", without)):
         if isinstance(names, str) or not all(isinstance(n, str) for n in names):
             raise ConfigError(

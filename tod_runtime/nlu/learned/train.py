@@ -15,8 +15,9 @@ from typing import Any
 
 from tod_runtime.backends.sgd_tables import recorded_values
 from tod_runtime.data.sgd import SGDSplit, open_split
-from tod_runtime.data.sgdx import reworded_variants
 from tod_runtime.files import atomic_open, atomic_write
+from tod_runtime.learning import reworded_variants
+from tod_runtime.metrics.state import requested_slots_f1
 from tod_runtime.nlu.learned.examples import (
     Featurised,
     Featuriser,
@@ -34,7 +35,6 @@ from tod_runtime.nlu.learned.scorer import Scorer
 from tod_runtime.nlu.learned.spelling import VOCABULARY, count_words, vocabulary_text
 from tod_runtime.nlu.learned.values import known_values, normalised, slot_views
 from tod_runtime.progress import progress
-from tod_runtime.replay.state_metrics import requested_slots_f1
 from tod_runtime.schema.models import ServiceSchema
 
 HOLD_EVERY = 10  # with --cv: every 10th dialogue is held aside for scoring the folds

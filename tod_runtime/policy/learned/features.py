@@ -259,16 +259,12 @@ def views(s: Situation) -> Views:
     return Views(s, common, keys, slots, words, entity)
 
 
-_WORDS: dict[tuple[int, str], tuple[ServiceSchema, tuple[str, ...]]] = {}
-
-
 def _words(schema: ServiceSchema, slot: str) -> tuple[str, ...]:
     """The content words of the slot's description (never its name), once per schema."""
-    cached = _WORDS.get((id(schema), slot))
-    if cached is None or cached[0] is not schema:
-        words = content_words(schema.slot_map[slot].description)
-        cached = _WORDS[(id(schema), slot)] = (schema, words)
-    return cached[1]
+    return schema.derived(
+        f"policy.learned.words.{slot}",
+        lambda: tuple(content_words(schema.slot_map[slot].description)),
+    )
 
 
 def _slots(s: Situation) -> list[str]:

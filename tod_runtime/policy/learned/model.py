@@ -6,10 +6,53 @@ weights were rounded to float16 when it was written)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from tod_runtime.learning import LinearModel, load_linear
 from tod_runtime.policy.learned.features import BITS
+
+
+class Decisions(BaseModel):
+    """The learned policy's decision settings, one typed object saved in the model's config
+    (``policy.npz``) beside the weights: ``tod train policy`` writes the values chosen on
+    train's held-out services (``train.DECISIONS``); a file without a key has it off."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    offer_floor: float = Field(
+        default=0.0,
+        ge=0,
+        description="after a search with results and no OFFER over its threshold, the OFFERs "
+        "scored within this ratio of the best are said (0: none)",
+    )
+    offer_repeat: bool = Field(
+        default=False,
+        description="an offer of a search's results names the slots offered of that search "
+        "before in the dialogue, when there are any",
+    )
+    request_floor: float = Field(
+        default=0.0,
+        ge=0,
+        description="when a REQUEST is said, the REQUESTs scored within this ratio of the best "
+        "are said with it (0: none)",
+    )
+    confirm_call: bool = Field(
+        default=False,
+        description="a transaction's first confirmation names every value of its call the "
+        "user did not leave open: its required slots and the optional ones with a default",
+    )
+    confirm_complete: bool = Field(
+        default=False,
+        description="a transaction is confirmed once none of its required slots is missing; "
+        "until then the model's CONFIRMs give way to a REQUEST of a missing one",
+    )
+    expected_f1: bool = Field(
+        default=False,
+        description="the acts said are the set of candidates with the highest expected F1 "
+        "against what a system would say (every act over its threshold otherwise)",
+    )
 
 
 @dataclass(frozen=True)
@@ -18,41 +61,11 @@ class PolicyModel(LinearModel):
     def bits(self) -> int:
         return int(self.config.get("bits", BITS))
 
-    @property
-    def offer_floor(self) -> float:
-        """After a search with results and no OFFER over its threshold, the OFFERs scored
-        within this ratio of the best are said (0: none)."""
-        return float(self.config.get("offer_floor", 0.0))
-
-    @property
-    def offer_repeat(self) -> bool:
-        """An offer of a search's results names the slots offered of that search before in
-        the dialogue, when there are any."""
-        return bool(self.config.get("offer_repeat", False))
-
-    @property
-    def request_floor(self) -> float:
-        """When a REQUEST is said, the REQUESTs scored within this ratio of the best are said
-        with it (0: none)."""
-        return float(self.config.get("request_floor", 0.0))
-
-    @property
-    def confirm_call(self) -> bool:
-        """A transaction's first confirmation names every value of its call the user did not
-        leave open: its required slots and the optional ones with a default of their own."""
-        return bool(self.config.get("confirm_call", False))
-
-    @property
-    def confirm_complete(self) -> bool:
-        """A transaction is confirmed once none of its required slots is missing; until then
-        the model's CONFIRMs give way to a REQUEST of a missing one."""
-        return bool(self.config.get("confirm_complete", False))
-
-    @property
-    def expected_f1(self) -> bool:
-        """The acts said are the set of candidates with the highest expected F1 against what
-        a system would say (every act over its threshold otherwise)."""
-        return bool(self.config.get("expected_f1", False))
+    @cached_property
+    def decisions(self) -> Decisions:
+        """How the scores become acts, as saved with the model (absent keys: off)."""
+        fields = Decisions.model_fields
+        return Decisions.model_validate({k: v for k, v in self.config.items() if k in fields})
 
     @property
     def act_sets(self) -> list[frozenset[str]]:

@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from datetime import date
 
 from tod_runtime.backends.base import Backend, reference_date
+from tod_runtime.components import ComponentContext
 from tod_runtime.dialogue.context import PolicyInput, SystemPlan
 from tod_runtime.dialogue.models import CLOSING_ACTS, DONTCARE, Action, ServiceCall, act
-from tod_runtime.plugins import ComponentContext
 from tod_runtime.policy import talk
 from tod_runtime.policy.history import addressed_service, backend_value, call_parameters
 from tod_runtime.policy.learned.features import (
@@ -101,7 +101,8 @@ def decide(
     if s.second and not s.results and s.intent is not None:  # say why, and offer a way on
         called = schema.intent(turn.service_call.method) if turn.service_call else None
         if called is not None and called.is_transactional:
-            return SystemPlan(service, talk.failed_transaction(called, schema, s.state))
+            refused = talk.failed_transaction(called, schema, s.state, turn.refusal)
+            return SystemPlan(service, refused)
         if called is not None:
             return SystemPlan(service, talk.no_results(called, s.state))
     scored = scores(s, model)
@@ -112,19 +113,20 @@ def decide(
         if call is not None:
             return SystemPlan(service, service_call=call)
     acts = {c: p for c, p in scored.items() if c[0] != CALL}
-    if model.expected_f1:
+    d = model.decisions
+    if d.expected_f1:
         chosen = _expected_f1(acts, model.act_sets)
     else:
         chosen = [c for c, p in acts.items() if p >= model.act_threshold(c[0])]
     if not chosen and acts:
         chosen = [max(acts, key=lambda c: acts[c])]
-    chosen += _offer_floor(s, scored, chosen, model.offer_floor)
-    if model.offer_repeat:
+    chosen += _offer_floor(s, scored, chosen, d.offer_floor)
+    if d.offer_repeat:
         chosen = _offer_repeat(s, chosen)
-    if model.confirm_complete:
+    if d.confirm_complete:
         chosen = _confirm_complete(s, scored, chosen)
-    chosen += _request_floor(scored, chosen, model.request_floor)
-    if model.confirm_call:
+    chosen += _request_floor(scored, chosen, d.request_floor)
+    if d.confirm_call:
         chosen += _confirm_call(s, chosen)
     chosen.sort(key=lambda c: (ORDER.get(c[0], 99), c[1]))
     actions = [a for c in chosen if (a := fill(s, c, turn, today)) is not None]

@@ -27,6 +27,7 @@ from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import Action, Dialogue, Turn
 from tod_runtime.files import atomic_open, atomic_write
 from tod_runtime.learning import collect_rows, fit, service_folds, split_pool, worker_split
+from tod_runtime.metrics.acts import act_f1, service_call_match
 from tod_runtime.policy.history import addressed_service
 from tod_runtime.policy.learned.features import (
     BITS,
@@ -38,9 +39,8 @@ from tod_runtime.policy.learned.features import (
     strings,
     views,
 )
-from tod_runtime.policy.learned.model import PolicyModel
+from tod_runtime.policy.learned.model import Decisions, PolicyModel
 from tod_runtime.policy.learned.policy import decide
-from tod_runtime.replay.act_metrics import act_f1, service_call_match
 from tod_runtime.schema.models import ServiceSchema
 
 SETTINGS: dict[str, Any] = {"bits": BITS, "l2": 1.0, "iterations": 150, "rate": 0.5}
@@ -49,16 +49,21 @@ SETTINGS: dict[str, Any] = {"bits": BITS, "l2": 1.0, "iterations": 150, "rate": 
 # (docs/policy.md), so the shipped model is fitted with 0
 BALANCE = 0.0
 THRESHOLDS = {CALL: 0.5, "acts": 0.5}
-OFFER_FLOOR = 0.5  # chosen on train's held-out-services folds (scripts/policy_gap.py)
-CONFIRM_CALL = True  # the same (docs/policy.md)
-OFFER_REPEAT = True  # the same
-# SGD's systems confirm a transaction once its required slots are filled: train, 25 of 15,148
-# confirming turns otherwise, none of them asking in the same turn (docs/policy.md)
-CONFIRM_COMPLETE = True
-REQUEST_FLOOR = 0.3  # chosen on train files the shipped model did not see (docs/policy.md)
-# the acts said are the set with the highest expected F1, not each act over 0.5: chosen on
-# train's held-out-services folds (docs/policy.md, twelfth stop)
-EXPECTED_F1 = True
+# The decision settings saved with the model (``model.Decisions``; why each value, in
+# docs/CHANGELOG-experiments.md): offer_floor, confirm_call and offer_repeat chosen on train's
+# held-out-services folds (scripts/policy_gap.py); confirm_complete because SGD's systems
+# confirm a transaction once its required slots are filled (train: 25 of 15,148 confirming
+# turns otherwise, none asking in the same turn); request_floor chosen on train files the
+# shipped model did not see; expected_f1 (the set of acts with the highest expected F1, not
+# each act over 0.5) chosen on train's held-out-services folds.
+DECISIONS = Decisions(
+    offer_floor=0.5,
+    confirm_call=True,
+    offer_repeat=True,
+    confirm_complete=True,
+    request_floor=0.3,
+    expected_f1=True,
+)
 
 Counts = dict[tuple[str, tuple[int, ...]], list[int]]  # (service, features) -> [pos, neg]
 # (service, the act types a system turn says together) -> [turns, 0]
@@ -199,12 +204,7 @@ def fit_rows(
         **settings,
         "balance": balance,
         "thresholds": THRESHOLDS,
-        "offer_floor": OFFER_FLOOR,
-        "confirm_call": CONFIRM_CALL,
-        "offer_repeat": OFFER_REPEAT,
-        "confirm_complete": CONFIRM_COMPLETE,
-        "request_floor": REQUEST_FLOOR,
-        "expected_f1": EXPECTED_F1,
+        **DECISIONS.model_dump(),
     }
     if act_sets is not None:  # the sets the training services' systems say
         kinds = {k for (service, k) in act_sets if service not in held_out}
@@ -329,12 +329,7 @@ def run_train_policy(args: argparse.Namespace) -> int:
     report: dict[str, Any] = {
         "settings": SETTINGS,
         "thresholds": THRESHOLDS,
-        "offer_floor": OFFER_FLOOR,
-        "confirm_call": CONFIRM_CALL,
-        "offer_repeat": OFFER_REPEAT,
-        "confirm_complete": CONFIRM_COMPLETE,
-        "request_floor": REQUEST_FLOOR,
-        "expected_f1": EXPECTED_F1,
+        **DECISIONS.model_dump(),
         "balance": BALANCE,
         "seed": args.seed,
     }

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from tod_runtime.cli import main
 from tod_runtime.data import open_split
 from tod_runtime.dialogue.models import Dialogue
-from tod_runtime.replay.fuzzy import fuzzy_match, sort_tokens, token_sort_ratio
+from tod_runtime.metrics.fuzzy import fuzzy_match, sort_tokens, token_sort_ratio
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # "Using slow pure-python SequenceMatcher": as DSTC8 ran it

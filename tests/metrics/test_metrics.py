@@ -6,8 +6,8 @@ import pytest
 from stage_helpers import a, schemas
 
 from tod_runtime.dialogue.models import ServiceCall, State
-from tod_runtime.replay.act_metrics import act_f1, corpus_bleu, service_call_match
-from tod_runtime.replay.state_metrics import frame_state_metrics, requested_slots_f1
+from tod_runtime.metrics.acts import act_f1, corpus_bleu, service_call_match
+from tod_runtime.metrics.state import frame_state_metrics, requested_slots_f1
 
 SCHEMA = schemas()["Cafes_1"]
 

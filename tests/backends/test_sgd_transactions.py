@@ -1,0 +1,183 @@
+"""The SGD tables backend as a consistent mock service: valid transactions succeed, anything
+else is refused with the input to blame."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tod_runtime.backends.base import call_outcome
+from tod_runtime.backends.recorded import RecordedBackend
+from tod_runtime.backends.sgd_tables import SGDTablesBackend
+from tod_runtime.dialogue import ServiceCall
+from tod_runtime.dialogue.refusal import Refusal
+
+MINI = Path(__file__).parents[1] / "fixtures" / "sgd_mini"
+BOOK = {"cafe_name": "Grind", "city": "Oslo", "time": "09:00", "party_size": "3"}
+
+
+async def _reserve(params: dict[str, str]) -> tuple[list[dict[str, str]], Refusal | None]:
+    backend = SGDTablesBackend.from_source(f"{MINI}:dev")
+    outcome = await backend.call_outcome(
+        "Cafes_1", ServiceCall(method="ReserveCafe", parameters=params)
+    )
+    return outcome.rows, outcome.refusal
+
+
+async def test_a_valid_booking_nobody_recorded_echoes_its_inputs_and_the_entity() -> None:
+    rows, refusal = await _reserve(BOOK)
+    assert refusal is None
+    assert rows == [BOOK | {"phone": "555-0102"}]
+
+
+async def test_an_invalid_booking_is_refused_with_the_input_to_blame() -> None:
+    assert await _reserve(BOOK | {"party_size": "5"}) == (
+        [],
+        Refusal(slot="party_size", reason="not_offered"),
+    )
+    assert await _reserve({k: v for k, v in BOOK.items() if k != "time"}) == (
+        [],
+        Refusal(slot="time", reason="missing"),
+    )
+    assert await _reserve(BOOK | {"cafe_name": "Nowhere"}) == (
+        [],
+        Refusal(slot="cafe_name", reason="not_found"),
+    )
+
+
+async def test_the_optional_default_is_echoed() -> None:
+    rows, _ = await _reserve({k: v for k, v in BOOK.items() if k != "party_size"})
+    assert rows[0]["party_size"] == "2"
+
+
+def _ride_split(root: Path) -> Path:
+    """A split whose one service books rides and has no search: two recorded rides."""
+    split = root / "dev"
+    split.mkdir()
+    slot = lambda name, values=(): {  # noqa: E731
+        "name": name, "description": name, "is_categorical": bool(values),
+        "possible_values": list(values),
+    }  # fmt: skip
+    schema = {
+        "service_name": "Rides_1",
+        "description": "rides",
+        "slots": [slot("destination"), slot("riders", ["1", "2", "3"]), slot("fare")],
+        "intents": [
+            {
+                "name": "GetRide",
+                "description": "book a ride",
+                "is_transactional": True,
+                "required_slots": ["destination", "riders"],
+                "optional_slots": {},
+                "result_slots": ["destination", "riders", "fare"],
+            }
+        ],
+    }
+    (split / "schema.json").write_text(json.dumps([schema]))
+
+    def system(place: str, fare: str) -> dict[str, object]:
+        call = {"method": "GetRide", "parameters": {"destination": place, "riders": "1"}}
+        frame = {"service": "Rides_1", "slots": [], "actions": [], "service_call": call,
+                 "service_results": [{"destination": place, "riders": "1", "fare": fare}]}  # fmt: skip
+        return {"speaker": "SYSTEM", "utterance": "...", "frames": [frame]}
+
+    dialogue = {
+        "dialogue_id": "1_00000",
+        "services": ["Rides_1"],
+        "turns": [system("1 Main St", "12.50"), system("2 Elm St", "20.00")],
+    }
+    (split / "dialogues_001.json").write_text(json.dumps([dialogue]))
+    return root
+
+
+async def test_a_transaction_without_a_search_fills_results_from_the_recordings(
+    tmp_path: Path,
+) -> None:
+    backend = SGDTablesBackend.from_source(f"{_ride_split(tmp_path)}:dev")
+    asked = ServiceCall(method="GetRide", parameters={"destination": "9 Oak Ave", "riders": "2"})
+    [row] = await backend.call("Rides_1", asked)
+    assert row["destination"] == "9 Oak Ave" and row["riders"] == "2"
+    assert row["fare"] in ("12.50", "20.00")
+    assert await backend.call("Rides_1", asked) == [row]  # the same call, the same row
+    too_many = ServiceCall(method="GetRide", parameters={"destination": "x", "riders": "7"})
+    outcome = await backend.call_outcome("Rides_1", too_many)
+    assert outcome.rows == [] and outcome.refusal == Refusal(slot="riders", reason="not_offered")
+
+
+async def test_replay_keeps_the_recorded_rows_and_passes_on_the_refusals() -> None:
+    backend = RecordedBackend.from_source(f"{MINI}:dev")
+    recorded = ServiceCall(
+        method="ReserveCafe",
+        parameters={"cafe_name": "Bean There", "city": "Oslo", "time": "17:00", "party_size": "2"},
+    )
+    outcome = await call_outcome(backend, "Cafes_1", recorded)
+    assert outcome.rows == backend.recordings[("Cafes_1", "ReserveCafe", _key(recorded))]
+    wrong = ServiceCall(method="ReserveCafe", parameters=BOOK | {"party_size": "9"})
+    assert (await call_outcome(backend, "Cafes_1", wrong)).refusal == Refusal(
+        slot="party_size", reason="not_offered"
+    )
+
+
+def _key(call: ServiceCall) -> str:
+    params = {k: v.strip().lower() for k, v in call.parameters.items()}
+    return json.dumps(params, sort_keys=True)
+
+
+def _bus_split(root: Path) -> Path:
+    """A bus service recorded for one traveller only, with a search and a purchase."""
+    split = root / "dev"
+    split.mkdir()
+    slot = lambda name, description: {  # noqa: E731
+        "name": name, "description": description, "is_categorical": False,
+        "possible_values": [],
+    }  # fmt: skip
+    route = ["from_city", "to_city", "leave_time", "travelers", "fare"]
+    schema = {
+        "service_name": "Bus_9",
+        "description": "buses",
+        "slots": [
+            slot("from_city", "City of departure"),
+            slot("to_city", "City of arrival"),
+            slot("leave_time", "Time of departure"),
+            slot("travelers", "Number of travelers"),
+            slot("fare", "Price of a ticket"),
+        ],
+        "intents": [
+            {"name": "FindBus", "description": "find a bus", "is_transactional": False,
+             "required_slots": ["from_city", "to_city"], "optional_slots": {"travelers": "1"},
+             "result_slots": route},
+            {"name": "BuyBus", "description": "buy tickets", "is_transactional": True,
+             "required_slots": ["from_city", "to_city", "leave_time", "travelers"],
+             "optional_slots": {}, "result_slots": route},
+        ],
+    }  # fmt: skip
+    (split / "schema.json").write_text(json.dumps([schema]))
+    ask = {"from_city": "Reno", "to_city": "Elko", "travelers": "1"}
+    rows = [ask | {"leave_time": t, "fare": "20"} for t in ("08:00", "09:30")]
+    frame = {"service": "Bus_9", "slots": [], "actions": [],
+             "service_call": {"method": "FindBus", "parameters": ask}, "service_results": rows}  # fmt: skip
+    turn = {"speaker": "SYSTEM", "utterance": "...", "frames": [frame]}
+    dialogue = {"dialogue_id": "1_00000", "services": ["Bus_9"], "turns": [turn]}
+    (split / "dialogues_001.json").write_text(json.dumps([dialogue]))
+    return root
+
+
+async def test_a_count_the_request_asks_for_is_not_a_constraint_of_the_search(
+    tmp_path: Path,
+) -> None:
+    """Passengers, travelers: the recordings hold the count each search asked for; three
+    travellers find the same buses, carrying 3, and may buy them; a time no bus leaves at
+    is refused on the time."""
+    backend = SGDTablesBackend.from_source(f"{_bus_split(tmp_path)}:dev")
+    ask = {"from_city": "Reno", "to_city": "Elko", "travelers": "3"}
+    rows = await backend.call("Bus_9", ServiceCall(method="FindBus", parameters=ask))
+    assert [(r["leave_time"], r["travelers"]) for r in rows] == [("08:00", "3"), ("09:30", "3")]
+    buy = ask | {"leave_time": "09:30"}
+    [row] = await backend.call("Bus_9", ServiceCall(method="BuyBus", parameters=buy))
+    assert row == buy | {"fare": "20"}
+    late = ServiceCall(method="BuyBus", parameters=buy | {"leave_time": "23:00"})
+    assert (await backend.call_outcome("Bus_9", late)).refusal == Refusal(
+        slot="leave_time", reason="not_found"
+    )
+    elsewhere = ServiceCall(method="FindBus", parameters=ask | {"to_city": "Ely"})
+    assert await backend.call("Bus_9", elsewhere) == []
