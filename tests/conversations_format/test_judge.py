@@ -11,7 +11,7 @@ from tod_runtime.conversations.judge import (
     same_value,
     states_value,
 )
-from tod_runtime.conversations.script import parse_script
+from tod_runtime.conversations.script import Script, parse_script
 from tod_runtime.dialogue.models import ServiceCall
 
 SCRIPT = parse_script(
@@ -56,6 +56,13 @@ def test_an_expected_call_that_returned_nothing_fails() -> None:
     assert len(failures) == 1 and "returned nothing" in failures[0]
 
 
+def test_an_expected_call_made_that_found_nothing_says_so_beside_another_that_found() -> None:
+    refused = _book(results=False)
+    turns = [_search(), AnsweredTurn("x", "y"), _book(seats="2"), refused]
+    failures = judge(SCRIPT, turns)
+    assert any("Reserve(" in f and "returned nothing" in f for f in failures), failures
+
+
 def test_a_booking_with_a_wrong_detail_fails_twice() -> None:
     failures = judge(SCRIPT, _turns(_book(time="07:30")))
     assert any("not made" in f for f in failures)
@@ -85,3 +92,41 @@ def test_times_and_amounts_as_people_say_them() -> None:
     assert states_value("It costs 1630 dollars", "$1,630")
     assert not states_value("at 7:30 am", "19:30")
     assert not states_value("room 14", "4")
+
+
+# ------------------------------------------------------------ tod-runtime's own directives
+
+
+def _own(body: str) -> Script:
+    return parse_script(Path("own.txt"), f"# goal\n{body}")
+
+
+def test_expect_empty_needs_a_matching_call_that_found_nothing() -> None:
+    script = _own("# expect-empty: Reserve(seats=4)\nbook 4\n")
+    refused = _book(results=False)
+    assert judge(script, [refused]) == []
+    failures = judge(_own("# expect-empty: Reserve(seats=8)\nbook 8\n"), [refused])
+    assert len(failures) == 1 and "Reserve(seats=8) returning nothing not made" in failures[0]
+    found = _search()
+    failures = judge(_own("# expect-empty: Find(city=Boston)\nfood\n"), [found])
+    assert len(failures) == 1 and "returning nothing" in failures[0]
+
+
+def test_reply_contains_reads_the_reply_to_its_own_line() -> None:
+    script = _own("find food\n# reply-contains: how ABOUT   blue\nthanks\n")
+    assert judge(script, [_search(), AnsweredTurn("thanks", "Bye.")]) == []
+    late = [AnsweredTurn("find food", "Which city?"), _search()]
+    failures = judge(script, late)
+    assert len(failures) == 1 and "does not contain 'how ABOUT   blue'" in failures[0]
+
+
+def test_reply_has_another_wants_a_result_other_than_the_one_discussed() -> None:
+    script = _own("find food\nanything else?\n# reply-has-another: name\n")
+    other = AnsweredTurn("anything else?", "How about Royal Bistro?")
+    assert judge(script, [_search(), other]) == []
+    same = AnsweredTurn("anything else?", "Blue Basil is still my pick.")
+    failures = judge(script, [_search(), same])
+    assert len(failures) == 1 and "states no other result's name" in failures[0]
+    # a new search that finds the same entity again is not another one
+    again = AnsweredTurn("anything else?", "How about Blue Basil?", "R", _search().call, ROWS)
+    assert judge(script, [_search(), again])

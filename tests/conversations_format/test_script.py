@@ -70,6 +70,10 @@ def test_a_comma_inside_a_value_stays() -> None:
         "# g\n# today: tomorrow\nhi\n",
         "# g\n# reply-has: phone\nhi\n",
         "# g\n# services: embedded\n",
+        "# g\n# reply-contains: hello\nhi\n",
+        "# g\n# reply-has-another: name\nhi\n",
+        "# g\nhi\n# reply-has-another:\n",
+        "# g\n# expect-empty: Find(city)\nhi\n",
     ],
 )
 def test_malformed_scripts_are_errors_with_the_line(text: str) -> None:
@@ -84,3 +88,34 @@ def test_script_files_expands_folders_in_natural_order(tmp_path: Path) -> None:
     assert [p.name for p in script_files([tmp_path])] == ["r1.txt", "r2.txt", "r10.txt"]
     with pytest.raises(ScriptError):
         script_files([tmp_path / "missing"])
+
+
+OWN = """# A user wants food in San Jose, hears there is none, and another option elsewhere.
+# expect-empty: FindRestaurants(city=San Jose)
+# expect: FindRestaurants(city=Boston)
+food in san jose
+# reply-contains: found nothing
+# reply-contains: Sorry
+boston then
+anything else?
+# reply-has-another: restaurant_name
+# reply-has: phone_number
+"""
+
+
+def test_reads_tod_runtimes_own_directives() -> None:
+    script = parse_script(Path("own.txt"), OWN)
+    assert script.goal.startswith("A user wants food in San Jose")
+    assert script.expect_empty == (ExpectedCall("FindRestaurants", (("city", "San Jose"),)),)
+    assert script.expects == (ExpectedCall("FindRestaurants", (("city", "Boston"),)),)
+    first, second, third = script.lines
+    assert first.reply_contains == ("found nothing", "Sorry") and first.reply_has == ()
+    assert second.reply_contains == () and second.reply_another == ()
+    assert third.reply_another == ("restaurant_name",) and third.reply_has == ("phone_number",)
+
+
+def test_the_shared_formats_scripts_read_as_before() -> None:
+    """A script with only the shared format's directives has none of the own ones."""
+    script = parse_script(Path("r1.txt"), TEXT)
+    assert script.expect_empty == ()
+    assert all(not line.reply_contains and not line.reply_another for line in script.lines)

@@ -503,8 +503,8 @@ def test_a_filled_template_agrees_with_its_values() -> None:
         "There is a Delta Airlines flight."
     )
     assert fill("A {a} flight.", {"a": "American Airlines"}) == "An American Airlines flight."
-    assert fill("an {a} flight", {"a": "United Airlines"}) == "a United Airlines flight"
-    assert fill("a {n} star hotel", {"n": "4"}) == "a 4 star hotel"
+    assert fill("an {a} flight", {"a": "United Airlines"}) == "A United Airlines flight"
+    assert fill("a {n} star hotel", {"n": "4"}) == "A 4 star hotel"
     # a count other than 1 makes the word after it plural, when the templates say that plural
     plurals = frozenset({"movies", "properties"})
     assert fill("I found {count} movie.", {"count": "25"}, plurals) == "I found 25 movies."
@@ -517,7 +517,12 @@ def test_a_filled_template_agrees_with_its_values() -> None:
     assert fill(result, {"count": "4"}, plurals) == "I have 4 weather results: sunny"
     assert fill(result, {"count": "1"}, plurals) == "I have 1 weather result: sunny"
     assert fill("{count} Italian option", {"count": "3"}, plurals) == "3 Italian options"
-    assert fill("{n} star", {"n": "4", "count": "2"}, frozenset({"stars"})) == "4 star"
+    # a noun ending its phrase agrees with any number before it ("0 stops."), not one
+    # before another noun or after "a" ("a 4 star hotel")
+    assert fill("{n} star", {"n": "4", "count": "2"}, frozenset({"stars"})) == "4 stars"
+    assert fill("It has {n} stop.", {"n": "0"}, frozenset({"stops"})) == "It has 0 stops."
+    assert fill("It is a {n} star.", {"n": "4"}, frozenset({"stars"})) == "It is a 4 star."
+    assert fill("For {n} person.", {"n": "2"}, frozenset()) == "For 2 people."
 
 
 async def test_a_question_is_never_asked_with_a_generic_template(tmp_path: Path) -> None:

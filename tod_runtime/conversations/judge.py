@@ -9,6 +9,11 @@ runtime answered. A conversation passes when:
    amount with or without "$" and thousands separators);
 3. no transactional call succeeds that matches no ``expect``.
 
+and tod-runtime's own directives hold (script.py): every ``expect-empty`` is met by a call
+with those parameters that returned nothing; every ``reply-contains`` text is in the reply to
+its line (case-insensitive, spaces collapsed); every ``reply-has-another`` slot's value, of a
+result other than the entity under discussion before that line, is stated by its reply.
+
 ``judge`` returns the reasons a conversation failed, [] when it passed.
 """
 
@@ -58,15 +63,19 @@ def same_value(expected: str, actual: str) -> bool:
     return a is not None and a == b
 
 
-def call_matches(expected: ExpectedCall, turn: AnsweredTurn) -> bool:
-    """Whether the turn's call is the expected one (intent and parameters), with results."""
-    call = turn.call
-    if call is None or call.method != expected.method or not turn.results:
+def same_call(expected: ExpectedCall, call: ServiceCall | None) -> bool:
+    """Whether ``call`` is of the expected intent with (at least) the expected parameters."""
+    if call is None or call.method != expected.method:
         return False
     return all(
         name in call.parameters and same_value(value, call.parameters[name])
         for name, value in expected.parameters
     )
+
+
+def call_matches(expected: ExpectedCall, turn: AnsweredTurn) -> bool:
+    """Whether the turn's call is the expected one (intent and parameters), with results."""
+    return bool(turn.results) and same_call(expected, turn.call)
 
 
 # ------------------------------------------------------------------ what a reply states
@@ -143,14 +152,13 @@ def entity_under_discussion(rows: Sequence[Row], replies: Sequence[str]) -> Row 
 
 def judge(script: Script, turns: Sequence[AnsweredTurn]) -> list[str]:
     """The reasons the conversation failed; [] when it passed."""
-    failures: list[str] = []
     calls = [f"{t.call.method}{dict(t.call.parameters)}" for t in turns if t.call]
-    for expected in script.expects:
-        if not any(call_matches(expected, t) for t in turns):
-            near = [t for t in turns if t.call and t.call.method == expected.method]
-            seen = "; ".join(calls) or "none"
-            why = "returned nothing" if near and all(not t.results for t in near) else "not made"
-            failures.append(f"expected call {expected} {why} (calls made: {seen})")
+    seen = "; ".join(calls) or "none"
+    failures = [
+        f"expected call {expected} {_why_unmet(expected, turns)} (calls made: {seen})"
+        for expected in script.expects
+        if not any(call_matches(expected, t) for t in turns)
+    ]
     for turn in turns:
         call = turn.call
         if call is None or not (turn.transactional and turn.results):
@@ -158,8 +166,21 @@ def judge(script: Script, turns: Sequence[AnsweredTurn]) -> list[str]:
         if not any(call_matches(e, turn) for e in script.expects):
             made = f"{call.method}{dict(call.parameters)}"
             failures.append(f"unwanted booking succeeded: {made} (after {turn.user!r})")
+    failures += [
+        f"expected call {expected} returning nothing not made (calls: {seen})"
+        for expected in script.expect_empty
+        if not any(same_call(expected, t.call) and not t.results for t in turns)
+    ]
     failures += _replies(script, turns)
     return failures
+
+
+def _why_unmet(expected: ExpectedCall, turns: Sequence[AnsweredTurn]) -> str:
+    """ "returned nothing" when the call was made (or every call of its intent found
+    nothing), else "not made"."""
+    near = [t for t in turns if t.call and t.call.method == expected.method]
+    made = any(same_call(expected, t.call) for t in near)
+    return "returned nothing" if made or (near and all(not t.results for t in near)) else "not made"
 
 
 def _replies(script: Script, turns: Sequence[AnsweredTurn]) -> list[str]:
@@ -167,13 +188,12 @@ def _replies(script: Script, turns: Sequence[AnsweredTurn]) -> list[str]:
     rows: tuple[Row, ...] = ()
     since: list[str] = []
     for line, turn in zip(script.lines, turns, strict=False):
+        before = entity_under_discussion(rows, since) if line.reply_another else None
         if turn.results:
             rows, since = turn.results, []
         since.append(turn.reply)
-        if not line.reply_has:
-            continue
         # named before this reply (the reply under judgement must not choose its own entity)
-        entity = entity_under_discussion(rows, since[:-1] or since)
+        entity = entity_under_discussion(rows, since[:-1] or since) if line.reply_has else None
         for slot in line.reply_has:
             value = entity.get(slot) if entity else None
             if value is None:
@@ -182,4 +202,26 @@ def _replies(script: Script, turns: Sequence[AnsweredTurn]) -> list[str]:
                 failures.append(
                     f"reply to {turn.user!r} does not state {slot}={value!r}: {turn.reply!r}"
                 )
+        failures += [
+            f"reply to {turn.user!r} does not contain {text!r}: {turn.reply!r}"
+            for text in line.reply_contains
+            if _norm(text) not in _norm(turn.reply)
+        ]
+        failures += _another(turn, line.reply_another, rows, before)
+    return failures
+
+
+def _another(
+    turn: AnsweredTurn, slots: Sequence[str], rows: Sequence[Row], before: Row | None
+) -> list[str]:
+    """``reply-has-another``: the reply states each slot's value of a result whose value
+    differs from the entity under discussion before the line's."""
+    failures: list[str] = []
+    for slot in slots:
+        old = _norm(before.get(slot, "")) if before else ""
+        others = {r[slot] for r in rows if slot in r and _norm(r[slot]) != old}
+        if not any(states_value(turn.reply, value) for value in others):
+            failures.append(
+                f"reply to {turn.user!r} states no other result's {slot}: {turn.reply!r}"
+            )
     return failures

@@ -15,18 +15,34 @@ comment lines ``# key: value``::
 
 Other comment lines are notes. ``parse_script`` reads it into a frozen ``Script``; a line the
 format does not allow raises ``ScriptError`` with the file and line number.
+
+Three directives are tod-runtime's own, beyond the shared format (docs/conversations.md)::
+
+    # expect-empty: FindRestaurants(city=San Jose)  a call made that returned nothing
+    # reply-contains: found nothing                 after a user line: the reply holds the text
+    # reply-has-another: restaurant_name            after a user line: the reply states the slot's
+                                                    value of another result than the one under
+                                                    discussion before it
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tod_runtime.errors import DataError
 
 ANY = "*"
-DIRECTIVES = ("services", "today", "expect", "reply-has")
+DIRECTIVES = (
+    "services",
+    "today",
+    "expect",
+    "reply-has",
+    "expect-empty",
+    "reply-contains",
+    "reply-has-another",
+)
 _DIRECTIVE = re.compile(r"^#\s*([a-z][a-z-]*)\s*:\s*(.*)$")
 _CALL = re.compile(r"^([A-Za-z_][\w.]*)\s*\((.*)\)\s*$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -50,11 +66,15 @@ class ExpectedCall:
 
 @dataclass(frozen=True)
 class UserLine:
-    """One user turn, with the slots whose values the reply to it must state."""
+    """One user turn, with what the reply to it must say: the values of ``reply_has``'s slots
+    for the entity under discussion, each text of ``reply_contains``, and the value of each
+    ``reply_another`` slot for another result than the entity under discussion before it."""
 
     text: str
     reply_has: tuple[str, ...] = ()
     line: int = 0
+    reply_contains: tuple[str, ...] = ()
+    reply_another: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -65,6 +85,7 @@ class Script:
     today: str | None = None
     expects: tuple[ExpectedCall, ...] = ()
     lines: tuple[UserLine, ...] = field(default_factory=tuple)
+    expect_empty: tuple[ExpectedCall, ...] = ()
 
     @property
     def name(self) -> str:
@@ -103,6 +124,7 @@ def parse_script(path: Path, text: str) -> Script:
     goal = ""
     services, today = "embedded", None
     expects: list[ExpectedCall] = []
+    empty: list[ExpectedCall] = []
     lines: list[UserLine] = []
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
@@ -127,17 +149,29 @@ def parse_script(path: Path, text: str) -> Script:
             today = value
         elif key == "expect":
             expects.append(parse_call(value, where))
+        elif key == "expect-empty":
+            empty.append(parse_call(value, where))
         else:
             if not lines:
-                raise ScriptError(f"{where}: reply-has must follow a user line")
-            slots = tuple(value.split())
-            if not slots:
-                raise ScriptError(f"{where}: reply-has needs one or more slot names")
-            last = lines[-1]
-            lines[-1] = UserLine(last.text, last.reply_has + slots, last.line)
+                raise ScriptError(f"{where}: {key} must follow a user line")
+            lines[-1] = _after_line(lines[-1], key or "", value, where)
     if not lines:
         raise ScriptError(f"{path}: no user lines", hint="one user turn per non-comment line")
-    return Script(path, goal, services, today, tuple(expects), tuple(lines))
+    return Script(path, goal, services, today, tuple(expects), tuple(lines), tuple(empty))
+
+
+def _after_line(last: UserLine, key: str, value: str, where: str) -> UserLine:
+    """The user line with a ``reply-*`` directive that follows it added."""
+    if key == "reply-contains":
+        if not value:
+            raise ScriptError(f"{where}: reply-contains needs a text")
+        return replace(last, reply_contains=(*last.reply_contains, value))
+    slots = tuple(value.split())
+    if not slots:
+        raise ScriptError(f"{where}: {key} needs one or more slot names")
+    if key == "reply-has-another":
+        return replace(last, reply_another=last.reply_another + slots)
+    return replace(last, reply_has=last.reply_has + slots)
 
 
 def load_script(path: str | Path) -> Script:

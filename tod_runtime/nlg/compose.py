@@ -17,11 +17,15 @@ from dataclasses import dataclass
 
 from tod_runtime.dialogue.models import Action
 from tod_runtime.nlg.signature import head_words
+from tod_runtime.nlg.success import success
 from tod_runtime.schema.models import ServiceSchema, SlotSchema
 from tod_runtime.schema.roles import FUNCTION_WORDS
 
 _WORD = re.compile(r"[A-Za-z0-9'-]+|[^\sA-Za-z0-9'-]")
 VAGUE_HEADS = frozenset({"number", "amount", "type", "kind", "count", "whether", "boolean"})
+# heads that say little without what they are of, in the system's composed clauses ("The name
+# is American Kitchen", "What length would you like?")
+OF_WHAT = frozenset({"name", "title", "length"})
 AUX = frozenset({"is", "are", "was", "were", "can", "will", "should", "could", "would", "has"})
 ARTICLES = frozenset({"the", "a", "an"})
 BREAKS = FUNCTION_WORDS | {"in"}  # where a description's noun phrase ends
@@ -69,14 +73,33 @@ def short_noun_phrase(schema: ServiceSchema | None, slot: str) -> str:
     people do, briefly."""
     spec = schema.slot(slot) if schema else None
     phrase = noun_phrase(schema, slot)
-    if spec is None or phrase == " ".join(head_words(spec.description)):
+    of_what = spec is not None and " ".join(head_words(spec.description)).lower() in OF_WHAT
+    if spec is not None and of_what and description_phrase(spec).split()[1:2] == ["of"]:
+        phrase = description_phrase(spec)  # "name of the restaurant", "length of stay"
+    elif spec is None or phrase == " ".join(head_words(spec.description)):
         return phrase
     words = phrase.split()
     cut = [i for i, w in enumerate(words) if w.lower().strip(",") in BREAKS]
     vague = VAGUE_HEADS - {"whether", "boolean"}
-    if len(cut) >= 2 and {w.lower() for w in words[: cut[0]]} & vague:
+    if cut and cut[0] == 1 and words[1].lower() == "of" and words[0].lower() in OF_WHAT | vague:
+        words = _of_what(words)
+    elif len(cut) >= 2 and {w.lower() for w in words[: cut[0]]} & vague:
         words = [w for i, w in enumerate(words[: cut[1]]) if i != cut[0] + 1 or w not in ARTICLES]
     return " ".join(words)
+
+
+def _of_what(words: list[str]) -> list[str]:
+    """A vague head, "of" and what it is of, up to three words, an article kept after a name:
+    "name of the restaurant", "name of airline (operating the flight)", "type of therapist",
+    "number of bed rooms"."""
+    keep = words[0].lower() in ("name", "title")
+    what: list[str] = []
+    for w in words[2:]:
+        if w.lower() in BREAKS or w.lower().endswith(("ing", "ed")) or len(what) == 3:
+            break
+        if keep or w.lower() not in ARTICLES:
+            what.append(w)
+    return words[:2] + what if what else words
 
 
 @dataclass(frozen=True)
@@ -162,20 +185,81 @@ def _truth(action: Action) -> bool:
 
 
 Say = Callable[[Action], str]  # an act's value as said
-_BARE_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_BARE_NUMBER = re.compile(r"[$\d][\d\s,.$]*")  # a number or an amount: "13", "$1,210.50"
 
 
-def _clause(action: Action, schema: ServiceSchema | None, say: Say) -> str:
+def names(acts: Sequence[Action], schema: ServiceSchema | None) -> list[str]:
+    """Each act's slot as a noun phrase (``short_noun_phrase``), told apart where two would
+    read alike: those say their whole descriptions ("the date to pick up the car is ... and
+    the date to return the car is ...", not "the date is ... and the date is ...")."""
+    short = [short_noun_phrase(schema, a.slot) for a in acts]
+    out = []
+    for action, phrase in zip(acts, short, strict=True):
+        spec = schema.slot(action.slot) if schema else None
+        if spec is not None and short.count(phrase) > 1:
+            phrase = description_phrase(spec)
+        out.append(phrase)
+    return out
+
+
+UNITS = frozenset({"minutes", "hours", "days", "nights", "weeks", "months", "years"})
+
+
+def _unit(schema: ServiceSchema | None, slot: str) -> str:
+    """The unit a description ends with ("Length of stay in days": days), else ""."""
+    spec = schema.slot(slot) if schema else None
+    words = spec.description.lower().rstrip(". ").split() if spec else []
+    return words[-1] if words[-2:-1] == ["in"] and words[-1] in UNITS else ""
+
+
+def _names_entity(schema: ServiceSchema | None, slot: str) -> bool:
+    """Whether a slot names the entity on offer: its description's head is a name or a title
+    ("Name of the restaurant", "Title of the movie")."""
+    spec = schema.slot(slot) if schema else None
+    if spec is None or spec.is_categorical:
+        return False
+    head = head_words(spec.description)
+    return bool(head) and head[-1] in ("name", "title")
+
+
+def _clause(action: Action, schema: ServiceSchema | None, say: Say, name: str | None = None) -> str:
     """ "the city is Oslo", or a boolean's statement (without its final stop)."""
     if _is_bool(action):
         phrases = _bool_phrases(schema, action.slot)
         return lower_first((phrases.yes if _truth(action) else phrases.no).rstrip("."))
-    return f"the {short_noun_phrase(schema, action.slot)} is {say(action)}"
+    name = name or short_noun_phrase(schema, action.slot)
+    value = say(action)
+    unit = _unit(schema, action.slot)
+    if unit and value.isdigit():  # "Length of stay in days": "the length of stay is 3 days"
+        value += f" {unit}" if value != "1" else f" {unit[:-1]}"
+    if name.startswith("number of ") and not any(c.isdigit() for c in value):
+        # a description calling a name a number ("Number of the airport flying to")
+        name = name.removeprefix("number of ").removeprefix("the ")
+    return f"the {name} is {value}"
+
+
+def _clauses(acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> list[str]:
+    """The acts' clauses; a boolean's statement that begins as the boolean's before it does
+    (a subject and a verb: "the restaurant has ...") says only what follows."""
+    out: list[str] = []
+    before: str | None = None  # the previous boolean's whole statement
+    for action, name in zip(acts, names(acts, schema), strict=True):
+        clause = _clause(action, schema, say, name)
+        said = clause
+        if _is_bool(action) and before is not None:
+            lead = " ".join(clause.split()[:3]) + " "
+            if before.startswith(lead) and len(clause) > len(lead):
+                said = clause.removeprefix(lead)
+        before = clause if _is_bool(action) else None
+        out.append(said)
+    return out
 
 
 def _intent_phrase(schema: ServiceSchema | None, name: str) -> str:
+    """An intent's description as a verb phrase, up to its first comma ("Rent a movie to
+    watch, with optional subtitles" -> "rent a movie to watch")."""
     intent = schema.intent(name) if schema else None
-    return lower_first(intent.description.rstrip(". ")) if intent else name
+    return lower_first(intent.description.split(",")[0].rstrip(". ")) if intent else name
 
 
 # The policies' acts that may say what the system can do (their values: intent descriptions),
@@ -191,44 +275,56 @@ CAN_DO = {
 CHANGE = "CHANGE"
 
 
+def _request(acts: Sequence[Action], schema: ServiceSchema | None) -> str:
+    """The system's questions: the plain slots' in one, then each boolean's."""
+    flags = [a for a in acts if _is_flag(schema, a.slot)]
+    plain = [a for a in acts if not _is_flag(schema, a.slot)]
+    questions = [_bool_phrases(schema, a.slot).asked for a in flags]
+    if plain:
+        what = join(names(plain, schema))
+        unit = _unit(schema, plain[0].slot)
+        if len(plain) > 1:
+            text = f"Could you tell me the {what}"
+        elif what.startswith("number of "):  # "How many days would you like?"
+            text = f"How many {what.removeprefix('number of ')} would you like"
+        elif unit:  # "Length of stay in days"
+            text = f"How many {unit} would you like"
+        else:
+            text = f"What {what} would you like"
+        options = [v for a in plain for v in a.values]
+        if options:
+            text += ", for example " + join(options).replace(" and ", " or ")
+        questions.insert(0, text + "?")
+    return " ".join(questions)
+
+
+def _offer(acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> str:
+    """An offer: "How about {the entity}?", then its other values as facts."""
+    acts = sorted(acts, key=lambda a: not _names_entity(schema, a.slot))
+    first, rest = acts[0], acts[1:]
+    if _BARE_NUMBER.fullmatch(say(first)) or _is_bool(first):
+        # "How about 13?" names nothing: what is offered is said ("The humidity is 13.")
+        return upper_first(join(_clauses(acts, schema, say))) + "."
+    tail = " " + upper_first(join(_clauses(acts, schema, say)[1:])) + "." if rest else ""
+    return f"How about {say(first)}?{tail}"
+
+
 def compose_system(
     kind: str, acts: Sequence[Action], schema: ServiceSchema | None, say: Say
 ) -> str:
     """One run of system acts of one kind, composed."""
     if kind == CHANGE:
-        options = [f"the {short_noun_phrase(schema, a.slot)} ({say(a)})" for a in acts]
+        options = [f"the {n} ({say(a)})" for a, n in zip(acts, names(acts, schema), strict=True)]
         return "What would you like to change: " + join(options).replace(" and ", " or ") + "?"
     if kind == "REQUEST":
-        flags = [a for a in acts if _is_flag(schema, a.slot)]
-        plain = [a for a in acts if not _is_flag(schema, a.slot)]
-        questions = [_bool_phrases(schema, a.slot).asked for a in flags]
-        if plain:
-            what = join([short_noun_phrase(schema, a.slot) for a in plain])
-            if len(plain) > 1:
-                text = f"Could you tell me the {what}"
-            elif what.startswith("number of "):  # "How many days would you like?"
-                text = f"How many {what.removeprefix('number of ')} would you like"
-            else:
-                text = f"What {what} would you like"
-            options = [v for a in plain for v in a.values]
-            if options:
-                text += ", for example " + join(options).replace(" and ", " or ")
-            questions.insert(0, text + "?")
-        return " ".join(questions)
+        return _request(acts, schema)
     if kind in ("INFORM", "CONFIRM"):
-        clauses = [_clause(a, schema, say) for a in acts]
+        clauses = _clauses(acts, schema, say)
         if kind == "CONFIRM":
             return "Please confirm: " + join(clauses) + "."
         return upper_first(join(clauses)) + "."
     if kind == "OFFER":
-        first, rest = acts[0], acts[1:]
-        if _BARE_NUMBER.fullmatch(say(first)):
-            # "How about 13?" names nothing: what is offered is said ("The humidity is 13.")
-            return upper_first(join([_clause(a, schema, say) for a in acts])) + "."
-        tail = (
-            " " + upper_first(join([_clause(a, schema, say) for a in rest])) + "." if rest else ""
-        )
-        return f"How about {say(first)}?{tail}"
+        return _offer(acts, schema, say)
     if kind == "INFORM_COUNT":
         count = say(acts[0]) if acts and acts[0].values else ""
         if count == "0":
@@ -240,8 +336,9 @@ def compose_system(
     if kind == "OFFER_INTENT":
         vals = acts[0].values or acts[0].canonical_values
         return f"Would you like to {_intent_phrase(schema, vals[0] if vals else '')}?"
+    if kind == "NOTIFY_SUCCESS":
+        return success(schema)
     fixed = {
-        "NOTIFY_SUCCESS": "Your request was successful.",
         "NOTIFY_FAILURE": "Sorry, that did not work out.",
         "REQ_MORE": "Is there anything else I can help you with?",
         "GOODBYE": "Have a great day. Goodbye!",

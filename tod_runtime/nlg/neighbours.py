@@ -185,6 +185,7 @@ def align(target: Profile, source_name: str, source: Profile) -> Alignment:
         least = MIN_BOOL if target.slots[slot][0] == "bool" else MIN_SLOT
         if score >= least and slot not in slot_map and other not in slot_map.values():
             slot_map[slot], best[slot] = other, score
+    _pair_the_last_of_a_kind(target, source, slot_map)
     intent_map: dict[str, str] = {}
     for intent, description in target.intents.items():
         mine = words(intent, description) - mine_common
@@ -197,6 +198,22 @@ def align(target: Profile, source_name: str, source: Profile) -> Alignment:
     slot_score = sum(best.values()) / max(len(target.slots), 1)
     service_score = _jaccard(words(target.description), words(source.description))
     return Alignment(source_name, (slot_score + service_score) / 2, slot_map, intent_map)
+
+
+SINGLE_KINDS = frozenset({"number", "count", "date", "time", "amount"})
+
+
+def _pair_the_last_of_a_kind(target: Profile, source: Profile, slot_map: dict[str, str]) -> None:
+    """A slot of a number, date, time or amount kind left unmatched pairs with the source's
+    one unmatched slot of its kind when each is the only one left of that kind on its side
+    (a restaurant's "Number of seats to reserve" and "Party size for a reservation": no
+    word in common, the same part in a booking). Not counted in the services' closeness."""
+    taken = set(slot_map.values())
+    for kind in SINGLE_KINDS:
+        mine = [s for s, (k, _) in target.slots.items() if k == kind and s not in slot_map]
+        theirs = [s for s, (k, _) in source.slots.items() if k == kind and s not in taken]
+        if len(mine) == 1 and len(theirs) == 1:
+            slot_map[mine[0]] = theirs[0]
 
 
 def neighbours(target: Profile, sources: Mapping[str, Profile]) -> list[Alignment]:

@@ -71,6 +71,10 @@ ORDER = {
     )
 }  # fmt: skip
 DONTCARE_SAID = "any"
+# generic labels that say what a value measures but not of what: its words would be another
+# slot's ("{number} stops" for passengers); such values are said with the service's own (or a
+# neighbour's) templates, or composed from the slot's description
+VAGUE_LABELS = frozenset({"number", "type", "kind", "count", "amount", "text"})
 ONCE = frozenset({"OFFER", "CONFIRM", "INFORM_COUNT", "OFFER_INTENT", "INFORM_INTENT"})
 
 Compose = Callable[[str, Sequence[Action], ServiceSchema | None, Callable[[Action], str]], str]
@@ -117,6 +121,9 @@ class Realiser:
     # reservation's date, "How many?"); composed from the slot's description instead. A
     # user's question about a slot ("What's their phone number?") reads the same anywhere.
     generic_questions = False
+    # a template that says a value alone ("{director}.") is not used: in a reply of several
+    # sentences it reads as a stray name. A user's answer may be the value alone ("Oslo.").
+    bare_values = False
 
     def __init__(
         self,
@@ -182,7 +189,11 @@ class Realiser:
         return pool[-1][0]  # pragma: no cover - pick < total
 
     def _from(self, source: Source, sig: Signature, seed: int, brief: bool = False) -> str | None:
-        entries = [e for e in source.table.get(sig.key, ()) if source.fits(e[0])]
+        entries = [
+            e
+            for e in source.table.get(sig.key, ())
+            if source.fits(e[0]) and (self.bare_values or _worded(e[0]))
+        ]
         if not entries:
             return None
         # a key's templates with and without a request's value: those saying exactly the
@@ -197,11 +208,14 @@ class Realiser:
         basis = sig.key + "\x1f" + "\x1f".join(values.values())
         digest = zlib.crc32(basis.encode()) ^ seed
         text = fill(self._choose(entries, digest), values, self.plurals)
-        if text is None:  # an edited template naming a value the acts lack: try the others
+        if text is None or _offers_a_number(text):
+            # an edited template naming a value the acts lack, or "How about $12?" (a price
+            # names no entity): try the others
             for other, _ in entries:
                 text = fill(other, values, self.plurals)
-                if text is not None:
-                    break
+                if text is not None and not _offers_a_number(text):
+                    return text
+            return None
         return text
 
     def _length(self, template: str) -> int:
@@ -216,8 +230,15 @@ class Realiser:
             found = self._placeholders[template] = frozenset(placeholders(template))
         return found
 
-    def sources(self, service: str, schema: ServiceSchema | None, say: Say) -> list[Source]:
-        """Where templates for ``service`` are looked up, in order."""
+    def sources(
+        self,
+        service: str,
+        schema: ServiceSchema | None,
+        say: Say,
+        alike: frozenset[str] = frozenset(),
+    ) -> list[Source]:
+        """Where templates for ``service`` are looked up, in order. ``alike``: slots the
+        generic table is not asked for (``_alike``)."""
         own = self.services.get(service)
         found = []
         fits = self.fits(service, schema)
@@ -226,9 +247,14 @@ class Realiser:
         elif schema is not None:
             found += [self._borrowing(a, say, fits) for a in self.neighbours(service, schema)]
         if self.generic:
-            generic = Source(
-                self.generic, lambda acts: _generic(acts, schema, self.generic_questions), say, fits
-            )
+            questions = self.generic_questions
+
+            def keyed(acts: Sequence[Action]) -> Signature | None:
+                if alike and any(a.slot in alike for a in acts):
+                    return None
+                return _generic(acts, schema, questions)
+
+            generic = Source(self.generic, keyed, say, fits)
             found.append(generic)
         return found
 
@@ -403,7 +429,7 @@ class Realiser:
                 if rest
                 else question
             )
-        sources = self.sources(service, schema, say)
+        sources = self.sources(service, schema, say, _alike(actions, schema))
         whole = self.lookup(service, schema, actions, say, seed, sources)
         if whole is not None:
             return _stop(whole)
@@ -454,14 +480,35 @@ def _generic(
     """The acts' generic signature; None when one says a boolean's value: the generic label
     ``bool`` knows only yes or no ("It is not."), the slot's own statement says what ("The
     restaurant does not have live music.", ``compose.yes_no``); None for a question (a
-    REQUEST without a value) unless ``questions``."""
+    REQUEST without a value) unless ``questions``; None when a value's slot has a vague
+    label (``VAGUE_LABELS``: "Number of stops", "Number of passengers" and "Number of the
+    airport" are all ``number``, so the generic "{number} stops" said an airport's name)."""
+    labels = schema_info(schema)[0] if schema else {}
     for action in actions:
         values = action.values or action.canonical_values
         if values and is_bool(values[0]):
             return None
         if not questions and action.act == "REQUEST" and not values:
             return None
+        info = labels.get(action.slot)
+        if values and info is not None and info.label in VAGUE_LABELS:
+            return None
     return generic_signature(actions, schema)
+
+
+def _alike(actions: Sequence[Action], schema: ServiceSchema | None) -> frozenset[str]:
+    """The slots of ``actions`` saying a value whose generic label another slot of them has
+    (a car's pick-up and drop-off dates are both ``date``): a generic template cannot tell
+    them apart ("{date} ... {date_2}" is keyed by the acts' order, which may swap them, and
+    "Forecast for {date}." twice says neither)."""
+    if schema is None:
+        return frozenset()
+    labels = schema_info(schema)[0]
+    said = {a.slot for a in actions if a.slot in labels and a.act not in INTENT_ACTS}
+    seen: dict[str, list[str]] = {}
+    for slot in said:
+        seen.setdefault(labels[slot].label, []).append(slot)
+    return frozenset(s for group in seen.values() if len(group) > 1 for s in group)
 
 
 def _items(source: Source, actions: Sequence[Action]) -> dict[str, Action]:
@@ -472,6 +519,26 @@ def _items(source: Source, actions: Sequence[Action]) -> dict[str, Action]:
         if sig is not None:
             items.setdefault(sig.key, action)
     return items
+
+
+_NUMBER_OFFERED = re.compile(r"\b(?:How|What) about [$\d][\d\s,.$]*\?")
+
+
+def _offers_a_number(text: str) -> bool:
+    """ "How about $12?", "What about 1793 414926?": an offer naming no entity."""
+    return "about" in text and _NUMBER_OFFERED.search(text) is not None
+
+
+_COUNT_ALONE = re.compile(r"\{count\}\s*[.?!,]")
+_BARE = re.compile(r"\{[a-z0-9_.]+\}|[^A-Za-z]")
+
+
+def _worded(template: str) -> bool:
+    """Whether a template says a word besides its values: "{director}." alone (people's
+    answer to a question) reads as a stray name in a reply of several sentences."""
+    if _COUNT_ALONE.search(template):  # "I found {count}." counts nothing
+        return False
+    return all(_BARE.sub("", part) for part in re.split(r"(?<=[.?!])\s+", template.strip()))
 
 
 def _rank(action: Action) -> int:

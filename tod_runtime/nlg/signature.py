@@ -150,6 +150,7 @@ def _same(name: str) -> str:
 
 
 _COUNTED = re.compile(r"\b(\d+) ([A-Za-z]+)\(s\)")
+_DOUBLE_STOP = re.compile(r"(?<!\.)\.\.(?!\.)")  # a value's own stop ("D.C.") and the template's
 _ON_DAY = re.compile(r"\bon (today|tonight|tomorrow|the day after tomorrow)\b", re.IGNORECASE)
 
 
@@ -160,7 +161,8 @@ def _agree(match: re.Match[str]) -> str:
 def _tidy(text: str) -> str:
     """The words a filled template leaves wrong: "night(s)" after a number agrees with it,
     "on tomorrow" (a date said as the user said it) is "tomorrow"."""
-    return _ON_DAY.sub(r"\1", _COUNTED.sub(_agree, text))
+    text = _ON_DAY.sub(r"\1", _COUNTED.sub(_agree, text))
+    return _DOUBLE_STOP.sub(".", text) if ".." in text else text
 
 
 _ONE_OF = re.compile(r"\{([a-z0-9_.]+)\} ([a-z]+[^s\W]s)\b")
@@ -178,6 +180,8 @@ _COUNT_OF = re.compile(r"\{count\} ([A-Za-z]+)\b(?: ([a-z]+)\b)?")
 
 
 def _plural(word: str) -> str:
+    if word == "person":
+        return "people"
     if word.endswith("y") and word[-2:-1] not in ("a", "e", "i", "o", "u"):
         return word[:-1] + "ies"
     if word.endswith(("ch", "sh", "x", "s", "z")):
@@ -234,12 +238,53 @@ def _articles(template: str, values: Mapping[str, str]) -> str:
     return _ARTICLE_OF.sub(article, template) if "{" in template else template
 
 
+_MID_CAPITAL = re.compile(r"(?<![{\w])([a-z]+[A-Z][A-Za-z]*)\b")
+_LONE_I = re.compile(r"(?<![{\w'])i(?=\b[^{}]|$)(?!['.]\w)")
+_STARTS = re.compile(r"(^|[.?!]\s+)([a-z])")
+
+
+def cased(template: str) -> str:
+    """A template people typed, in sentence case: a word with a capital inside in lower case
+    ("iT cost you", "a Metalcore sonG"), "i" as "I", each sentence's first letter a capital
+    ("they don't serve alcohol. the address is ..."). Placeholders are left as they are:
+    a value keeps its own spelling."""
+    if not any(c.isalpha() for c in template):
+        return template
+    text = _MID_CAPITAL.sub(lambda m: m[1].lower(), template)
+    text = _LONE_I.sub("I", text)
+    return _STARTS.sub(lambda m: m[1] + m[2].upper(), text)
+
+
+_SOME = re.compile(
+    r"(?<![Aa] )(?<![Aa]n )\{([a-z0-9_.]+)\} ([a-z]+)\b"
+    r"(?=\s*(?:[.,?!;]|$|(?:and|or|for|with|in|on|at|to|from)\b))"
+)
+
+
+def _many(template: str, values: Mapping[str, str], plurals: Collection[str]) -> str:
+    """A singular after a number other than 1 plural when the noun ends its phrase and the
+    templates say that plural ("{number_stops} stop." with 0: "0 stops."; not "a {stars}
+    star hotel")."""
+
+    def plural(match: re.Match[str]) -> str:
+        value = values.get(match[1], "").strip()
+        word = match[2]
+        if not value.isdigit() or value == "1" or word.endswith("s"):
+            return match[0]
+        many = _plural(word)
+        return f"{{{match[1]}}} {many}" if many in plurals or many == "people" else match[0]
+
+    return _SOME.sub(plural, template) if "{" in template else template
+
+
 def fill(template: str, values: Mapping[str, str], plurals: Collection[str] = ()) -> str | None:
-    """The template with its placeholders replaced and tidied (``_tidy``; a plural after a
-    count of 1 singular and a singular after another count plural, ``_counted``; "a" or
-    "an" before a value, ``_articles``); None when one has no value."""
+    """The template with its placeholders replaced and tidied (``cased``; ``_tidy``; a
+    plural after a count of 1 singular and a singular after another count plural,
+    ``_counted`` and ``_many``; "a" or "an" before a value, ``_articles``); None when one
+    has no value."""
     missing = False
-    template = _articles(_counted(template, values, plurals), values)
+    template = _many(_counted(cased(template), values, plurals), values, plurals)
+    template = _articles(template, values)
 
     def sub(match: re.Match[str]) -> str:
         nonlocal missing

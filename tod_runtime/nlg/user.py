@@ -252,6 +252,7 @@ class UserWording(Realiser):
     # SGD train's services at the text level (tod simulate --services ZIP:train --dialogues
     # 1000 --level text): success 0.627 with mixed-kind templates, 0.640 without
     mixed_kinds = False
+    bare_values = True
     generic_questions = True
     # the system's corpus-level choices (docs/nlg.md) were tuned on the system's replies
     brief_pieces = False
@@ -299,10 +300,14 @@ class UserWording(Realiser):
         return found
 
     def sources(
-        self, service: str, schema: ServiceSchema | None, say: Callable[[str, str], str]
+        self,
+        service: str,
+        schema: ServiceSchema | None,
+        say: Callable[[str, str], str],
+        alike: frozenset[str] = frozenset(),
     ) -> list[Source]:
         found = []
-        for source in super().sources(service, schema, say):
+        for source in super().sources(service, schema, say, alike):
             signature, fits = source.signature, source.fits
             if source.table is self.generic:
                 signature = _generic_only(signature, _shared_labels(schema))
