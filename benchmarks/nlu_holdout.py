@@ -5,6 +5,7 @@ first 10 files (1,280 dialogues) with that model; prints the replay's metrics as
                                      [--seed 0] [--workers 2] [--thresholds spans=0.4,pick=0.5]...
                                      [--all-services] [--hold-fold F [--folds 5]]
                                      [--reworded [--original-wording 0.5]]
+                                     [--chat] [--limit N] [--without REPAIR]...
 
 Each ``--thresholds`` (scorer=probability, comma-separated) replays the same fitted model
 with those decision thresholds (one line of JSON each); without it, the trained defaults.
@@ -17,6 +18,13 @@ in the replay): how a change does on services the model never saw, in the whole 
 does when the data carries them (``--original-wording``: the share of dialogues learned from
 in SGD's own wording). Such a model, saved with ``--model``, can be replayed over the held-out
 files in every variant (`tod replay DATA --split train --limit 1280 --sgdx --config ...`).
+
+``--chat``: chat conditions, as `tod replay --all-services --lower-case --nlu-values train
+--hold-values HELD`: the NLU knows train's values of the services it was fitted on only.
+``--limit N``: replay only the first N held-out dialogues (quicker; say so beside a figure).
+``--without REPAIR[,REPAIR...]`` (repeatable; ``all`` for every one): the NLU's named
+repairs left out (``[options.nlu] without``, docs/learned.md#repairs): one line each, an
+ablation row; ``-`` for the line with every repair on.
 
 The folds of `tod train nlu --cv` score turns in gold context; this scores the NLU in the
 whole pipeline, its own guesses carried forward, without touching dev (docs/learned.md).
@@ -55,6 +63,9 @@ def main() -> int:
     )
     parser.add_argument("--hold-fold", type=int, metavar="F", help="fit without fold F's services")
     parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--chat", action="store_true", help="chat conditions (see above)")
+    parser.add_argument("--limit", type=int, help="replay the first N held-out dialogues only")
+    parser.add_argument("--without", action="append", default=[], metavar="REPAIR")
     parser.add_argument(
         "--reworded", action="store_true", help="learn also from SGD-X's rewordings of train"
     )
@@ -68,6 +79,7 @@ def main() -> int:
     split = open_split(args.data, "train")
     files = split.dialogue_files()
     held = sum(len(split.read_raw(f)) for f in files[:HELD_FILES])
+    held = min(held, args.limit) if args.limit else held
     schemas = split.schemas()
     out = (
         service_folds(schemas, args.folds, args.seed)[args.hold_fold]
@@ -92,33 +104,50 @@ def main() -> int:
         model = fit(data, config, args.seed, held_out)
         if args.model:
             model.save(args.model)
-    for setting in args.thresholds or [""]:
+    for setting, without in _lines(args.thresholds, args.without):
         thresholds = dict(model.config["thresholds"])
         thresholds |= {k: float(v) for k, v in (kv.split("=") for kv in setting.split(",") if kv)}
         with tempfile.TemporaryDirectory() as tmp:
             NLUModel(model.weights, model.config | {"thresholds": thresholds}).save(
                 f"{tmp}/nlu.npz"
             )
-            Path(f"{tmp}/config.toml").write_text(f'[options.nlu]\nmodel = "{tmp}/nlu.npz"\n')
+            Path(f"{tmp}/config.toml").write_text(
+                f'[options.nlu]\nmodel = "{tmp}/nlu.npz"\nwithout = {json.dumps(without)}\n'
+            )
             command = [
                 sys.executable, "-m", "tod_runtime.cli", "replay", args.data, "--split", "train",
                 "--limit", str(held), "--nlu", "learned", "--config", f"{tmp}/config.toml",
                 "--workers", str(args.workers), "--report", f"{tmp}/report.json",
             ]  # fmt: skip
-            command += ["--all-services"] if args.all_services else []
+            command += ["--all-services"] if args.all_services or args.chat else []
+            if args.chat:
+                command += ["--lower-case", "--nlu-values", "train"]
+                command += ["--hold-values", ",".join(sorted(out))] if out else []
             subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
             report = json.loads(Path(f"{tmp}/report.json").read_text())
         line = {"noise": args.noise, "thresholds": thresholds, "dialogues": held}
-        line |= {"all_services": args.all_services}
+        line |= {"all_services": args.all_services, "chat": args.chat, "without": without}
         if out:
             jga = [
                 report["groups"]["services"][name]["joint_goal_accuracy"]
                 for name in sorted(out)
                 if name in report["groups"]["services"]
             ]
-            line |= {"held_out": sorted(out), "held_out_jga": round(sum(jga) / len(jga), 6)}
+            mean = round(sum(jga) / len(jga), 6) if jga else None
+            line |= {"held_out": sorted(out), "held_out_jga": mean}
         print(json.dumps(line | {"metrics": report["metrics"]}), flush=True)
     return 0
+
+
+def _lines(thresholds: list[str], without: list[str]) -> list[tuple[str, list[str]]]:
+    """(thresholds, repairs left out) of every line to replay."""
+    if not without:
+        return [(setting, []) for setting in thresholds or [""]]
+    if "all" in without:
+        from tod_runtime.nlu.learned.repairs import REPAIRS
+
+        without = ["-", *(r.name for r in REPAIRS)]  # the ones on by default
+    return [("", [] if name == "-" else name.split(",")) for name in without]
 
 
 if __name__ == "__main__":

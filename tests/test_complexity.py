@@ -30,7 +30,6 @@ ALLOWED: dict[str, tuple[int, int]] = {
     "nlg/compose:compose_system": (61, 43),
     "nlg/user:_composed": (43, 26),
     "nlu/learned/examples:Featuriser._add_values": (40, 28),
-    "nlu/learned/nlu:LearnedNLU.parse": (118, 85),
     "nlu/rules:RulesNLU._dialogue_acts": (24, 28),
     "nlu/rules:RulesNLU._values": (56, 36),
     "policy/learned/policy:decide": (48, 34),

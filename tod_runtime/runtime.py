@@ -67,13 +67,17 @@ class Runtime:
         backend: Backend | None = None,
         store: SessionStore | None = None,
         components: Components | None = None,
+        nlu_backend: Backend | None = None,
     ) -> None:
         """``components``: what ``plugin_manager`` registered, when the caller collected it
-        already (to open a backend itself); registration hooks then run only once."""
+        already (to open a backend itself); registration hooks then run only once.
+        ``nlu_backend``: where the NLU reads its known values (``entity_values``), when not
+        the pipeline's backend (replay's ``--nlu-values``)."""
         self.config = config or Config()
         self.pm = plugin_manager or make_plugin_manager(self.config.plugins_dir)
         self.components: Components = components or collect_components(self.pm)
         self._backend = backend
+        self._nlu_backend = nlu_backend
         self._store = store
         self._pipeline: Pipeline | None = None
         self._sessions: dict[str, SessionLog] = {}
@@ -100,7 +104,8 @@ class Runtime:
             self._store = components.open_store(cfg.store)
 
         def context(kind: str) -> ComponentContext:
-            return ComponentContext.of(self.schemas, backend, cfg.options.get(kind, {}))
+            source = self._nlu_backend if kind == "nlu" and self._nlu_backend else backend
+            return ComponentContext.of(self.schemas, source, cfg.options.get(kind, {}))
 
         stages = Stages(
             nlu=components.nlu.build(cfg.nlu, context("nlu")),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,10 @@ from tod_runtime.nlu.learned.model import (
 )
 from tod_runtime.nlu.learned.nlu import LearnedNLU
 from tod_runtime.nlu.learned.reader import ValueReader, best_pairs, names_slots, said_beside
+from tod_runtime.nlu.learned.routing import (
+    intent_for_values,
+    service_for_values,
+)
 from tod_runtime.nlu.learned.scorer import Scorer, view
 from tod_runtime.nlu.learned.values import (
     candidate_spans,
@@ -358,24 +363,6 @@ async def test_the_learned_nlu_picks_the_frame_and_requests() -> None:
     assert "REQUEST(phone)" in [str(x) for x in acts[SERVICE]]
 
 
-async def test_after_an_offer_the_verb_of_a_transaction_opens_it() -> None:
-    # "Reserve a table at a cafe": "reserve that one" after an offer opens the booking,
-    # whatever the scorer learned of the word in other services; not when the user asks
-    # for other options, nor without an offer, nor from the booking itself
-    nlu = LearnedNLU(ComponentContext(schemas=schemas(), backend=None))
-    offer = [a("OFFER", "cafe_name", "Grind")]
-    named = nlu._transaction_named
-    assert named("ok, reserve that one", SERVICE, "FindCafes", offer) == "ReserveCafe"
-    assert named("anything else? I want to reserve later", SERVICE, "FindCafes", offer) is None
-    assert named("reserve that one", SERVICE, "FindCafes", [a("REQUEST", "city")]) is None
-    assert named("reserve that one", SERVICE, "ReserveCafe", offer) is None
-    assert named("sounds good", SERVICE, "FindCafes", offer) is None
-    history = [system(*offer)]
-    state = {SERVICE: State(active_intent="FindCafes")}
-    acts = await nlu.parse("reserve that one", TurnContext(nlu.schemas, history, state))
-    assert "INFORM_INTENT(intent=ReserveCafe)" in [str(x) for x in acts[SERVICE]]
-
-
 def test_learned_is_registered(pm) -> None:  # type: ignore[no-untyped-def]
     from tod_runtime.plugins import collect_components
 
@@ -551,7 +538,9 @@ async def test_values_are_read_for_the_intents_scored_near_the_chosen_one() -> N
 
     async def said(margin: float) -> list[str]:
         nlu = LearnedNLU(ComponentContext(schemas=hotels, backend=None))
-        nlu.margin, nlu.values_margin = margin, 0.0  # the scorer's intent kept
+        nlu.thresholds = replace(
+            nlu.thresholds, intent_margin=margin, values_margin=0.0
+        )  # the scorer's intent kept
         return [str(x) for x in (await nlu.parse(text, TurnContext(hotels, [], {})))["Hotels"]]
 
     assert load_model().threshold("intent_margin") == 12.0  # the shipped setting
@@ -575,7 +564,7 @@ async def test_the_values_read_choose_among_the_intents_scored_near() -> None:
 
     async def said(text: str, values: float, service: float) -> dict[str, list[str]]:
         nlu = LearnedNLU(ComponentContext(schemas=embedded, backend=None))
-        nlu.values_margin, nlu.service_margin = values, service
+        nlu.thresholds = replace(nlu.thresholds, values_margin=values, service_margin=service)
         acts = await nlu.parse(text, TurnContext(embedded, [], {}))
         return {name: [str(x) for x in found] for name, found in acts.items()}
 
@@ -597,28 +586,10 @@ def test_values_opening_a_service_choose_the_intent_they_leave_least_missing() -
     city = [a("INFORM", "city", "Denver")]
     near = [(0.8, "FindMovies")]
     # both take the city; the search needs nothing more, the booking a movie, time, tickets
-    assert nlu._intent_for_values("Movies", "BuyMovieTickets", near, city, True) == "FindMovies"
+    assert intent_for_values(nlu, "Movies", "BuyMovieTickets", near, city, True) == "FindMovies"
     # mid-task, or with no value read, the scorer's order stands
-    assert nlu._intent_for_values("Movies", "BuyMovieTickets", near, city) == "BuyMovieTickets"
-    assert nlu._intent_for_values("Movies", "BuyMovieTickets", near, [], True) == "BuyMovieTickets"
-
-
-async def test_a_clock_time_the_reader_missed_fills_the_intents_one_time_slot() -> None:
-    restaurants = load_schema_file(embedded_services_dir() / "Restaurants" / "schema.json")
-    nlu = LearnedNLU(ComponentContext(schemas=Schemas(restaurants), backend=None))
-    nlu.reader.read = lambda turn, slots: []  # type: ignore[method-assign]  # it misses all
-
-    async def said(text: str, intent: str) -> list[str]:
-        state = {"Restaurants": State(active_intent=intent)}
-        context = TurnContext(nlu.schemas, [system(service="Restaurants")], state)
-        return [str(x) for x in (await nlu.parse(text, context)).get("Restaurants", [])]
-
-    # the booking takes one time slot: the recogniser's time fills it
-    assert "INFORM(time=7am)" in await said("make the booking for 7am", "ReserveRestaurant")
-    # the search takes none; and "any time" is no clock time
-    search = await said("italian food in austin, around 7am", "FindRestaurants")
-    assert not any("time=" in x for x in search)
-    assert not any("time=" in x for x in await said("any time works", "ReserveRestaurant"))
+    assert intent_for_values(nlu, "Movies", "BuyMovieTickets", near, city) == "BuyMovieTickets"
+    assert intent_for_values(nlu, "Movies", "BuyMovieTickets", near, [], True) == "BuyMovieTickets"
 
 
 async def test_a_count_the_reader_missed_fills_the_intents_one_number_slot() -> None:
@@ -658,7 +629,7 @@ async def test_another_services_task_asked_for_mid_task_is_switched_to() -> None
     state = {"Restaurants": State(active_intent="FindRestaurants")}
 
     async def said(text: str, margin: float) -> dict[str, list[str]]:
-        nlu.switch_margin = margin
+        nlu.thresholds = replace(nlu.thresholds, switch_margin=margin)
         acts = await nlu.parse(text, TurnContext(nlu.schemas, [asked], state))
         return {service: [str(x) for x in found] for service, found in acts.items()}
 
@@ -679,7 +650,7 @@ async def test_a_question_of_which_nothing_was_read_asks_its_likeliest_slot() ->
 
     async def parse(floor: float) -> list[str]:
         nlu = LearnedNLU(ComponentContext(schemas=schemas(), backend=None))
-        nlu.ask_floor = floor
+        nlu.thresholds = replace(nlu.thresholds, ask_floor=floor)
         acts = await nlu.parse("is it any good?", TurnContext(nlu.schemas, history, state))
         return [str(x) for x in acts.get(SERVICE, [])]
 
@@ -688,7 +659,7 @@ async def test_a_question_of_which_nothing_was_read_asks_its_likeliest_slot() ->
     assert len(asked) == 1 and asked[0].startswith("REQUEST(")
     # a statement is not turned into a question
     nlu = LearnedNLU(ComponentContext(schemas=schemas(), backend=None))
-    nlu.ask_floor = 0.0
+    nlu.thresholds = replace(nlu.thresholds, ask_floor=0.0)
     said = await nlu.parse("hmm okay", TurnContext(nlu.schemas, history, state))
     assert not any(str(x).startswith("REQUEST(") for x in said.get(SERVICE, []))
 
@@ -808,8 +779,8 @@ async def test_services_taking_the_same_values_are_told_apart_by_their_descripti
     text = "I want to rent a comedy movie"
     context = TurnContext(two, [], {})
     browse, rentals = ("Browse", "FindMovies"), ("Rentals", "FindMovies")
-    assert await nlu._service_for_values(text, context, [(1.0, browse), (0.5, rentals)]) == rentals
-    assert await nlu._service_for_values(text, context, [(1.0, rentals), (0.5, browse)]) == rentals
+    assert await service_for_values(nlu, text, context, ((1.0, browse), (0.5, rentals))) == rentals
+    assert await service_for_values(nlu, text, context, ((1.0, rentals), (0.5, browse))) == rentals
     # no word of either's: the scorer's order stands
     plain = "a comedy please"
-    assert await nlu._service_for_values(plain, context, [(1.0, browse), (0.5, rentals)]) == browse
+    assert await service_for_values(nlu, plain, context, ((1.0, browse), (0.5, rentals))) == browse

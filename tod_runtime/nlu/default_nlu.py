@@ -23,6 +23,12 @@ class LearnedNLUOptions(RulesNLUOptions):
     model: str | None = Field(
         default=None, description="a model written by `tod train nlu` (DIR/nlu.npz)"
     )
+    repairs: list[str] | None = Field(
+        default=None,
+        description="the repairs to run (docs/learned.md#repairs; default: all but the "
+        "optional value_alias)",
+    )
+    without: list[str] = Field(default_factory=list, description="repairs left out")
 
 
 def _english_only(nlu: NLU, ctx: ComponentContext) -> NLU:

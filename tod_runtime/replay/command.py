@@ -9,6 +9,7 @@ from typing import Any
 
 from tod_runtime.errors import ConfigError
 from tod_runtime.files import atomic_write, check_output, check_output_dir, write_json
+from tod_runtime.replay.known_values import CHOICES
 
 EXIT_BELOW = 1  # a --fail-under threshold was missed
 EXIT_DIFFERS = 1  # --expect-exact: a turn differs from the recording
@@ -67,8 +68,7 @@ def _run(args: argparse.Namespace) -> int:
         exact=args.expect_exact,
         errors=args.errors is not None,
         services=args.services,
-        dialogue_services=not args.all_services,
-        lower_case=args.lower_case,
+        **_chat_options(args),
     )
     _check_outputs(args)  # before the long work
     run = run_replay(options)
@@ -171,6 +171,44 @@ def _check_outputs(args: argparse.Namespace) -> None:
         )
 
 
+def _chat_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The conditions of the NLU as ReplayOptions fields: ``--all-services``,
+    ``--lower-case``, ``--nlu-values`` (its default resolved) and ``--hold-values``."""
+    from tod_runtime.data.sgd import resolve_split
+    from tod_runtime.replay.known_values import default_nlu_values
+
+    split = resolve_split(args.path, args.split)
+    values = args.nlu_values or default_nlu_values(args.path, split, args.services)
+    held = frozenset(s for s in (args.hold_values or "").split(",") if s)
+    return {
+        "dialogue_services": not args.all_services,
+        "lower_case": args.lower_case,
+        "nlu_values": values,
+        "hold_values": held,
+    }
+
+
+def _add_values_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--lower-case",
+        action="store_true",
+        help="the user's turns typed in lower case, as many people type in a chat: how much "
+        "the NLU relies on capital letters",
+    )
+    parser.add_argument(
+        "--nlu-values",
+        choices=CHOICES,
+        help="where the NLU's known values come from: the backend's (the replayed split's own "
+        "recordings), train's recordings for the services train has (none for others), or "
+        "none (default: train for an SGD split other than train, else backend)",
+    )
+    parser.add_argument(
+        "--hold-values",
+        metavar="SERVICE,...",
+        help="with --nlu-values train: these services get no values (held out of training)",
+    )
+
+
 def add_replay_command(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser = subparsers.add_parser(
         "replay", help="replay SGD dialogues as regression tests, with DSTC8 metrics"
@@ -238,12 +276,7 @@ def add_replay_command(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="the NLU chooses each turn's service among all the pipeline's services, as in a "
         "chat (default: among the dialogue's own services, which DSTC8 gives as input)",
     )
-    parser.add_argument(
-        "--lower-case",
-        action="store_true",
-        help="the user's turns typed in lower case, as many people type in a chat: how much "
-        "the NLU relies on capital letters",
-    )
+    _add_values_arguments(parser)
     parser.add_argument(
         "--sgdx",
         nargs="?",

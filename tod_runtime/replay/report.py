@@ -50,6 +50,9 @@ class RunConfig(BaseModel):
     exact: bool = False
     dialogue_services: bool = True  # the NLU chose among each dialogue's services (DSTC8)
     lower_case: bool = False  # the user's turns were typed in lower case
+    all_services: bool = False  # the NLU chose among every service (not dialogue_services)
+    nlu_values: str = "backend"  # where the NLU's known values came from (--nlu-values)
+    hold_values: list[str] = Field(default_factory=list)  # services given no values
 
 
 class SGDXReport(BaseModel):
@@ -119,6 +122,9 @@ def build_report(options: ReplayOptions, run: ReplayRun) -> ReplayReport:
             exact=options.exact,
             dialogue_services=options.dialogue_services,
             lower_case=options.lower_case,
+            all_services=not options.dialogue_services,
+            nlu_values=options.nlu_values,
+            hold_values=sorted(options.hold_values),
         ),
         notes=notes,
     )

@@ -22,6 +22,7 @@ from tod_runtime.files import remove_temporaries, write_json
 from tod_runtime.plugins import collect_components, make_plugin_manager
 from tod_runtime.progress import progress
 from tod_runtime.replay.engine import DialogueReplayer, DialogueResult
+from tod_runtime.replay.known_values import NLUValues, nlu_backend
 from tod_runtime.runtime import Runtime
 
 GOLD = "gold"
@@ -47,6 +48,9 @@ class ReplayOptions:
     # False: among every service of the pipeline (as in a chat)
     dialogue_services: bool = True
     lower_case: bool = False  # the user's turns typed in lower case (as in a chat)
+    nlu_values: NLUValues = "backend"  # where the NLU's known values come from (known_values.py)
+    hold_values: frozenset[str] = frozenset()  # services whose values the NLU is not given
+    variant: tuple[str, str, str] | None = None  # SGD-X: (original root, split, variant)
     label: str | None = None  # the progress bar's text; default "replay <split>"
 
     def runtime_config(self) -> Config:
@@ -68,7 +72,12 @@ def replay_runtime(options: ReplayOptions, split: SGDSplit) -> Runtime:
     inner = components.open_backend(config.backend, config.services)
     recordings = inner.recordings if isinstance(inner, SGDTablesBackend) else read_recordings(split)
     backend = RecordedBackend(recordings, inner)
-    return Runtime(config, plugin_manager=pm, backend=backend, components=components)
+    known = nlu_backend(
+        backend, options.nlu_values, options.root, options.hold_values, options.variant
+    )
+    return Runtime(
+        config, plugin_manager=pm, backend=backend, components=components, nlu_backend=known
+    )
 
 
 @dataclass

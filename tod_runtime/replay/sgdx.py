@@ -99,6 +99,7 @@ def replay_variants(
                     strict=False,
                     exact=False,
                     services=None,
+                    variant=(options.root, options.split, variant),
                     label=f"replay {options.split} sgdx {variant}",
                 )
             )

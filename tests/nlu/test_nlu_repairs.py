@@ -1,0 +1,293 @@
+"""The learned NLU's repairs, one at a time on a reading, and their switches in config."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from stage_helpers import SERVICE, a, schemas, system
+
+from tod_runtime.config import embedded_services_dir
+from tod_runtime.dialogue.context import TurnContext
+from tod_runtime.dialogue.models import Action, State, Turn
+from tod_runtime.errors import ConfigError
+from tod_runtime.nlu.learned import casual as cs
+from tod_runtime.nlu.learned import repairs as rp
+from tod_runtime.nlu.learned import routing as rt
+from tod_runtime.nlu.learned.nlu import LearnedNLU
+from tod_runtime.nlu.learned.reading import Reading
+from tod_runtime.nlu.learned.scorer import Intent, view
+from tod_runtime.plugins import ComponentContext
+from tod_runtime.schema import Schemas, load_schema_file
+
+
+def embedded(*names: str) -> Schemas:
+    root = embedded_services_dir()
+    return Schemas(s for n in names for s in load_schema_file(root / n / "schema.json"))
+
+
+def nlu_of(services: Schemas, **options: Any) -> LearnedNLU:
+    return LearnedNLU(ComponentContext(schemas=services, backend=None, options=options))  # type: ignore[arg-type]
+
+
+def reading(
+    nlu: LearnedNLU,
+    text: str,
+    predicted: Intent | None,
+    intents: dict[str, str],
+    history: list[Turn] = (),  # type: ignore[assignment]
+    **fields: Any,
+) -> Reading:
+    """A reading of ``text`` with the frame chosen as ``predicted``."""
+    last = history[-1].frames[0] if history else None
+    system_acts = tuple(last.actions) if last else ()
+    state = {s: State(active_intent=i) for s, i in intents.items()}
+    context = TurnContext(nlu.schemas, list(history), state)
+    last_service = last.service if last else None
+    turn = view(text, last_service, [(x.act, x.slot, x.values) for x in system_acts], intents)
+    ranked = tuple(nlu.scorer.rank(turn, nlu.schemas))
+    r = Reading(text, context, turn, last_service, system_acts, intents, ranked, predicted)
+    return replace(r, **fields)
+
+
+def texts(acts: tuple[Action, ...]) -> list[str]:
+    return [str(x) for x in acts]
+
+
+async def test_service_by_values_applies_to_a_chosen_frame_only() -> None:
+    nlu = nlu_of(embedded("Restaurants", "Hotels"))
+    text = "somewhere to stay in Seattle, ideally 5 stars"
+    r = reading(nlu, text, None, {})
+    assert not rt.ServiceByValues().applies(nlu, r)
+    chosen = ("Restaurants", "FindRestaurants")
+    ranked = ((1.0, chosen), (0.5, ("Hotels", "SearchHotel")))
+    r = replace(r, predicted=chosen, ranked=ranked)
+    nlu.thresholds = replace(nlu.thresholds, service_margin=2.0)
+    assert (await rt.ServiceByValues().apply(nlu, r)).predicted == ("Hotels", "SearchHotel")
+
+
+async def test_task_switch_opens_the_task_named_mid_task() -> None:
+    nlu = nlu_of(embedded("Restaurants", "Hotels"))
+    asked = system(a("REQUEST", "city"), service="Restaurants")
+    text = "actually never mind, I need a hotel in seattle instead"
+    current = ("Restaurants", "FindRestaurants")
+    r = reading(nlu, text, current, {"Restaurants": "FindRestaurants"}, [asked])
+    assert rt.TaskSwitch().applies(nlu, r)
+    nlu.thresholds = replace(nlu.thresholds, switch_margin=3.0)
+    predicted = (await rt.TaskSwitch().apply(nlu, r)).predicted
+    assert predicted is not None and predicted[0] == "Hotels"
+    nlu.thresholds = replace(nlu.thresholds, switch_margin=float("inf"))
+    assert (await rt.TaskSwitch().apply(nlu, r)).predicted == current
+
+
+async def test_intent_by_values_takes_the_intent_the_values_fit() -> None:
+    nlu = nlu_of(embedded("Movies"))
+    city = (a("INFORM", "city", "Denver"),)
+    near = ((0.8, "FindMovies"),)
+    r = reading(nlu, "a movie in Denver", ("Movies", "BuyMovieTickets"), {}, near=near, read=city)
+    assert (await rt.IntentByValues().apply(nlu, r)).predicted == ("Movies", "FindMovies")
+
+
+async def test_ask_or_tell_keeps_either_the_question_or_the_value() -> None:
+    nlu = nlu_of(schemas())
+    both = {"requested": ("has_wifi",), "read": (a("INFORM", "has_wifi", "True"),)}
+    r = reading(nlu, "one with wifi?", (SERVICE, "FindCafes"), {}, **both)
+    assert rt.AskOrTell().applies(nlu, r)
+    told = await rt.AskOrTell().apply(nlu, r)  # nothing on the table: a value
+    assert told.requested == () and told.read == both["read"]
+    offered = replace(r, said=(a("OFFER", "cafe_name", "Grind"),))
+    asked = await rt.AskOrTell().apply(nlu, offered)  # after an offer: a question
+    assert asked.requested == ("has_wifi",) and asked.read == ()
+
+
+async def test_asked_backstop_finds_the_asked_slots_value() -> None:
+    nlu = nlu_of(embedded("Restaurants"))
+    asked = [system(a("REQUEST", "time"), service="Restaurants")]
+    intent = ("Restaurants", "ReserveRestaurant")
+    r = reading(nlu, "make it 7 pm", intent, {"Restaurants": "ReserveRestaurant"}, asked)
+    assert rp.AskedBackstop().applies(nlu, r)
+    fixed = await rp.AskedBackstop().apply(nlu, r)
+    assert [x.slot for x in fixed.acts] == ["time"] and fixed.filled == {"time"}
+    assert not rp.AskedBackstop().applies(nlu, fixed)
+
+
+async def test_missed_count_fills_the_intents_one_number_slot() -> None:
+    nlu = nlu_of(embedded("Restaurants"))
+    intent = ("Restaurants", "ReserveRestaurant")
+    r = reading(nlu, "a table for 3 on the 5th please", intent, {})
+    assert rp.MissedCount().applies(nlu, r)
+    assert texts((await rp.MissedCount().apply(nlu, r)).acts) == ["INFORM(number_of_seats=3)"]
+
+
+async def test_task_over_leaves_closing_acts_only() -> None:
+    nlu = nlu_of(schemas())
+    history = [system(a("REQ_MORE"))]
+    acts = (a("THANK_YOU"), a("REQUEST", "phone"))
+    r = reading(nlu, "not for now, thanks", None, {SERVICE: "FindCafes"}, history, acts=acts)
+    assert rp.TaskOver().applies(nlu, r)
+    assert texts((await rp.TaskOver().apply(nlu, r)).acts) == ["THANK_YOU()"]
+    assert texts((await rp.TaskOver().apply(nlu, replace(r, acts=()))).acts) == ["NEGATE()"]
+    assert not rp.TaskOver().applies(nlu, replace(r, read=(a("INFORM", "city", "Oslo"),)))
+
+
+async def test_change_named_asks_for_the_detail_the_user_names() -> None:
+    nlu = nlu_of(embedded("Restaurants"))
+    which = (a("REQUEST", "time", "19:00"), a("REQUEST", "number_of_seats", "2"))
+    history = [system(*which, service="Restaurants")]
+    intent = ("Restaurants", "ReserveRestaurant")
+    r = reading(
+        nlu, "the time, please", intent, {"Restaurants": "ReserveRestaurant"}, history,
+        said=which, acts=(a("REQUEST", "phone_number"),),
+    )  # fmt: skip
+    assert rp.ChangeNamed().applies(nlu, r)
+    assert texts((await rp.ChangeNamed().apply(nlu, r)).acts) == ["REQUEST(time)"]
+
+
+async def test_question_slot_asks_the_likeliest_slot_of_an_empty_question() -> None:
+    nlu = nlu_of(schemas())
+    history = [system(a("OFFER", "cafe_name", "Grind"))]
+    r = reading(nlu, "is it any good?", None, {SERVICE: "FindCafes"}, history)
+    r = replace(r, asks={"phone": 0.1, "has_wifi": 0.6})
+    assert rp.QuestionSlot().applies(nlu, r)
+    assert texts((await rp.QuestionSlot().apply(nlu, r)).acts) == ["REQUEST(has_wifi)"]
+    nlu.thresholds = replace(nlu.thresholds, ask_floor=0.9)
+    assert (await rp.QuestionSlot().apply(nlu, r)).acts == ()
+
+
+def test_every_repair_has_a_unique_name_and_a_step() -> None:
+    assert len(set(rp.NAMES)) == len(rp.REPAIRS)
+    assert {r.step for r in rp.REPAIRS} == {"route", "read", "acts"}
+
+
+def test_options_switch_repairs_and_refuse_unknown_names() -> None:
+    assert rp.selected({}) == rp.REPAIRS
+    assert [r.name for r in rp.selected({"without": ["task_over"]})] == [
+        n for n in rp.NAMES if n != "task_over"
+    ]
+    only = rp.selected({"repairs": ["question_slot", "ask_or_tell"]})
+    assert [r.name for r in only] == ["ask_or_tell", "question_slot"]  # REPAIRS' order
+    assert "value_alias" not in rp.NAMES  # off by default: it cost JGA on train held out
+    assert [r.name for r in rp.selected({"repairs": [*rp.NAMES, "value_alias"]})][-1] == (
+        "value_alias"
+    )
+    with pytest.raises(ConfigError, match="unknown NLU repair"):
+        rp.selected({"without": ["spelling"]})
+    with pytest.raises(ConfigError, match="list of repair names"):
+        rp.selected({"repairs": "task_over"})
+
+
+async def test_a_repair_left_out_changes_the_parse() -> None:
+    history = [system(a("OFFER", "cafe_name", "Grind"))]
+    state = {SERVICE: State(active_intent="FindCafes")}
+
+    async def parse(**options: Any) -> list[str]:
+        nlu = nlu_of(schemas(), **options)
+        nlu.thresholds = replace(nlu.thresholds, ask_floor=0.0)
+        acts = await nlu.parse("is it any good?", TurnContext(nlu.schemas, history, state))
+        return [str(x) for x in acts.get(SERVICE, [])]
+
+    assert any(x.startswith("REQUEST(") for x in await parse())
+    assert not any(x.startswith("REQUEST(") for x in await parse(without=["question_slot"]))
+
+
+def test_a_clock_time_without_its_part_of_the_day_takes_the_contexts_half() -> None:
+    assert cs._ambiguous("7:30") == (7, 30) and cs._ambiguous("six") == (6, 0)
+    assert [cs._ambiguous(v) for v in ("7pm", "19:30", "07:30", "noon", "12:15")] == [None] * 5
+    assert cs.later_half(7, 30, "a table at 7:30 tonight", [])  # the turn's words
+    assert not cs.later_half(7, 30, "7:30 in the morning", ["19:00"])
+    assert cs.later_half(7, 30, "at 7:30", ["18:30", "19:00", "20:00"])  # the backend's hours
+    assert not cs.later_half(10, 0, "at 10", ["09:30", "10:30", "19:00"])
+    assert cs.later_half(2, 30, "at 2:30", []) and not cs.later_half(9, 0, "at 9", [])
+
+
+async def test_time_of_day_gives_the_call_the_afternoon_and_keeps_the_words() -> None:
+    nlu = nlu_of(embedded("Restaurants"))
+    intent = ("Restaurants", "ReserveRestaurant")
+    said = (a("INFORM", "time", "7:30"), a("INFORM", "date", "today"))
+    r = reading(nlu, "a table at 7:30 tonight", intent, {}, acts=said)
+    assert cs.TimeOfDay().applies(nlu, r)
+    fixed = (await cs.TimeOfDay().apply(nlu, r)).acts[0]
+    assert fixed.values == ["7:30"] and fixed.canonical_values == ["19:30"]
+    clear = replace(r, acts=(a("INFORM", "time", "7:30 pm"),))
+    assert not cs.TimeOfDay().applies(nlu, clear)
+
+
+async def test_at_or_for_untangles_a_count_read_as_a_time() -> None:
+    nlu = nlu_of(embedded("Restaurants"))
+    intent = ("Restaurants", "ReserveRestaurant")
+    mixed = (a("INFORM", "time", "2 tonight"), a("INFORM", "number_of_seats", "6"))
+    r = reading(nlu, "book it for 2 tonight at 6", intent, {}, acts=mixed)
+    assert cs.AtOrFor().applies(nlu, r)
+    assert texts((await cs.AtOrFor().apply(nlu, r)).acts) == [
+        "INFORM(time=6)",
+        "INFORM(number_of_seats=2)",
+    ]
+    right = (a("INFORM", "time", "6"), a("INFORM", "number_of_seats", "2"))
+    assert not cs.AtOrFor().applies(nlu, replace(r, acts=right))
+    nights = reading(nlu, "for 2 nights at 6", intent, {}, acts=mixed)
+    assert not cs.AtOrFor().applies(nlu, nights)
+
+
+async def test_just_me_is_a_count_of_one() -> None:
+    nlu = nlu_of(embedded("Restaurants"))
+    intent = ("Restaurants", "ReserveRestaurant")
+    r = reading(nlu, "just me", intent, {}, acts=(a("INFORM", "number_of_seats", "2"),))
+    assert cs.JustMe().applies(nlu, r)
+    assert texts((await cs.JustMe().apply(nlu, r)).acts) == ["INFORM(number_of_seats=1)"]
+    assert not cs.JustMe().applies(nlu, replace(r, text="just me and 3 friends"))
+
+
+def test_aliases_are_initials_and_word_starts_of_known_values() -> None:
+    cities = ["San Francisco", "New York", "Philadelphia", "Los Angeles", "Phoenix"]
+    aliases = cs.Aliases({"city": cities})
+    found = {t: aliases.of(t, "city") for t in ("sf", "nyc", "ny", "la", "philly", "phone")}
+    assert found == {
+        "sf": "San Francisco",
+        "nyc": "New York",
+        "ny": "New York",
+        "la": "Los Angeles",
+        "philly": "Philadelphia",
+        "phone": None,
+    }
+    assert aliases.of("sf", "cuisine") is None
+
+
+async def test_value_alias_reads_an_abbreviated_city() -> None:
+    class Backend:
+        async def entity_values(self, service: str) -> dict[str, list[str]]:
+            return {"city": ["San Francisco", "New York"]}
+
+    services = embedded("Restaurants")
+    nlu = LearnedNLU(ComponentContext(schemas=services, backend=Backend()))  # type: ignore[arg-type]
+    r = reading(nlu, "italian food in sf", ("Restaurants", "FindRestaurants"), {})
+    fixed = await cs.ValueAlias().apply(nlu, r)
+    assert [(x.slot, x.values, x.canonical_values) for x in fixed.acts] == [
+        ("city", ["sf"], ["San Francisco"])
+    ]
+
+
+async def test_value_alias_spells_out_an_abbreviation_the_reader_read() -> None:
+    class Backend:
+        async def entity_values(self, service: str) -> dict[str, list[str]]:
+            return {"city": ["San Francisco", "New York"]}
+
+    services = embedded("Restaurants")
+    nlu = LearnedNLU(ComponentContext(schemas=services, backend=Backend()))  # type: ignore[arg-type]
+    read = (a("INFORM", "city", "nyc"),)
+    r = reading(nlu, "a table in nyc", ("Restaurants", "FindRestaurants"), {}, acts=read)
+    fixed = (await cs.ValueAlias().apply(nlu, r)).acts
+    assert [(x.values, x.canonical_values) for x in fixed] == [(["nyc"], ["New York"])]
+
+
+async def test_named_value_reads_the_name_after_called() -> None:
+    nlu = nlu_of(embedded("Restaurants"))
+    intent = ("Restaurants", "ReserveRestaurant")
+    r = reading(nlu, "a table at a place called Copper Pearl for 2", intent, {})
+    assert cs.NamedValue().applies(nlu, r)
+    assert texts((await cs.NamedValue().apply(nlu, r)).acts) == [
+        "INFORM(restaurant_name=Copper Pearl)"
+    ]
+    assert not cs.NamedValue().applies(nlu, replace(r, text="a table for 2"))
+    filled = replace(r, filled=frozenset({"restaurant_name"}))
+    assert (await cs.NamedValue().apply(nlu, filled)).acts == ()

@@ -1,0 +1,298 @@
+"""Repairs for the way people type in a chat (step ``acts``, ``repairs.py``): a clock time
+without its part of the day, a count and a time mixed up, "just me", a value's initials or a
+short form. General signals only: the slot's value type, the values the backend holds and a
+few English words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from tod_runtime.dialogue.models import Action, act
+from tod_runtime.nlu.learned.reading import AliasIndex, Parts, Reading
+from tod_runtime.nlu.learned.text import STOP
+from tod_runtime.nlu.values import number_value
+from tod_runtime.values.numbers import UNITS
+from tod_runtime.values.times import AFTERNOON, MORNING, NIGHT, parse_time
+
+LATE = {"tonight", "evening", "night", "dinner", "afternoon", "pm", "supper", "late"}
+EARLY = {"morning", "breakfast", "am", "early"}
+NEAR_MINUTES = 60  # a known time this close to a reading counts for it
+_WORD = re.compile(r"[a-z0-9']+")
+
+
+def slots_of_type(parts: Parts, r: Reading, kind: str) -> list[str]:
+    """The chosen intent's slots of value type ``kind``."""
+    assert r.service is not None
+    spec = parts.schemas[r.service].intent(r.intent)
+    takes = {*spec.required_slots, *spec.optional_slots} if spec else set()
+    return [v.name for v in parts.views[r.service] if v.name in takes and v.value_type == kind]
+
+
+def _ambiguous(value: str) -> tuple[int, int] | None:
+    """(hour, minute) of a clock time said without its part of the day ("7:30", "6"),
+    hours 1 to 11; None for anything else ("7pm", "19:30", "07:30", "noon")."""
+    words = set(_WORD.findall(value.lower()))
+    if words & (AFTERNOON | MORNING | NIGHT) or value.strip().startswith("0"):
+        return None
+    clock = parse_time(value)
+    if clock is None:
+        return None
+    hour, minute = int(clock[:2]), int(clock[3:])
+    return (hour, minute) if 1 <= hour <= 11 else None
+
+
+def _near(minutes: int, known: Sequence[int]) -> int:
+    return sum(abs(k - minutes) <= NEAR_MINUTES for k in known)
+
+
+def later_half(hour: int, minute: int, text: str, known: Sequence[str]) -> bool:
+    """Whether a clock time said without its part of the day means the afternoon or evening:
+    the turn's words ("tonight", "dinner"; "morning"), else the hours the backend's values of
+    the slot hold (more of them near 19:30 than near 07:30), else an hour from 1 to 6 is in
+    the afternoon (an appointment at "2:30") and from 7 to 11 in the morning."""
+    words = set(_WORD.findall(text.lower()))
+    if words & EARLY:
+        return False
+    if words & LATE:
+        return True
+    times = [parse_time(v) for v in known]
+    minutes = [int(t[:2]) * 60 + int(t[3:]) for t in times if t]
+    early, late = hour * 60 + minute, (hour + 12) * 60 + minute
+    if _near(early, minutes) != _near(late, minutes):
+        return _near(late, minutes) > _near(early, minutes)
+    return hour <= 6
+
+
+class TimeOfDay:
+    """A clock time said without its part of the day ("7:30", "at 6") takes the half of the
+    day the context gives (``later_half``): the act keeps the words the user said, its
+    canonical value is the 24-hour time a call takes ("7:30" for dinner is 19:30)."""
+
+    name = "time_of_day"
+    step = "acts"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        times = set(slots_of_type(parts, r, "time")) if r.predicted else set()
+        return any(a.act == "INFORM" and a.slot in times and _open(a) for a in r.acts)
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        assert r.service is not None
+        times = set(slots_of_type(parts, r, "time"))
+        known = await parts.known_values(r.service)
+        acts = []
+        for a in r.acts:
+            clock = _open(a) if a.act == "INFORM" and a.slot in times else None
+            if clock and later_half(*clock, r.text, known.get(a.slot, [])):
+                exact = f"{clock[0] + 12:02d}:{clock[1]:02d}"
+                a = act("INFORM", a.slot, a.values, [exact])
+            acts.append(a)
+        return r.with_acts(acts)
+
+
+def _open(a: Action) -> tuple[int, int] | None:
+    """The act's clock time said without its part of the day, unless its canonical value
+    already has one."""
+    canonical = a.canonical_values[0] if a.canonical_values else a.values[0] if a.values else ""
+    return _ambiguous(a.values[0]) if a.values and _ambiguous(canonical) else None
+
+
+_NUM = r"(\d{1,2}|" + "|".join(w for w, n in UNITS.items() if 1 <= n <= 12) + r")"
+AT = re.compile(rf"\bat {_NUM}(?::(\d{{2}}))?(\s*[ap]\.?m\b\.?)?")
+UNIT_AFTER = (
+    r"(?!\s*(?::\d|[ap]\.?m\b|o'?clock|nights?|days?|hours?|minutes?|weeks?|months?|years?))"
+)
+FOR = re.compile(rf"\bfor {_NUM}\b{UNIT_AFTER}")
+
+
+class AtOrFor:
+    """ "for 2 tonight at 6": the number after "for" is the count and the one after "at" the
+    time, when the intent takes one number slot and one time slot and the values read mixed
+    them up (the time read from the count, or the count from the time)."""
+
+    name = "at_or_for"
+    step = "acts"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return r.predicted is not None and self._fix(parts, r) is not None
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        fixed = self._fix(parts, r)
+        return r if fixed is None else r.with_acts(fixed)
+
+    def _fix(self, parts: Parts, r: Reading) -> list[Action] | None:
+        counts, times = slots_of_type(parts, r, "number"), slots_of_type(parts, r, "time")
+        lower = r.text.lower()
+        at, count = AT.search(lower), FOR.search(lower)
+        if len(counts) != 1 or len(times) != 1 or not at or not count:
+            return None
+        at_n, for_n = str(number_value(at.group(1))), str(number_value(count.group(1)))
+        said = {a.slot: a.values[0] for a in r.acts if a.act == "INFORM" and a.values}
+        time_said, count_said = said.get(times[0], ""), said.get(counts[0], "")
+        spec = parts.schemas[r.service or ""].slot(counts[0])
+        allowed = spec is None or not spec.possible_values or for_n in spec.possible_values
+        mixed = count_said == at_n or (time_said and at_n not in _WORD.findall(time_said))
+        if at_n == for_n or not mixed or not allowed:
+            return None
+        time = at.group(0)[3:].strip()
+        out = [a for a in r.acts if a.slot not in (times[0], counts[0]) or a.act != "INFORM"]
+        return [*out, act("INFORM", times[0], [time]), act("INFORM", counts[0], [for_n])]
+
+
+ALONE = re.compile(r"\b(?:just|only) (?:me|myself|one)\b|\bby myself\b|\bon my own\b|\bsolo\b")
+
+
+class JustMe:
+    """ "just me", "only me", "by myself": a count of 1 for the intent's one number slot,
+    when the turn says no other number."""
+
+    name = "just_me"
+    step = "acts"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        if not r.predicted or not ALONE.search(r.text.lower()):
+            return False
+        counts = slots_of_type(parts, r, "number")
+        return len(counts) == 1 and not re.search(r"\d", r.text)
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        slot = slots_of_type(parts, r, "number")[0]
+        spec = parts.schemas[r.service or ""].slot(slot)
+        if spec is not None and spec.possible_values and "1" not in spec.possible_values:
+            return r
+        acts = [a for a in r.acts if not (a.act == "INFORM" and a.slot == slot)]
+        return replace(r.with_acts([*acts, act("INFORM", slot, ["1"])]), filled=r.filled | {slot})
+
+
+def initials(value: str) -> str:
+    words = _WORD.findall(value.lower())
+    return "".join(w[0] for w in words) if len(words) > 1 else ""
+
+
+class Aliases:
+    """Short forms of a service's known values, per slot: a multi-word value's initials
+    ("sf": San Francisco), with a trailing "c" for city ("nyc": New York), and a one-word
+    value's first four letters ("phil" of Philadelphia: "philly"). Built once per service."""
+
+    def __init__(self, known: Mapping[str, Sequence[str]]) -> None:
+        self.short: dict[str, dict[str, set[str]]] = {}  # slot -> short form -> values
+        self.start: dict[str, dict[str, set[str]]] = {}  # slot -> first 4 letters -> values
+        self.values = {slot: {v.strip().lower() for v in values} for slot, values in known.items()}
+        for slot, values in known.items():
+            short, start = self.short.setdefault(slot, {}), self.start.setdefault(slot, {})
+            for value in values:
+                first = initials(value)
+                for form in (first, first + "c") if first else ():
+                    short.setdefault(form, set()).add(value)
+                word = value.strip().lower()
+                if len(word) >= 5 and word.isalpha():
+                    start.setdefault(word[:4], set()).add(value)
+
+    def of(self, token: str, slot: str) -> str | None:
+        """The one known value of ``slot`` that ``token`` abbreviates, else None. The start
+        of a word counts when the token shares more than half its letters with the value."""
+        if token in self.values.get(slot, ()):
+            return None  # a value itself
+        found = set(self.short.get(slot, {}).get(token, ()))
+        if len(token) >= 5:
+            for value in self.start.get(slot, {}).get(token[:4], ()):
+                if len(_prefix(token, value.lower())) * 2 > len(token):
+                    found.add(value)
+        return found.pop() if len(found) == 1 else None
+
+
+def _prefix(a: str, b: str) -> str:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n]
+
+
+class ValueAlias:
+    """A word that abbreviates one known value (``Aliases``) of a slot the intent takes and
+    the turn left empty, or a value read that is one: said as the user wrote it, its
+    canonical value the backend's ("sf": San Francisco)."""
+
+    name = "value_alias"
+    step = "acts"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return r.predicted is not None
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        service = r.service
+        assert service is not None
+        spec = parts.schemas[service].intent(r.intent)
+        takes = {*spec.required_slots, *spec.optional_slots} if spec else set()
+        aliases = await parts.aliases(service)
+        r = r.with_acts([_spelt_out(a, aliases) if a.slot in takes else a for a in r.acts])
+        said = " ".join(v.lower() for a in r.acts for v in a.values)
+        tokens = [t for t in _WORD.findall(r.text.lower()) if len(t) >= 2 and t not in STOP]
+        tokens = [t for t in tokens if t not in said and not t.isdigit() and _rare(t, parts)]
+        open_slots = [v.name for v in parts.views[service] if v.name in takes]
+        open_slots = [s for s in open_slots if s not in r.filled]
+        found: list[Action] = []
+        for token in tokens:
+            hits = [(s, aliases.of(token, s)) for s in open_slots]
+            named = [(s, v) for s, v in hits if v is not None]
+            if len(named) == 1:
+                slot, value = named[0]
+                found.append(act("INFORM", slot, [token], [value]))
+                open_slots.remove(slot)
+        return r.adding(found, [a.slot for a in found]) if found else r
+
+
+COMMON = 1000  # a word used this often in SGD train's turns is itself, not a short form
+
+
+def _rare(token: str, parts: Parts) -> bool:
+    """Not a common word ("please" is no short form of Pleasanton)."""
+    return parts.word_count(token) < COMMON
+
+
+def _spelt_out(a: Action, aliases: AliasIndex) -> Action:
+    """An INFORM whose one-word value abbreviates a known value, with that as canonical."""
+    if a.act != "INFORM" or len(a.values) != 1 or a.canonical_values != a.values:
+        return a
+    value = aliases.of(a.values[0].strip().lower(), a.slot)
+    return a if value is None else act("INFORM", a.slot, a.values, [value])
+
+
+NAMED = re.compile(
+    r"\b(?:call it|called|named|name it|titled)\s+['\"]?([a-z0-9][a-z0-9 '&-]*?)['\"]?"
+    r"(?=[.,!?;]|\s+(?:and|for|at|on|with|please|tomorrow|today|tonight)\b|$)"
+)
+NAME_WORDS = frozenset({"name", "title", "label"})
+
+
+class NamedValue:
+    """A name the user gives after "call it", "named", "titled" ("an alarm at 7 called
+    grocery run") for the one slot of the intent left empty whose description names a
+    name, title or label and that takes free text."""
+
+    name = "named_value"
+    step = "acts"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return r.predicted is not None and NAMED.search(r.text.lower()) is not None
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        service = r.service
+        assert service is not None
+        match = NAMED.search(r.text.lower())
+        schema = parts.schemas[service]
+        slots = [
+            name
+            for name in slots_of_type(parts, r, "text")
+            if name not in r.filled
+            and (spec := schema.slot(name)) is not None
+            and not spec.is_categorical
+            and NAME_WORDS & set(_WORD.findall(spec.description.lower()))
+        ]
+        if match is None or len(slots) != 1:
+            return r
+        start, end = match.span(1)
+        value = r.text[start:end].strip()
+        return r.adding([act("INFORM", slots[0], [value])], slots)

@@ -1,0 +1,146 @@
+"""The learned NLU's reading of a turn: what the scorers and the value reader made of it, a
+frozen value that the repairs (``repairs.py``) each turn into a new one.
+
+A reading is built in three steps, each followed by its repairs (``Repair.step``):
+
+- ``route``: the scorer's ranking and its choice of frame (service and intent);
+- ``read``: the values read among the chosen intent's slots and its near rivals', and the
+  probability that each slot is asked about;
+- ``acts``: the acts the turn yields (``INFORM_INTENT``, the dialogue acts, requests, values).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field, replace
+from typing import Protocol, Self
+
+from tod_runtime.dialogue.context import TurnContext
+from tod_runtime.dialogue.models import Action
+from tod_runtime.nlu.learned.scorer import Intent, Scorer, TurnView
+from tod_runtime.nlu.learned.values import SlotView
+from tod_runtime.schema.models import ServiceSchema
+
+Ranked = tuple[tuple[float, Intent | None], ...]  # (score, intent or None: NONE), best first
+
+
+@dataclass(frozen=True)
+class Reading:
+    text: str  # the user's turn, typos repaired
+    context: TurnContext
+    turn: TurnView
+    last_service: str | None  # the service of the system's last frame
+    system: tuple[Action, ...]  # the acts of the system's last frame
+    intents: Mapping[str, str]  # each frame's active intent before the turn
+    ranked: Ranked
+    predicted: Intent | None  # the frame chosen; None: the scorer says no task (NONE)
+    # read: the service's acts in the system's last turn; the intent's near rivals
+    said: tuple[Action, ...] = ()
+    near: tuple[tuple[float, str], ...] = ()  # (logits under the chosen, intent)
+    read: tuple[Action, ...] = ()  # INFORM acts of the values read
+    asks: Mapping[str, float] = field(default_factory=dict)  # slot -> P(asked about)
+    requested: tuple[str, ...] = ()  # the slots asked about
+    # acts: the turn's acts, and the slots they fill
+    acts: tuple[Action, ...] = ()
+    filled: frozenset[str] = frozenset()
+
+    @property
+    def service(self) -> str | None:
+        """The chosen frame's service, else the service the dialogue is in."""
+        return self.predicted[0] if self.predicted else self.turn.current[0]
+
+    @property
+    def intent(self) -> str:
+        """The chosen intent, else the frame's active one."""
+        if self.predicted:
+            return self.predicted[1]
+        return self.intents.get(self.service or "", "NONE")
+
+    @property
+    def same(self) -> bool:
+        """The turn answers the service the system spoke for last."""
+        return self.service == self.last_service
+
+    @property
+    def opening(self) -> bool:
+        """The chosen service has no active intent yet."""
+        return self.intents.get(self.service or "", "NONE") == "NONE"
+
+    def asked(self) -> list[str]:
+        """The slots the system asked for in its last turn, when the turn answers it."""
+        return [a.slot for a in self.system if a.act == "REQUEST" and a.slot] if self.same else []
+
+    def adding(self, acts: Sequence[Action], filled: Sequence[str] = ()) -> Self:
+        """The reading with ``acts`` added (and ``filled`` among the slots filled)."""
+        return replace(self, acts=(*self.acts, *acts), filled=self.filled | set(filled))
+
+    def with_acts(self, acts: Sequence[Action]) -> Self:
+        return replace(self, acts=tuple(acts))
+
+
+class AliasIndex(Protocol):
+    def of(self, token: str, slot: str) -> str | None:
+        """The one known value of ``slot`` that ``token`` abbreviates, else None."""
+        ...
+
+
+class Parts(Protocol):
+    """What the repairs use of the learned NLU (``LearnedNLU`` provides it): the schemas,
+    the scorers, the words of each description and the value readers."""
+
+    @property
+    def schemas(self) -> Mapping[str, ServiceSchema]: ...
+    @property
+    def scorer(self) -> Scorer: ...
+    @property
+    def views(self) -> Mapping[str, Sequence[SlotView]]: ...
+    @property
+    def verbs(self) -> Mapping[str, Mapping[str, str]]: ...  # an intent's verb, by service
+    @property
+    def service_words(self) -> Mapping[str, AbstractSet[str]]: ...
+    @property
+    def described(self) -> Mapping[str, AbstractSet[str]]: ...  # every description's words
+    @property
+    def nouns(self) -> Mapping[Intent, AbstractSet[str]]: ...  # an intent's head, no verb
+    @property
+    def all_nouns(self) -> AbstractSet[str]: ...
+    @property
+    def thresholds(self) -> Thresholds: ...
+
+    async def read_values(
+        self, text: str, service: str, intents: Sequence[str], system: Sequence[Action]
+    ) -> list[Action]:
+        """INFORM acts of the values the reader finds among the slots ``intents`` take."""
+        ...
+
+    async def rule_values(self, text: str, service: str, slots: Sequence[str]) -> list[Action]:
+        """The rules' value finder for ``slots``: known values, times, dates, numbers."""
+        ...
+
+    def takes(self, service: str, intent: str, slots: AbstractSet[str]) -> int:
+        """How many of ``slots`` the intent takes."""
+        ...
+
+    def word_count(self, word: str) -> int:
+        """How often ``word`` is used in SGD train's turns (the typo repairer's vocabulary)."""
+        ...
+
+    async def known_values(self, service: str) -> Mapping[str, list[str]]:
+        """The backend's values of the service's slots."""
+        ...
+
+    async def aliases(self, service: str) -> AliasIndex:
+        """The short forms of the service's known values."""
+        ...
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The model's decision margins the repairs read (logits; ``ask_floor`` a probability)."""
+
+    intent_margin: float
+    values_margin: float
+    service_margin: float
+    switch_margin: float
+    ask_floor: float
