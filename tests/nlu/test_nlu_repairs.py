@@ -120,6 +120,16 @@ async def test_missed_count_fills_the_intents_one_number_slot() -> None:
     assert texts((await rp.MissedCount().apply(nlu, r)).acts) == ["INFORM(number_of_seats=3)"]
 
 
+async def test_missed_date_fills_the_intents_one_date_slot() -> None:
+    nlu = nlu_of(embedded("Restaurants"))
+    intent = ("Restaurants", "ReserveRestaurant")
+    r = reading(nlu, "book 4 people sunday at noon", intent, {})
+    assert rp.MissedDate().applies(nlu, r)
+    assert texts((await rp.MissedDate().apply(nlu, r)).acts) == ["INFORM(date=sunday)"]
+    two = reading(nlu, "sunday or monday at noon", intent, {})
+    assert (await rp.MissedDate().apply(nlu, two)).acts == two.acts  # which one? none taken
+
+
 async def test_task_over_leaves_closing_acts_only() -> None:
     nlu = nlu_of(schemas())
     history = [system(a("REQ_MORE"))]
