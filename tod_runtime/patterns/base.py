@@ -59,6 +59,10 @@ class PatternTurn:
         service = service or self.service
         return self.context.history.last_system_acts(service) if service else []
 
+    def acts_copy(self) -> dict[str, list[Action]]:
+        """This turn's acts, in lists of its own to amend."""
+        return {service: list(acts) for service, acts in self.acts.items()}
+
     def amended(self, **changes: object) -> PatternTurn:
         return replace(self, **changes)  # type: ignore[arg-type]
 

@@ -243,7 +243,7 @@ class Skip:
         found = self._slot(turn)
         assert found is not None
         service, slot = found
-        acts = {s: list(a) for s, a in turn.acts.items()}
+        acts = turn.acts_copy()
         acts.setdefault(service, []).append(act("INFORM", slot, [DONTCARE]))
         state = dict(turn.state)
         before = state.get(service) or turn.context.state.get(service) or State()
@@ -278,7 +278,7 @@ class Another:
     def apply(self, turn: PatternTurn) -> PatternTurn:
         service = turn.service
         assert service is not None
-        acts = {s: list(a) for s, a in turn.acts.items()}
+        acts = turn.acts_copy()
         kept = [a for a in acts.get(service, []) if a.act not in ("NEGATE", "THANK_YOU")]
         acts[service] = [*kept, act("REQUEST_ALTS")]
         return turn.amended(acts=acts)
@@ -394,7 +394,7 @@ class Refine:
             index = values.index(said) + direction
             if 0 <= index < len(values):
                 new = slot.possible_values[index]
-                acts = {s: list(a) for s, a in turn.acts.items()}
+                acts = turn.acts_copy()
                 acts[service] = [act("INFORM", name, [new])]
                 values_now = {**state.slot_values, name: [new]}
                 states = {
@@ -459,7 +459,7 @@ class Digression:
             values = state.slot_values.get(slot) or ([entity[slot]] if slot in entity else [])
             if values and values[0] != DONTCARE:
                 answers.append(act("INFORM", slot, values[:1]))
-        acts = {s: list(a) for s, a in turn.acts.items()}
+        acts = turn.acts_copy()
         questions = [a for a in acts.get(service, []) if a.act == "REQUEST"]  # not a "yes"
         if questions:
             acts[service] = questions
@@ -523,7 +523,7 @@ class TakeOffer:
         found = self._meant(turn)
         assert found is not None
         service, intent = found
-        acts = {s: list(a) for s, a in turn.acts.items()}
+        acts = turn.acts_copy()
         acts[service] = [act("INFORM_INTENT", "intent", [intent]), *acts.get(service, [])]
         tracked = turn.state.get(service) or State()
         state = {**turn.state, service: tracked.model_copy(update={"active_intent": intent})}
@@ -564,7 +564,7 @@ class FollowSearch:
         found = self._better(turn)
         assert found is not None
         service, read, meant = found
-        acts = {s: list(a) for s, a in turn.acts.items()}
+        acts = turn.acts_copy()
         acts[service] = [
             act("INFORM_INTENT", "intent", [meant]) if a.act == "INFORM_INTENT" else a
             for a in acts[service]
@@ -619,7 +619,7 @@ class NextTask:
             return sum(slot in own for slot in slots)
 
         intent = max(searches, key=takes)  # the first of equals
-        acts = {s: list(a) for s, a in turn.acts.items()}
+        acts = turn.acts_copy()
         acts[service] = [act("INFORM_INTENT", "intent", [intent.name]), *acts[service]]
         said = {a.slot: a.values for a in acts[service] if a.act == "INFORM" and a.values}
         values = {slot: list(v) for slot, v in said.items()}
