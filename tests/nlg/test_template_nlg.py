@@ -581,3 +581,18 @@ def test_slots_are_matched_by_their_own_words_not_their_services() -> None:
     slots = align(other, "Banks_X", bank).slots
     assert slots["account_type"] == "account_type"
     assert slots["transfer_amount"] == "amount"
+
+
+def test_a_clock_time_is_said_as_the_nlu_settled_it() -> None:
+    from tod_runtime.config import embedded_services_dir
+    from tod_runtime.dialogue.models import act
+    from tod_runtime.nlg.template import times_as_meant
+    from tod_runtime.schema.loader import load_schema_file
+
+    (schema,) = load_schema_file(embedded_services_dir() / "Restaurants" / "schema.json")
+    dinner = act("CONFIRM", "time", ["7:30"], ["19:30"])
+    assert times_as_meant([dinner], schema)[0].values == ["19:30"]
+    said = act("CONFIRM", "time", ["7:30 pm"], ["19:30"])
+    assert times_as_meant([said], schema)[0].values == ["7:30 pm"]  # already says it
+    city = act("CONFIRM", "city", ["sf"], ["San Francisco"])
+    assert times_as_meant([city], schema)[0].values == ["sf"]

@@ -33,13 +33,38 @@ from tod_runtime.nlg.refusal import refusal_sentence, split_refusals
 from tod_runtime.nlg.signature import fill
 from tod_runtime.nlg.store import PACKAGED, TemplateSet, read_side
 from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.values.normalise import slot_kind
+from tod_runtime.values.times import parse_time
 
 _KEY = re.compile(r"^(?P<act>[A-Z_]+)(\((?P<slot>[a-z0-9_]*)\))?$")
+_CLOCK = re.compile(r"[0-2]\d:[0-5]\d")
 
 
 def _value(action: Action) -> str:
     values = action.values or action.canonical_values
     return values[0] if values else ""
+
+
+def times_as_meant(actions: Sequence[Action], schema: ServiceSchema | None) -> list[Action]:
+    """A clock time said without its half of the day ("7:30") whose canonical value the NLU
+    settled ("19:30" for dinner) is said as the canonical one, so a confirmation says the
+    time the call will take ("7:30 pm", not "7:30 am")."""
+    if schema is None:
+        return list(actions)
+    out = []
+    for a in actions:
+        meant = a.canonical_values
+        if (
+            a.slot
+            and a.values
+            and len(meant) == len(a.values)
+            and slot_kind(schema, a.slot) == "time"
+            and all(_CLOCK.fullmatch(m) for m in meant)
+            and [parse_time(v) for v in a.values] != list(meant)
+        ):
+            a = a.model_copy(update={"values": list(meant)})
+        out.append(a)
+    return out
 
 
 def _drops_options(template: str, action: Action) -> bool:
@@ -122,6 +147,7 @@ class TemplateGenerator:
         """The reply for one frame's acts; ``seed`` varies the choice among equivalent
         templates (the same acts and seed always give the same reply)."""
         schema = self.schemas.get(service)
+        actions = times_as_meant(actions, schema)
         refused, actions = split_refusals(actions)
         if refused:  # the service's reason first, then the rest as usual
             said = [refusal_sentence(r, schema, self.realiser.sayer(schema)) for r in refused]
