@@ -16,9 +16,9 @@ from tod_runtime.dialogue.models import DONTCARE, Action, ServiceCall, State, ac
 from tod_runtime.patterns.base import PatternTurn, plain_words
 from tod_runtime.policy.history import entity_on_offer
 from tod_runtime.policy.rules import offer
+from tod_runtime.policy.talk import QUESTIONS
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 
-QUESTIONS = frozenset({"REQUEST", "CONFIRM", "OFFER", "OFFER_INTENT"})
 MAX_SUGGESTIONS = 3  # what the system can do, said when nothing was understood
 
 
@@ -364,7 +364,7 @@ class Refine:
             # the cheapest of the cheaper; the next of the later
             ranked = sorted(better, key=lambda pair: pair[0] if "time" in concept else -pair[0])
             return self._offer(turn, service, slot, state, ranked[0][1] if ranked else None)
-        return self._step(turn, service, slots, state)
+        return self._step(turn, service, slots, state, direction)
 
     def _offer(
         self, turn: PatternTurn, service: str, slot: str, state: State, pick: dict[str, str] | None
@@ -379,11 +379,10 @@ class Refine:
             answer = tuple(acts)
         return turn.amended(acts={}, state=as_before(turn), answer=answer, answer_service=service)
 
-    def _step(self, turn: PatternTurn, service: str, slots: list[str], state: State) -> PatternTurn:
-        """An ordered categorical slot one step in the direction wanted; the search runs again."""
-        found = self._wanted(turn)
-        assert found is not None
-        direction = found[2]
+    def _step(
+        self, turn: PatternTurn, service: str, slots: list[str], state: State, direction: int
+    ) -> PatternTurn:
+        """An ordered categorical slot one step in ``direction``; the search runs again."""
         schema = turn.context.schemas[service]
         for name in slots:
             slot = schema.slot(name)
