@@ -88,14 +88,7 @@ class History(Sequence[Turn]):
             self._offers[service] = offers
         elif any(a.act == "NOTIFY_FAILURE" for a in actions):
             self._offers.pop(service, None)  # "nothing else": no offer stands any more
-        told = self._told.setdefault(service, {})
-        for order, act in reversed(list(enumerate(actions))):  # the first act of a slot wins
-            if act.act == "CONFIRM" and act.slot and act.values:
-                self._confirmed[(service, act.slot)] = list(act.values)
-            if act.act in ("INFORM", "OFFER") and act.slot and act.values:
-                told[act.slot] = ((position, -order), list(act.values))
-            if act.act == "REQUEST" and act.slot:
-                self._asked.add((service, act.slot))
+        self._index_system_acts(position, service, actions)
         offered = any(a.act == "OFFER" for a in actions)
         entities = _offered_entities(offers)
         if frame.service_call is not None:
@@ -112,6 +105,17 @@ class History(Sequence[Turn]):
                 self._offered.setdefault((service, call.method), set()).update(
                     a.slot for a in offers
                 )
+
+    def _index_system_acts(self, position: int, service: str, actions: Sequence[Action]) -> None:
+        """What the system confirmed, told (informed or offered) and asked, per slot."""
+        told = self._told.setdefault(service, {})
+        for order, act in reversed(list(enumerate(actions))):  # the first act of a slot wins
+            if act.act == "CONFIRM" and act.slot and act.values:
+                self._confirmed[(service, act.slot)] = list(act.values)
+            if act.act in ("INFORM", "OFFER") and act.slot and act.values:
+                told[act.slot] = ((position, -order), list(act.values))
+            if act.act == "REQUEST" and act.slot:
+                self._asked.add((service, act.slot))
 
     def _place(
         self, service: str, search: Frame, entities: list[dict[str, str]], shown: int, offered: bool

@@ -5,11 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tod_runtime.errors import ConfigError
 from tod_runtime.files import atomic_write, check_output, check_output_dir, write_json
 from tod_runtime.replay.known_values import CHOICES
+
+if TYPE_CHECKING:
+    from tod_runtime.replay.report import ReplayReport
+    from tod_runtime.replay.runner import ReplayOptions, ReplayRun
 
 EXIT_BELOW = 1  # a --fail-under threshold was missed
 EXIT_DIFFERS = 1  # --expect-exact: a turn differs from the recording
@@ -41,7 +45,6 @@ def _variants(text: str) -> list[str]:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from tod_runtime.replay.junit import write_junit
     from tod_runtime.replay.report import build_report, summary
     from tod_runtime.replay.runner import ReplayOptions, run_replay
 
@@ -78,6 +81,15 @@ def _run(args: argparse.Namespace) -> int:
 
         report.sgdx = replay_variants(options, report.metrics, args.sgdx)
     _check_replayed(report.dialogues, run.skipped)
+    _write_outputs(args, report, run)
+    print(summary(report))
+    return _exit_status(args, options, report, run)
+
+
+def _write_outputs(args: argparse.Namespace, report: ReplayReport, run: ReplayRun) -> None:
+    """The report, JUnit and state-error files asked for (``_check_outputs`` vetted them)."""
+    from tod_runtime.replay.junit import write_junit
+
     if args.report:
         write_json(args.report, report.model_dump(mode="json"))
     if args.junit:
@@ -91,7 +103,13 @@ def _run(args: argparse.Namespace) -> int:
                 frames[frame.service] = frames.get(frame.service, 0) + 1
         errors = (e for r in run.results for e in r.errors)
         atomic_write(args.errors, error_report(errors, frames))
-    print(summary(report))
+
+
+def _exit_status(
+    args: argparse.Namespace, options: ReplayOptions, report: ReplayReport, run: ReplayRun
+) -> int:
+    """0, or the status of the last check that failed: ``--strict``'s stop, a
+    ``--fail-under`` floor, ``--expect-exact``'s differences (each said on stderr)."""
     code = 0
     if run.stopped_at is not None:
         first = run.stopped_at
@@ -209,23 +227,8 @@ def _add_values_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_replay_command(subparsers: argparse._SubParsersAction[Any]) -> None:
-    parser = subparsers.add_parser(
-        "replay", help="replay SGD dialogues as regression tests, with DSTC8 metrics"
-    )
-    parser.add_argument(
-        "path", metavar="SGD_DIR", help="SGD dataset folder or zip, or a split folder"
-    )
-    parser.add_argument(
-        "--split", help="split name (default: dev, or the folder itself when it is one split)"
-    )
-    parser.add_argument(
-        "--nlu",
-        help="'gold' (annotated user acts) or an NLU name (default: the configured NLU, learned)",
-    )
-    parser.add_argument("--policy", help="policy name (default: rules)")
-    parser.add_argument("--limit", type=int, help="only the first N dialogues, in file order")
-    parser.add_argument("--workers", type=int, default=1, help="processes (default: 1)")
+def _add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    """What a replay writes and when it fails: report files, floors, strictness."""
     parser.add_argument("--report", metavar="FILE.json", help="write the JSON report")
     parser.add_argument(
         "--predictions", metavar="DIR", help="write SGD files with predicted states"
@@ -264,6 +267,26 @@ def add_replay_command(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="exit 1 when any turn differs from the recording in any way (acts, state, "
         "service call, reply): the regression check for conversations saved by tod chat",
     )
+
+
+def add_replay_command(subparsers: argparse._SubParsersAction[Any]) -> None:
+    parser = subparsers.add_parser(
+        "replay", help="replay SGD dialogues as regression tests, with DSTC8 metrics"
+    )
+    parser.add_argument(
+        "path", metavar="SGD_DIR", help="SGD dataset folder or zip, or a split folder"
+    )
+    parser.add_argument(
+        "--split", help="split name (default: dev, or the folder itself when it is one split)"
+    )
+    parser.add_argument(
+        "--nlu",
+        help="'gold' (annotated user acts) or an NLU name (default: the configured NLU, learned)",
+    )
+    parser.add_argument("--policy", help="policy name (default: rules)")
+    parser.add_argument("--limit", type=int, help="only the first N dialogues, in file order")
+    parser.add_argument("--workers", type=int, default=1, help="processes (default: 1)")
+    _add_output_arguments(parser)
     parser.add_argument(
         "--services",
         metavar="DIR|SGD_DIR:split",

@@ -123,17 +123,8 @@ def _check_outputs(args: argparse.Namespace) -> None:
         )
 
 
-def add_simulate_command(subparsers: argparse._SubParsersAction[Any]) -> None:
-    parser = subparsers.add_parser(
-        "simulate", help="simulated users talk to the runtime: task success per service"
-    )
-    parser.add_argument(
-        "--services",
-        metavar="DIR|SGD_DIR:split",
-        help="services folder, or an SGD split (default: the embedded services)",
-    )
-    parser.add_argument("--dialogues", type=int, default=100, help="how many (default: 100)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+def _add_user_arguments(parser: argparse.ArgumentParser) -> None:
+    """How the simulated users talk: the level, the wording, repairs."""
     parser.add_argument(
         "--level",
         choices=["acts", "text"],
@@ -164,12 +155,31 @@ def add_simulate_command(subparsers: argparse._SubParsersAction[Any]) -> None:
         default=0.25,
         help="with --repairs: how often each move is made where it fits (default: 0.25)",
     )
+
+
+def _add_component_arguments(parser: argparse.ArgumentParser) -> None:
+    """The pipeline's components the simulated users talk to."""
     parser.add_argument("--simulator", default="schema", help="simulator (default: schema)")
     parser.add_argument("--nlu", metavar="NAME", help="NLU at the text level (default: learned)")
     parser.add_argument("--policy", metavar="NAME", help="policy (default: rules)")
     parser.add_argument("--tracker", metavar="NAME", help="DST component (default: rules)")
     parser.add_argument("--generator", metavar="NAME", help="NLG component (default: template)")
     parser.add_argument("--backend", metavar="NAME", help="service backend (default: auto)")
+
+
+def add_simulate_command(subparsers: argparse._SubParsersAction[Any]) -> None:
+    parser = subparsers.add_parser(
+        "simulate", help="simulated users talk to the runtime: task success per service"
+    )
+    parser.add_argument(
+        "--services",
+        metavar="DIR|SGD_DIR:split",
+        help="services folder, or an SGD split (default: the embedded services)",
+    )
+    parser.add_argument("--dialogues", type=int, default=100, help="how many (default: 100)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    _add_user_arguments(parser)
+    _add_component_arguments(parser)
     parser.add_argument("--workers", type=int, default=1, help="processes (default: 1)")
     parser.add_argument(
         "--max-turns", type=int, default=25, help="user turns before a dialogue is cut off"

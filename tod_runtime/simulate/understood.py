@@ -3,9 +3,10 @@ failed dialogue can be traced to the understanding of its text (or not)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from tod_runtime.dialogue.context import UserActs
+from tod_runtime.dialogue.models import Action
 
 Same = Callable[[str, str, str, str], bool]
 CHECKED = (
@@ -32,27 +33,7 @@ def misreadings(meant: UserActs, read: UserActs, same: Same) -> list[str]:
         if got is None:
             errors.append("wrong service" if read else "nothing read")
             continue
-        for a in acts:
-            if a.act not in CHECKED:
-                continue
-            if a.act == "INFORM_INTENT":
-                if not any(g.act == "INFORM_INTENT" and g.values == a.values for g in got):
-                    errors.append("missed intent")
-            elif a.act == "INFORM" and a.values:
-                values = [g for g in got if g.act == "INFORM" and g.slot == a.slot and g.values]
-                if not values:
-                    errors.append(f"missed value {a.slot}")
-                elif not any(
-                    same(service, a.slot, (g.canonical_values or g.values)[0], a.values[0])
-                    or same(service, a.slot, g.values[0], a.values[0])
-                    for g in values
-                ):
-                    errors.append(f"wrong value {a.slot}")
-            elif a.act == "REQUEST":
-                if not any(g.act == "REQUEST" and g.slot == a.slot for g in got):
-                    errors.append(f"missed request {a.slot}")
-            elif not any(g.act == a.act for g in got):
-                errors.append(f"missed {a.act}")
+        errors += [e for a in acts if a.act in CHECKED for e in _missed(service, a, got, same)]
         spoken = {a.slot for a in acts if a.act == "INFORM"}
         for g in got:
             if g.act == "INFORM" and g.slot and g.values and g.slot not in spoken:
@@ -60,3 +41,26 @@ def misreadings(meant: UserActs, read: UserActs, same: Same) -> list[str]:
         if any(g.act == "GOODBYE" for g in got) and not any(a.act == "GOODBYE" for a in acts):
             errors.append("extra GOODBYE")
     return errors
+
+
+def _missed(service: str, a: Action, got: Sequence[Action], same: Same) -> list[str]:
+    """How the acts read for ``service`` fall short of the one meant act ``a``."""
+    if a.act == "INFORM_INTENT":
+        if not any(g.act == "INFORM_INTENT" and g.values == a.values for g in got):
+            return ["missed intent"]
+    elif a.act == "INFORM" and a.values:
+        values = [g for g in got if g.act == "INFORM" and g.slot == a.slot and g.values]
+        if not values:
+            return [f"missed value {a.slot}"]
+        if not any(
+            same(service, a.slot, (g.canonical_values or g.values)[0], a.values[0])
+            or same(service, a.slot, g.values[0], a.values[0])
+            for g in values
+        ):
+            return [f"wrong value {a.slot}"]
+    elif a.act == "REQUEST":
+        if not any(g.act == "REQUEST" and g.slot == a.slot for g in got):
+            return [f"missed request {a.slot}"]
+    elif not any(g.act == a.act for g in got):
+        return [f"missed {a.act}"]
+    return []
