@@ -11,7 +11,7 @@ service, as JSON.
 SGD dev with gold acts scores lower on the services train has (0.9599) than on new ones
 (0.9805): a seen service in a dialogue the model never saw, which this measures on train,
 without touching dev (docs/learned.md). The held-out files are 10 files spread evenly over
-train's multi-domain files (``dst.learned.train.holdout_files``; in
+train's multi-domain files (``training.dst.holdout_files``; in
 ../shared/sgd/sgd-train-dev.zip dialogues_044, 049, 061, 067, 089, 096, 101, 107, 112 and
 119: 25 services, all of them in train's other files). The first 10 files, which
 ``benchmarks/nlu_holdout.py`` holds out, are single-domain: nothing is carried there (joint
@@ -41,13 +41,13 @@ from pathlib import Path
 from tod_runtime.data.sgd import open_split
 from tod_runtime.data.sgdx import VARIANTS, variant_split
 from tod_runtime.dst.learned.model import load_model
-from tod_runtime.dst.learned.train import (
+from tod_runtime.training.common import collect_rows, reworded_variants, split_pool
+from tod_runtime.training.dst import (
     dialogue_rows,
     fit_rows,
     holdout_files,
     reworded_rows,
 )
-from tod_runtime.learning import collect_rows, reworded_variants, split_pool
 
 
 def main() -> int:

@@ -25,13 +25,13 @@ from pathlib import Path
 import numpy as np
 
 from tod_runtime.data.sgd import open_split
-from tod_runtime.learning import reworded_variants
 from tod_runtime.metrics.state import requested_slots_f1
 from tod_runtime.nlu.learned.examples import Featuriser
 from tod_runtime.nlu.learned.features import BITS
 from tod_runtime.nlu.learned.model import SCORERS, NLUModel, train_logreg
 from tod_runtime.nlu.learned.scorer import Scorer
-from tod_runtime.nlu.learned.train import SETTINGS, featurise, known_values_of
+from tod_runtime.training.common import reworded_variants
+from tod_runtime.training.nlu import SETTINGS, featurise, known_values_of
 
 
 def main() -> int:

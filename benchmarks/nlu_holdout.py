@@ -40,12 +40,12 @@ import tempfile
 from pathlib import Path
 
 from tod_runtime.data.sgd import open_split
-from tod_runtime.learning import reworded_variants, service_folds
 from tod_runtime.nlu.learned import examples
 from tod_runtime.nlu.learned.examples import Featuriser
 from tod_runtime.nlu.learned.features import BITS
 from tod_runtime.nlu.learned.model import NLUModel, load_model
-from tod_runtime.nlu.learned.train import SETTINGS, featurise, fit, known_values_of
+from tod_runtime.training.common import reworded_variants, service_folds
+from tod_runtime.training.nlu import SETTINGS, featurise, fit, known_values_of
 
 HELD_FILES = 10
 

@@ -47,11 +47,11 @@ from tod_runtime.dialogue.context import DialogueState
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import DONTCARE
 from tod_runtime.dst.learned.model import CarryModel, load_model
-from tod_runtime.dst.learned.train import dialogue_rows, fit_rows, holdout_files
 from tod_runtime.dst.rules import track
-from tod_runtime.learning import reworded_variants, service_folds
 from tod_runtime.metrics.state import frame_state_metrics
 from tod_runtime.metrics.state_errors import frame_errors
+from tod_runtime.training.common import reworded_variants, service_folds
+from tod_runtime.training.dst import dialogue_rows, fit_rows, holdout_files
 
 
 def fold_models(

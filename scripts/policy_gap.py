@@ -28,10 +28,11 @@ from itertools import product
 from typing import Any
 
 from tod_runtime.data.sgd import open_split
-from tod_runtime.learning import collect_rows, service_folds, split_pool, worker_split
 from tod_runtime.metrics.acts import act_f1, act_items, items_f1, service_call_match
 from tod_runtime.policy.learned.model import PolicyModel
-from tod_runtime.policy.learned.train import (
+from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.training.common import collect_rows, service_folds, split_pool, worker_split
+from tod_runtime.training.policy import (
     act_set_rows,
     dialogue_rows,
     fit_rows,
@@ -39,7 +40,6 @@ from tod_runtime.policy.learned.train import (
     spread,
     teacher_forced,
 )
-from tod_runtime.schema.models import ServiceSchema
 
 
 def _role(schema: ServiceSchema, intent: str, slot: str) -> str:

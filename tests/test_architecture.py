@@ -198,9 +198,12 @@ def test_metrics_and_the_component_context_are_leaves(leaf: str) -> None:
 
 
 def test_training_code_is_imported_by_no_stage() -> None:
-    """``tod train`` (default_commands) and other trainers import the stages; a stage never
-    imports a trainer."""
+    """Training has one home, ``tod_runtime.training``: it imports the stages, and nothing
+    but the command registry (``tod train``) imports it."""
+    assert any(name.startswith("tod_runtime.training.") for name in MODULES)
     for name, targets in GRAPH.items():
-        if name == "tod_runtime.default_commands" or name.endswith(".train"):
+        if name == "tod_runtime.default_commands" or name.startswith("tod_runtime.training"):
             continue
-        assert {m for m in targets if m.endswith(".train")} == set(), name
+        assert {m for m in targets if m.startswith("tod_runtime.training")} == set(), name
+    stray = [n for n in MODULES if n.rpartition(".")[2] == "train"]
+    assert stray == [], "a trainer outside tod_runtime/training/"

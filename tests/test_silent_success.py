@@ -162,7 +162,7 @@ def _worker_signals(_: int) -> tuple[bool, bool]:
 def test_trainer_workers_leave_signals_to_the_parent() -> None:
     """Ctrl-C or SIGTERM to the process group: the workers print no traceback."""
     from tod_runtime.data.sgd import open_split
-    from tod_runtime.learning import split_pool
+    from tod_runtime.training.common import split_pool
 
     with split_pool(open_split(MINI, "dev"), 1) as pool:
         assert pool.map(_worker_signals, [0]) == [(True, True)]

@@ -1,8 +1,8 @@
 """The built-in ``tod`` commands, registered through ``register_commands`` like any plugin's.
 
 Listed in ``tod_runtime.plugins.DEFAULT_PLUGINS``: ``tod data``, ``tod plugins``,
-``tod chat``, ``tod serve`` (body in ``tod_runtime.server.command``), ``tod train`` (body in
-``tod_runtime.nlu.learned.train``) and ``tod replay`` (built in
+``tod chat``, ``tod serve`` (body in ``tod_runtime.server.command``), ``tod train`` (built in
+``tod_runtime.training.command``) and ``tod replay`` (built in
 ``tod_runtime.replay.command``). ``add_pipeline_options`` and ``config_from_args`` are for any
 command that builds a runtime, a plugin's included.
 
@@ -18,10 +18,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tod_runtime.errors import ConfigError, IOFailure, TodError
+from tod_runtime.errors import ConfigError, TodError
 from tod_runtime.hookspecs import hookimpl
 from tod_runtime.replay.command import add_replay_command
 from tod_runtime.simulate.command import add_simulate_command
+from tod_runtime.training.command import add_train_command
 
 
 @hookimpl(tryfirst=True)  # built-ins first, so `tod --help` lists them before plugins' commands
@@ -32,7 +33,7 @@ def register_commands(cli: argparse._SubParsersAction[Any]) -> None:
     add_replay_command(cli)
     add_simulate_command(cli)
     _add_test(cli)
-    _add_train(cli)
+    add_train_command(cli)
     _add_serve(cli)
 
 
@@ -313,91 +314,6 @@ def _add_test(sub: argparse._SubParsersAction[Any]) -> None:
     add_test_arguments(test)
     add_pipeline_options(test)
     test.set_defaults(func=_cmd_test)
-
-
-# ---------------------------------------------------------------- tod train
-
-
-def _cmd_train_nlu(args: argparse.Namespace) -> int:
-    from tod_runtime.nlu.learned.train import run_train_nlu
-
-    _model_outputs(args, "nlu.npz", "nlu.json", "vocabulary.txt")
-    return run_train_nlu(args)
-
-
-def _check_train_args(args: argparse.Namespace) -> None:
-    """Counts a trainer takes (before the long work): a model trained on 0 rows, or on
-    fewer than two folds, is no model."""
-    limit = getattr(args, "limit", None)
-    if limit is not None and (limit < 0 or (limit == 0 and args.train_command != "policy")):
-        raise ConfigError("--limit takes a positive number of dialogues")  # policy: 0 is all
-    if args.cv is not None and args.cv < 2:
-        raise ConfigError("--cv takes 2 folds or more", hint="leave it out for no cross-validation")
-    if getattr(args, "workers", 1) < 1:
-        raise ConfigError("--workers takes a positive number of processes")
-
-
-def _model_outputs(args: argparse.Namespace, *names: str) -> None:
-    """--out apart from the data, its model files new unless --force (before the work)."""
-    from tod_runtime.files import check_apart, check_output
-
-    _check_train_args(args)
-    out = Path(args.out)
-    check_apart(out, [args.path], "--out folder")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise IOFailure(f"cannot create the folder: {exc.strerror}", file=str(out)) from None
-    for name in names:
-        check_output(out / name, force=args.force, inputs=[args.path], what="model file")
-    if getattr(args, "errors", None):
-        check_output(args.errors, force=args.force, inputs=[args.path], what="error file")
-
-
-def _cmd_train_dst(args: argparse.Namespace) -> int:
-    from tod_runtime.dst.learned.train import run_train_dst
-
-    _model_outputs(args, "carry.npz", "carry.json")
-    return run_train_dst(args)
-
-
-def _cmd_train_nlg(args: argparse.Namespace) -> int:
-    from tod_runtime.nlg.train import run_train_nlg
-
-    return run_train_nlg(args)  # its --cv 1 with --holdout is a mode of its own
-
-
-def _cmd_train_policy(args: argparse.Namespace) -> int:
-    from tod_runtime.policy.learned.train import run_train_policy
-
-    _model_outputs(args, "policy.npz", "policy.json")
-    return run_train_policy(args)
-
-
-def _add_train(sub: argparse._SubParsersAction[Any]) -> None:
-    from tod_runtime.dst.learned.train import add_train_options as add_dst_options
-    from tod_runtime.nlg.train import add_train_options as add_nlg_options
-    from tod_runtime.nlu.learned.train import add_train_options
-    from tod_runtime.policy.learned.train import add_train_options as add_policy_options
-
-    train = sub.add_parser("train", help="train a learned component on SGD train")
-    kinds = train.add_subparsers(dest="train_command", required=True, metavar="KIND")
-    nlu = kinds.add_parser("nlu", help="the learned NLU (active intent, requested slots)")
-    add_train_options(nlu)
-    nlu.add_argument("--force", action="store_true", help="replace a model in --out")
-    nlu.set_defaults(func=_cmd_train_nlu)
-    dst = kinds.add_parser("dst", help="the tracker's carry-over model (values across services)")
-    add_dst_options(dst)
-    dst.add_argument("--force", action="store_true", help="replace a model in --out")
-    dst.set_defaults(func=_cmd_train_dst)
-    policy = kinds.add_parser("policy", help="the learned policy (imitation of SGD system turns)")
-    add_policy_options(policy)
-    policy.set_defaults(func=_cmd_train_policy)
-    nlg = kinds.add_parser("nlg", help="NLG templates mined from SGD train (system and user)")
-    add_nlg_options(nlg)
-    nlg.set_defaults(func=_cmd_train_nlg)
-    for kind in (nlu, dst, policy):
-        kind.set_defaults(cv=None)  # none given: no cross-validation (an explicit 0 is refused)
 
 
 # ---------------------------------------------------------------- tod serve

@@ -20,8 +20,8 @@ from tod_runtime.data.sgdx import (
 )
 from tod_runtime.dialogue.models import act
 from tod_runtime.errors import DataError
-from tod_runtime.learning import reworded_variants
 from tod_runtime.replay.sgdx import schema_sensitivity
+from tod_runtime.training.common import reworded_variants
 
 MINI = Path(__file__).parents[1] / "fixtures" / "sgd_mini"
 

@@ -26,9 +26,10 @@ from tod_runtime.dst.learned.features import (
     unknown_source,
 )
 from tod_runtime.dst.learned.model import CarryModel, load_model
-from tod_runtime.dst.learned.train import Key, dialogue_rows, fit_rows
-from tod_runtime.learning import content_words, rewording_of
+from tod_runtime.learning import content_words
 from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.training.common import rewording_of
+from tod_runtime.training.dst import Key, dialogue_rows, fit_rows
 
 MINI = Path(__file__).parents[1] / "fixtures" / "sgd_mini"
 

@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from tod_runtime.policy.learned.model import Decisions, PolicyModel, load_model
-from tod_runtime.policy.learned.train import DECISIONS, fit_rows
+from tod_runtime.training.policy import DECISIONS, fit_rows
 
 
 def test_the_shipped_model_carries_the_settings_training_lists() -> None:

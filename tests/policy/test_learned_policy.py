@@ -24,7 +24,7 @@ from tod_runtime.policy.learned.features import (
 )
 from tod_runtime.policy.learned.model import PolicyModel, load_model
 from tod_runtime.policy.learned.policy import LearnedPolicy, _expected_f1, decide
-from tod_runtime.policy.learned.train import dialogue_scores, fit_rows, points, service_weights
+from tod_runtime.training.policy import dialogue_scores, fit_rows, points, service_weights
 
 MINI = Path(__file__).parents[1] / "fixtures" / "sgd_mini"
 

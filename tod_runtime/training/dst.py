@@ -42,7 +42,10 @@ from tod_runtime.dst.learned.model import CarryModel
 from tod_runtime.dst.rules import track
 from tod_runtime.errors import DataError
 from tod_runtime.files import atomic_open, atomic_write
-from tod_runtime.learning import (
+from tod_runtime.metrics.state import frame_state_metrics
+from tod_runtime.metrics.state_errors import StateError, error_report, frame_errors
+from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.training.common import (
     collect_rows,
     fit,
     reworded_variants,
@@ -52,9 +55,6 @@ from tod_runtime.learning import (
     worker_split,
     worker_wordings,
 )
-from tod_runtime.metrics.state import frame_state_metrics
-from tod_runtime.metrics.state_errors import StateError, error_report, frame_errors
-from tod_runtime.schema.models import ServiceSchema
 
 SETTINGS: dict[str, Any] = {"bits": BITS, "l2": 10.0, "iterations": 300, "rate": 0.5}
 THRESHOLD = 0.4

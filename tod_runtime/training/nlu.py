@@ -16,7 +16,6 @@ from typing import Any
 from tod_runtime.backends.sgd_tables import recorded_values
 from tod_runtime.data.sgd import SGDSplit, open_split
 from tod_runtime.files import atomic_open, atomic_write
-from tod_runtime.learning import quiet_worker_signals, reworded_variants
 from tod_runtime.metrics.state import requested_slots_f1
 from tod_runtime.nlu.learned.examples import (
     Featurised,
@@ -36,6 +35,7 @@ from tod_runtime.nlu.learned.spelling import VOCABULARY, count_words, vocabulary
 from tod_runtime.nlu.learned.values import known_values, normalised, slot_views
 from tod_runtime.progress import progress
 from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.training.common import quiet_worker_signals, reworded_variants
 
 HOLD_EVERY = 10  # with --cv: every 10th dialogue is held aside for scoring the folds
 SETTINGS: dict[str, Any] = {

@@ -24,7 +24,6 @@ from typing import Any
 from tod_runtime.data.sgd import open_split
 from tod_runtime.dialogue.models import Action
 from tod_runtime.files import atomic_write, check_apart, check_output_dir
-from tod_runtime.learning import service_folds
 from tod_runtime.metrics.acts import corpus_bleu, slot_errors
 from tod_runtime.nlg.compose import compose_system
 from tod_runtime.nlg.mine import Mined, MineSettings, mine_dialogues
@@ -34,6 +33,7 @@ from tod_runtime.nlg.store import SIDES, TemplateSet, write_side
 from tod_runtime.nlg.template import CHOICES
 from tod_runtime.progress import progress
 from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.training.common import service_folds
 
 EvalTurn = tuple[str, list[tuple[str, list[Action]]], str]  # service, frames, reference
 

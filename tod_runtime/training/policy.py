@@ -26,7 +26,6 @@ from tod_runtime.dialogue.context import DialogueState, PolicyInput, SystemPlan,
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import Action, Dialogue, Turn
 from tod_runtime.files import atomic_open, atomic_write
-from tod_runtime.learning import collect_rows, fit, service_folds, split_pool, worker_split
 from tod_runtime.metrics.acts import act_f1, service_call_match
 from tod_runtime.policy.history import addressed_service
 from tod_runtime.policy.learned.features import (
@@ -42,6 +41,7 @@ from tod_runtime.policy.learned.features import (
 from tod_runtime.policy.learned.model import Decisions, PolicyModel
 from tod_runtime.policy.learned.policy import decide
 from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.training.common import collect_rows, fit, service_folds, split_pool, worker_split
 
 SETTINGS: dict[str, Any] = {"bits": BITS, "l2": 1.0, "iterations": 150, "rate": 0.5}
 # each service's rows weighed by (mean rows per service / its rows) ** BALANCE (0: as seen);
