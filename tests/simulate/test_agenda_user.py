@@ -152,3 +152,26 @@ def test_nothing_found_for_a_goal_that_cannot_be_met_moves_on() -> None:
     again.respond(None)
     said = again.respond(turn(act("INFORM_COUNT", "count", ["0"]), act("REQUEST", "cuisine")))
     assert [(a.slot, a.values) for a in said["Restaurants"]][:1] == [("cuisine", ["Thai"])]
+
+
+def test_a_task_called_off_is_started_over() -> None:
+    u = user(BOOKING)
+    u.respond(None)
+    u.respond(turn(act("REQUEST", "city")))
+    u.restart_task()
+    reply = u.respond(turn(act("NOTIFY_SUCCESS"), act("REQ_MORE")))["Restaurants"]
+    assert reply[0].act == "INFORM_INTENT" and reply[0].values == ["FindRestaurants"]
+    assert u.progress.said <= {"city", "cuisine"}  # a fresh start: only what it says again
+
+
+def test_a_wrong_value_is_taken_back_before_the_confirmation() -> None:
+    changed = Task(**{**BOOKING.__dict__, "change": {"city": "Boston"}})
+    u = user(changed)
+    assert u.change_of_mind() is None  # nothing said yet
+    u.respond(None)
+    u.respond(turn(act("REQUEST", "city")))  # says Boston, on purpose
+    taken = u.change_of_mind(take=True)
+    assert taken is not None and (taken.slot, taken.values) == ("city", ["Austin"])
+    assert u.change_of_mind() is None  # once
+    reply = u.respond(turn(act("CONFIRM", "city", ["Austin"])))["Restaurants"]
+    assert kinds({"Restaurants": reply}) == ["AFFIRM"]

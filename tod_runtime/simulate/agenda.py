@@ -61,6 +61,7 @@ class AgendaUser:
     ended: str = ""
     system: SystemTurnView | None = None  # the system's last turn
     closing: int = 0  # closing turns said
+    reopen: bool = False  # the task was called off mid-way: the next turn opens it again
 
     @property
     def task(self) -> Task | None:
@@ -71,7 +72,8 @@ class AgendaUser:
     def respond(self, system: SystemTurnView | None) -> UserActs:
         if self.finished:
             return {}
-        if system is None:
+        if system is None or self.reopen:
+            self.reopen, self.stalled, self.last_said = False, 0, []
             return self.open_task()
         self.system = system
         kinds = {a.act for a in system.actions}
@@ -101,6 +103,26 @@ class AgendaUser:
                 if answer is not None:
                     return answer
         return self.restate(task)
+
+    # ------------------------------------------------------------ repairs (simulate.repairs)
+
+    def restart_task(self) -> None:
+        """The task was called off mid-way ("never mind"): the next turn starts it over."""
+        self.reopen = True
+
+    def change_of_mind(self, take: bool = False) -> Action | None:
+        """The goal's value of a slot said wrong on purpose (``Task.change``) and not yet
+        taken back, before the confirmation; ``take``: taken back now (the confirmation then
+        finds nothing to correct)."""
+        task = self.task
+        if task is None or self.progress.corrected or self.progress.phase in ("book", "done"):
+            return None
+        for slot in task.change:
+            if slot in self.progress.said:
+                if take:
+                    self.progress.corrected = True
+                return act("INFORM", slot, [self.wanted(task)[slot]])
+        return None
 
     # ------------------------------------------------------------ pieces
 

@@ -147,7 +147,8 @@ def _add_user_arguments(parser: argparse.ArgumentParser) -> None:
         "--repairs",
         action="store_true",
         help="text level: the user also greets, asks again, asks about the offer mid-task, "
-        "asks for another result, acknowledges, and types in lower case with typos",
+        "asks for another or a cheaper result, acknowledges, calls the task off and starts "
+        "over, takes back a wrong value, and types in lower case with typos",
     )
     parser.add_argument(
         "--repair-rate",

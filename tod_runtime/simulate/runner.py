@@ -28,7 +28,7 @@ from tod_runtime.runtime import Runtime
 from tod_runtime.simulate.base import Goal, SimulatedUser, Simulator, SystemTurnView, UserRealiser
 from tod_runtime.simulate.judge import Verdict, judge
 from tod_runtime.simulate.realise import MinedRealiser, SchemaRealiser
-from tod_runtime.simulate.repairs import RepairRates, casual, detour
+from tod_runtime.simulate.repairs import Repairing, RepairRates, casual, detour
 from tod_runtime.simulate.simulator import ValueMatcher
 from tod_runtime.simulate.understood import misreadings
 
@@ -177,7 +177,7 @@ class Session:
         for _ in range(self.options.max_turns):
             if rates and detours is not None:
                 try:
-                    view = await self.detour(session, view, services, detours, made)
+                    view = await self.detour(user, session, view, services, detours, made)
                 except TodError as exc:
                     return f"stage error ({type(exc).__name__})"
             acts = user.respond(view)
@@ -205,6 +205,7 @@ class Session:
 
     async def detour(
         self,
+        user: SimulatedUser,
         session: str,
         view: SystemTurnView | None,
         services: list[str] | None,
@@ -215,10 +216,18 @@ class Session:
         to the move when the system moved on, else the one before)."""
         rt = self.runtime
         schema = rt.schemas.get(view.service) if view is not None and view.service else None
-        move = detour(view, schema, rng, RepairRates.every(self.options.repairs), made)
+        rates = RepairRates.every(self.options.repairs)
+        move = detour(view, schema, rng, rates, made, user)
         if move is None:
             return view
-        result = await rt.handle(session, move.text, services)
+        text = move.text
+        if move.say is not None and schema is not None:
+            text = text.format(self.realiser.realise([move.say], schema, rng))
+        result = await rt.handle(session, casual(text, rng, self.options.repairs), services)
+        if isinstance(user, Repairing) and move.name == "cancel":
+            user.restart_task()
+        elif isinstance(user, Repairing) and move.name == "change_mind":
+            user.change_of_mind(take=True)
         if not move.resumes:
             return view
         return SystemTurnView(
