@@ -257,6 +257,18 @@ def test_amounts_and_clock_times_are_one_token_and_stems_say_a_value() -> None:
     assert reading.mention("Movie", plural, numbers, lowered) == ("exact", 3)
 
 
+def test_a_number_inside_a_clock_time_or_an_amount_is_not_said() -> None:
+    """The 7 of "7:30" is no count (a correction "make it 7:30" had booked a table for 7)."""
+    turn = reading.value_turn("actually make it 7:30, for two, $4 each", [], {})
+    numbers, lowered = reading.value_numbers(turn), reading.normalised(turn.text)
+    assert reading.mention("7", turn, numbers, lowered) == ("none", -1)
+    assert reading.mention("4", turn, numbers, lowered) == ("none", -1)
+    assert reading.mention("2", turn, numbers, lowered) == ("number", 6)
+    plain = reading.value_turn("7 people at 7:30", [], {})
+    numbers, lowered = reading.value_numbers(plain), reading.normalised(plain.text)
+    assert reading.mention("7", plain, numbers, lowered) == ("exact", 0)
+
+
 def test_spans_are_scored_by_parts_as_whole_rows() -> None:
     u = Utterance.of("Is there a cafe with wifi in San Jose? What's the phone, for 2 people?")
     system_acts = [("REQUEST", "city", []), ("OFFER", "party_size", ["2"])]

@@ -246,6 +246,43 @@ async def test_just_me_is_a_count_of_one() -> None:
     assert cs.JustMe().applies(nlu, r)
     assert texts((await cs.JustMe().apply(nlu, r)).acts) == ["INFORM(number_of_seats=1)"]
     assert not cs.JustMe().applies(nlu, replace(r, text="just me and 3 friends"))
+    # a clock time or a date is no count
+    assert cs.JustMe().applies(nlu, replace(r, text="just me, at 7pm on the 5th"))
+    assert cs.JustMe().applies(nlu, replace(r, text="only me at 7:30"))
+
+
+def test_clock_at_is_a_time_after_at_not_a_place() -> None:
+    found = [cs.clock_at(t) for t in ("2 ppl tonight at 7", "at 7:30 please", "at seven")]
+    assert found == ["7", "7:30", "seven"]
+    others = ("at 4 seasons hotel", "at 1615 hill road", "at 7 or at 8", "for 2 people")
+    assert [cs.clock_at(t) for t in others] == [None] * 4
+
+
+async def test_at_clock_reads_a_missed_time_and_time_of_day_its_half() -> None:
+    nlu = nlu_of(embedded("Restaurants"))
+    intent = ("Restaurants", "ReserveRestaurant")
+    said = (a("INFORM", "number_of_seats", "2"), a("INFORM", "date", "tonight"))
+    r = reading(nlu, "2 ppl tonight at 7", intent, {}, acts=said, filled=frozenset())
+    assert cs.AtClock().applies(nlu, r)
+    r = await cs.AtClock().apply(nlu, r)
+    assert texts(r.acts)[-1] == "INFORM(time=7)" and "time" in r.filled
+    assert not cs.AtClock().applies(nlu, r)  # the time is read
+    fixed = (await cs.TimeOfDay().apply(nlu, r)).acts[-1]
+    assert fixed.canonical_values == ["19:00"]
+    # the 7 read as the count: no time from it
+    seven = reading(nlu, "tonight at 7", intent, {}, acts=(a("INFORM", "number_of_seats", "7"),))
+    assert (await cs.AtClock().apply(nlu, seven)).acts == seven.acts
+
+
+async def test_time_of_day_reads_the_half_of_the_day_the_frame_holds() -> None:
+    """ "make it 7:30" after "2 people tonight at 7": the date the frame holds says evening."""
+    nlu = nlu_of(embedded("Restaurants"))
+    intent = ("Restaurants", "ReserveRestaurant")
+    r = reading(nlu, "actually make it 7:30", intent, {}, acts=(a("INFORM", "time", "7:30"),))
+    assert (await cs.TimeOfDay().apply(nlu, r)).acts[0].canonical_values == ["7:30"]
+    held = State(active_intent="ReserveRestaurant", slot_values={"date": ["tonight"]})
+    r = replace(r, context=TurnContext(nlu.schemas, [], {"Restaurants": held}))
+    assert (await cs.TimeOfDay().apply(nlu, r)).acts[0].canonical_values == ["19:30"]
 
 
 def test_aliases_are_initials_and_word_starts_of_known_values() -> None:

@@ -13,7 +13,7 @@ from dataclasses import replace
 from tod_runtime.dialogue.models import Action, act
 from tod_runtime.nlu.learned.reading import AliasIndex, Parts, Reading
 from tod_runtime.nlu.learned.text import STOP
-from tod_runtime.nlu.values import number_value
+from tod_runtime.nlu.values import DATE, NUMBER, TIME, number_value
 from tod_runtime.values.numbers import UNITS
 from tod_runtime.values.times import AFTERNOON, MORNING, NIGHT, parse_time
 
@@ -66,9 +66,22 @@ def later_half(hour: int, minute: int, text: str, known: Sequence[str]) -> bool:
     return hour <= 6
 
 
+def held_times(parts: Parts, r: Reading) -> str:
+    """The values the frame already holds for its date and time slots, as said ("tonight",
+    "7pm"): "make it 7:30" after "2 people tonight at 7" is 19:30."""
+    assert r.service is not None
+    state = r.context.state.get(r.service)
+    if state is None:
+        return ""
+    timed = {v.name for v in parts.views[r.service] if v.value_type in ("date", "time")}
+    held = state.slot_values.items()
+    return " ".join(v for slot, values in held if slot in timed for v in values)
+
+
 class TimeOfDay:
     """A clock time said without its part of the day ("7:30", "at 6") takes the half of the
-    day the context gives (``later_half``): the act keeps the words the user said, its
+    day the context gives (``later_half``: the turn's words and the values the frame holds
+    for its dates and times, ``held_times``): the act keeps the words the user said, its
     canonical value is the 24-hour time a call takes ("7:30" for dinner is 19:30)."""
 
     name = "time_of_day"
@@ -82,10 +95,11 @@ class TimeOfDay:
         assert r.service is not None
         times = set(slots_of_type(parts, r, "time"))
         known = await parts.known_values(r.service)
+        said = f"{r.text} {held_times(parts, r)}"
         acts = []
         for a in r.acts:
             clock = _open(a) if a.act == "INFORM" and a.slot in times else None
-            if clock and later_half(*clock, r.text, known.get(a.slot, [])):
+            if clock and later_half(*clock, said, known.get(a.slot, [])):
                 exact = f"{clock[0] + 12:02d}:{clock[1]:02d}"
                 a = act("INFORM", a.slot, a.values, [exact])
             acts.append(a)
@@ -141,12 +155,63 @@ class AtOrFor:
         return [*out, act("INFORM", times[0], [time]), act("INFORM", counts[0], [for_n])]
 
 
+AFTER_CLOCK = re.compile(r"\s*(?:$|[^\sa-z0-9]|(?:o'?clock|sharp|tonight|today|tomorrow)\b)")
+
+
+def clock_at(text: str) -> str | None:
+    """The clock time said after "at" ("at 7", "at 7:30", "at seven"), when what follows it
+    is no word but a function word or a day ("at 7 tonight"), not a place's name ("at 4
+    seasons"); None when there is none, or several."""
+    lower = text.lower()
+    found = []
+    for m in AT.finditer(lower):
+        rest = lower[m.end() :]
+        following = _WORD.match(rest.lstrip())
+        if m.group(3) or AFTER_CLOCK.match(rest) or (following and following.group() in STOP):
+            found.append(text[m.start() + 3 : m.end()].strip())
+    return found[0] if len(found) == 1 else None
+
+
+class AtClock:
+    """A clock time after "at" that the reader missed ("2 ppl tonight at 7": SGD's users
+    seldom leave out "pm", so the span scorer gives "7" 0.005) for the intent's one time
+    slot, when nothing read is a time and no value read holds its number."""
+
+    name = "at_clock"
+    step = "acts"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        if not r.predicted or len(slots_of_type(parts, r, "time")) != 1:
+            return False
+        return slots_of_type(parts, r, "time")[0] not in r.filled and clock_at(r.text) is not None
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        slot, clock = slots_of_type(parts, r, "time")[0], clock_at(r.text)
+        assert clock is not None
+        said = {w for a in r.acts if a.act == "INFORM" for v in a.values for w in _WORD.findall(v)}
+        if said & set(_WORD.findall(clock.lower())):
+            return r
+        return r.adding([act("INFORM", slot, [clock])], [slot])
+
+
 ALONE = re.compile(r"\b(?:just|only) (?:me|myself|one)\b|\bby myself\b|\bon my own\b|\bsolo\b")
+
+
+def says_a_count(text: str) -> bool:
+    """Whether the turn says a number outside its clock times and dates ("just me, at 7pm"
+    or "at 7" says none; "just me and 3 friends" one; "one" is left out: "just one")."""
+    left = AT.sub(_blank, DATE.sub(_blank, TIME.sub(_blank, text.lower())))
+    return any(m.group(1) != "one" for m in NUMBER.finditer(left))
+
+
+def _blank(match: re.Match[str]) -> str:
+    return " " * len(match.group())
 
 
 class JustMe:
     """ "just me", "only me", "by myself": a count of 1 for the intent's one number slot,
-    when the turn says no other number."""
+    when the turn says no other number (a clock time or a date may come with it: "just me,
+    at 7pm")."""
 
     name = "just_me"
     step = "acts"
@@ -155,7 +220,7 @@ class JustMe:
         if not r.predicted or not ALONE.search(r.text.lower()):
             return False
         counts = slots_of_type(parts, r, "number")
-        return len(counts) == 1 and not re.search(r"\d", r.text)
+        return len(counts) == 1 and not says_a_count(r.text)
 
     async def apply(self, parts: Parts, r: Reading) -> Reading:
         slot = slots_of_type(parts, r, "number")[0]

@@ -15,7 +15,14 @@ from typing import Any, Literal, Protocol
 
 from tod_runtime.dialogue.models import CLOSING_ACTS, Action, act, change_asks
 from tod_runtime.errors import ConfigError
-from tod_runtime.nlu.learned.casual import AtOrFor, JustMe, NamedValue, TimeOfDay, ValueAlias
+from tod_runtime.nlu.learned.casual import (
+    AtClock,
+    AtOrFor,
+    JustMe,
+    NamedValue,
+    TimeOfDay,
+    ValueAlias,
+)
 from tod_runtime.nlu.learned.reading import Parts, Reading
 from tod_runtime.nlu.learned.routing import (
     ON_TABLE,
@@ -241,6 +248,7 @@ REPAIRS: tuple[Repair, ...] = (
     ChangeNamed(),
     QuestionSlot(),
     AtOrFor(),
+    AtClock(),
     JustMe(),
     NamedValue(),
     TimeOfDay(),

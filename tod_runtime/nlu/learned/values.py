@@ -474,6 +474,8 @@ def mention(value: str, turn: ValueTurn, numbers: set[str], lowered: str) -> tup
     norm, words = form.norm, form.words
     if not norm:
         return "none", -1
+    if norm.isdigit():
+        return _number_mention(norm, turn, numbers)
     at = turn.first_prefix.get(words[0][:5], -1)
     if form.exact.search(lowered):
         return "exact", at
@@ -482,16 +484,21 @@ def mention(value: str, turn: ValueTurn, numbers: set[str], lowered: str) -> tup
     for n in turn.stem_starts.get(value_stems[0], ()):
         if value_stems in (said[n : n + k], turn.singulars[n : n + k]):  # "museums": "Museum"
             return "exact", n
-    if norm.isdigit():
-        if norm not in numbers:
-            return "none", -1
-        at = next(n for n, t in enumerate(turn.tokens) if word_number(t.lower) == norm)
-        return "number", at
     stems = turn.prefixes
     hits = sum(w[:5] in stems for w in words)
     if hits == len(words):
         return "stems", at
     return ("part", at) if hits else ("none", -1)
+
+
+def _number_mention(norm: str, turn: ValueTurn, numbers: set[str]) -> tuple[str, int]:
+    """How a number value ("7") is said: as a token of its own ("exact"), in words ("seven":
+    "number"), or not at all. Digits inside another token say another value: the 7 of
+    "7:30", the 2 of "$2" or "1,250" (a clock time read as 7 seats had booked a table for 7)."""
+    if norm not in numbers:
+        return "none", -1
+    at = next(n for n, t in enumerate(turn.tokens) if word_number(t.lower) == norm)
+    return ("exact" if turn.tokens[at].lower == norm else "number"), at
 
 
 def word_number(word: str) -> str | None:
