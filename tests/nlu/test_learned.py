@@ -450,6 +450,29 @@ def test_a_negated_yes_no_slot_reads_false() -> None:
     assert pets("I need a hotel in Boston that allows pets.") == "True"
 
 
+def test_a_yes_no_filter_is_read_from_its_own_description_words() -> None:
+    """ "hotels that take pets": pets_welcome ("Whether pets are allowed at the hotel") is
+    True though the pick scorer gives it 0.04; "hotel", which other slots are described
+    with, says nothing; a negated filter is not read True."""
+    hotels = load_schema_file(embedded_services_dir() / "Hotels" / "schema.json")[0]
+    views = slot_views(hotels)
+    own = {v.name: v.own for v in views}
+    assert own["pets_welcome"] == {"pet", "allowed"} and "hotel" not in own["has_wifi"]
+    shipped = load_model()
+
+    def flags(text: str, **thresholds: float) -> dict[str, str]:
+        config = shipped.config | {"thresholds": shipped.config["thresholds"] | thresholds}
+        reader = ValueReader(NLUModel(shipped.weights, config))
+        read = reader.read(reading.value_turn(text, [], {}), views)
+        return {r.slot: r.value for r in read if r.slot in ("pets_welcome", "has_wifi")}
+
+    text = "do u know any hotels in san francisco that take pets"
+    assert flags(text) == {"pets_welcome": "True"}
+    assert flags(text, said_flag=1.0) == {}  # the pick threshold alone
+    assert flags("any hotels in san francisco") == {}
+    assert flags("a hotel that does not take pets").get("pets_welcome") != "True"
+
+
 def test_a_span_the_reader_is_sure_of_takes_its_slot_at_the_lower_threshold() -> None:
     shipped = load_model()
     hotels = load_schema_file(embedded_services_dir() / "Hotels" / "schema.json")[0]

@@ -177,9 +177,9 @@ def test_options_switch_repairs_and_refuse_unknown_names() -> None:
     ]
     only = rp.selected({"repairs": ["question_slot", "ask_or_tell"]})
     assert [r.name for r in only] == ["ask_or_tell", "question_slot"]  # REPAIRS' order
-    assert "value_alias" not in rp.NAMES  # off by default: it cost JGA on train held out
-    assert [r.name for r in rp.selected({"repairs": [*rp.NAMES, "value_alias"]})][-1] == (
-        "value_alias"
+    assert "alias_search" not in rp.NAMES  # off by default: it cost JGA on train held out
+    assert [r.name for r in rp.selected({"repairs": [*rp.NAMES, "alias_search"]})][-1] == (
+        "alias_search"
     )
     with pytest.raises(ConfigError, match="unknown NLU repair"):
         rp.selected({"without": ["spelling"]})
@@ -287,7 +287,7 @@ async def test_time_of_day_reads_the_half_of_the_day_the_frame_holds() -> None:
 
 def test_aliases_are_initials_and_word_starts_of_known_values() -> None:
     cities = ["San Francisco", "New York", "Philadelphia", "Los Angeles", "Phoenix"]
-    aliases = cs.Aliases({"city": cities})
+    aliases = cs.Aliases({"city": cities}, {"city": "city"})  # "City where it is located"
     found = {t: aliases.of(t, "city") for t in ("sf", "nyc", "ny", "la", "philly", "phone")}
     assert found == {
         "sf": "San Francisco",
@@ -298,9 +298,10 @@ def test_aliases_are_initials_and_word_starts_of_known_values() -> None:
         "phone": None,
     }
     assert aliases.of("sf", "cuisine") is None
+    assert cs.Aliases({"city": cities}).of("nyc", "city") is None  # no head word: no "c"
 
 
-async def test_value_alias_reads_an_abbreviated_city() -> None:
+async def test_alias_search_reads_an_abbreviated_city() -> None:
     class Backend:
         async def entity_values(self, service: str) -> dict[str, list[str]]:
             return {"city": ["San Francisco", "New York"]}
@@ -308,7 +309,7 @@ async def test_value_alias_reads_an_abbreviated_city() -> None:
     services = embedded("Restaurants")
     nlu = LearnedNLU(ComponentContext(schemas=services, backend=Backend()))  # type: ignore[arg-type]
     r = reading(nlu, "italian food in sf", ("Restaurants", "FindRestaurants"), {})
-    fixed = await cs.ValueAlias().apply(nlu, r)
+    fixed = await cs.AliasSearch().apply(nlu, r)
     assert [(x.slot, x.values, x.canonical_values) for x in fixed.acts] == [
         ("city", ["sf"], ["San Francisco"])
     ]
@@ -323,8 +324,14 @@ async def test_value_alias_spells_out_an_abbreviation_the_reader_read() -> None:
     nlu = LearnedNLU(ComponentContext(schemas=services, backend=Backend()))  # type: ignore[arg-type]
     read = (a("INFORM", "city", "nyc"),)
     r = reading(nlu, "a table in nyc", ("Restaurants", "FindRestaurants"), {}, acts=read)
+    assert not cs.ValueAlias().applies(nlu, r)  # nothing read by the reader
+    r = replace(r, read=read)
     fixed = (await cs.ValueAlias().apply(nlu, r)).acts
     assert [(x.values, x.canonical_values) for x in fixed] == [(["nyc"], ["New York"])]
+    # a value the backend knows is itself, and one that abbreviates nothing is left alone
+    known = (a("INFORM", "city", "New York"), a("INFORM", "city", "oslo"))
+    fixed = (await cs.ValueAlias().apply(nlu, replace(r, acts=known))).acts
+    assert fixed == known
 
 
 async def test_named_value_reads_the_name_after_called() -> None:

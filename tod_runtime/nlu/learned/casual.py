@@ -238,18 +238,22 @@ def initials(value: str) -> str:
 
 class Aliases:
     """Short forms of a service's known values, per slot: a multi-word value's initials
-    ("sf": San Francisco), with a trailing "c" for city ("nyc": New York), and a one-word
-    value's first four letters ("phil" of Philadelphia: "philly"). Built once per service."""
+    ("sf": San Francisco), those with the initial of the head word of the slot's description
+    ("nyc": New York for "City where the hotel is located"), and a one-word value's first
+    four letters ("phil" of Philadelphia: "philly"). Built once per service."""
 
-    def __init__(self, known: Mapping[str, Sequence[str]]) -> None:
+    def __init__(
+        self, known: Mapping[str, Sequence[str]], heads: Mapping[str, str] | None = None
+    ) -> None:
         self.short: dict[str, dict[str, set[str]]] = {}  # slot -> short form -> values
         self.start: dict[str, dict[str, set[str]]] = {}  # slot -> first 4 letters -> values
         self.values = {slot: {v.strip().lower() for v in values} for slot, values in known.items()}
         for slot, values in known.items():
             short, start = self.short.setdefault(slot, {}), self.start.setdefault(slot, {})
+            head = (heads or {}).get(slot, "")[:1]
             for value in values:
                 first = initials(value)
-                for form in (first, first + "c") if first else ():
+                for form in {first, first + head} if first else ():
                     short.setdefault(form, set()).add(value)
                 word = value.strip().lower()
                 if len(word) >= 5 and word.isalpha():
@@ -276,11 +280,28 @@ def _prefix(a: str, b: str) -> str:
 
 
 class ValueAlias:
-    """A word that abbreviates one known value (``Aliases``) of a slot the intent takes and
-    the turn left empty, or a value read that is one: said as the user wrote it, its
-    canonical value the backend's ("sf": San Francisco)."""
+    """A value read that abbreviates one known value of its slot (``Aliases``) and is none
+    itself: said as the user wrote it, its canonical value (what a call takes) the
+    backend's ("sf": San Francisco, "nyc": New York)."""
 
     name = "value_alias"
+    step = "acts"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return r.predicted is not None and bool(r.read)
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        assert r.service is not None
+        aliases = await parts.aliases(r.service)
+        return r.with_acts([_spelt_out(a, aliases) for a in r.acts])
+
+
+class AliasSearch:
+    """A word that abbreviates one known value (``Aliases``) of a slot the intent takes and
+    the turn left empty, read for that slot: said as the user wrote it, its canonical value
+    the backend's."""
+
+    name = "alias_search"
     step = "acts"
 
     def applies(self, parts: Parts, r: Reading) -> bool:
@@ -292,7 +313,6 @@ class ValueAlias:
         spec = parts.schemas[service].intent(r.intent)
         takes = {*spec.required_slots, *spec.optional_slots} if spec else set()
         aliases = await parts.aliases(service)
-        r = r.with_acts([_spelt_out(a, aliases) if a.slot in takes else a for a in r.acts])
         said = " ".join(v.lower() for a in r.acts for v in a.values)
         tokens = [t for t in _WORD.findall(r.text.lower()) if len(t) >= 2 and t not in STOP]
         tokens = [t for t in tokens if t not in said and not t.isdigit() and _rare(t, parts)]

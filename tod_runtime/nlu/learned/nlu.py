@@ -154,7 +154,8 @@ class LearnedNLU(RulesNLU):
 
     async def aliases(self, service: str) -> Aliases:
         if service not in self._aliases:
-            self._aliases[service] = Aliases(await self._entity_values(service))
+            heads = {v.name: v.description[0] for v in self.views[service] if v.description}
+            self._aliases[service] = Aliases(await self._entity_values(service), heads)
         return self._aliases[service]
 
     def takes(self, service: str, intent: str, slots: AbstractSet[str]) -> int:

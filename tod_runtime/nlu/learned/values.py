@@ -108,26 +108,41 @@ class SlotView:
     values: tuple[str, ...]  # possible values (categorical)
     is_input: bool
 
+    own: frozenset[str] = frozenset()  # description words no other slot of the service has
+
     @cached_property
     def description_set(self) -> frozenset[str]:
         return frozenset(self.description)
 
 
+# English function words a description may hold beside STOP ("Whether pets are allowed",
+# "Boolean flag indicating if the hotel has wifi"): never a slot's own word
+_FUNCTION = "if whether not no has have had ha do doe does is are was were be been there their "
+FUNCTION_WORDS = frozenset(
+    (_FUNCTION + "thi this these those other which what who where when how why than so all").split()
+)
+
+
 def slot_views(schema: ServiceSchema) -> list[SlotView]:
     inputs = {s for i in schema.intents for s in (*i.required_slots, *i.optional_slots)}
     roles = slot_roles(schema)
-    out = []
+    described = {}
     for slot in schema.slots:
         words = [stem(t.lower) for t in tokenise(slot.description) if t.word]
-        described = tuple(dict.fromkeys(w for w in words if w not in STOP))[:8]
+        described[slot.name] = tuple(dict.fromkeys(w for w in words if w not in STOP))[:8]
+    out = []
+    for slot in schema.slots:
+        others = {w for name, words in described.items() if name != slot.name for w in words}
+        own = frozenset(described[slot.name]) - others - FUNCTION_WORDS
         out.append(
             SlotView(
                 slot.name,
-                described,
+                described[slot.name],
                 roles[slot.name].value_type,
                 slot.is_categorical,
                 tuple(slot.possible_values),
                 slot.name in inputs,
+                own,
             )
         )
     return out
