@@ -473,6 +473,26 @@ def test_a_yes_no_filter_is_read_from_its_own_description_words() -> None:
     assert flags("a hotel that does not take pets").get("pets_welcome") != "True"
 
 
+def test_a_value_the_backend_knows_is_read_under_the_span_threshold() -> None:
+    """ "then seattle, 4 star hotel": the span scorer gives "seattle" 0.009 (no capital, no
+    "in" before it), but the backend knows it as a city and the assign scorer agrees."""
+    hotels = load_schema_file(embedded_services_dir() / "Hotels" / "schema.json")[0]
+    text = "then seattle, 4 star hotel, from the 1st for 3 nights"
+    shipped = load_model()
+
+    def cities(known: dict[str, frozenset[str]], **thresholds: float) -> list[str]:
+        config = shipped.config | {"thresholds": shipped.config["thresholds"] | thresholds}
+        reader = ValueReader(NLUModel(shipped.weights, config))
+        read = reader.read_spans(reading.value_turn(text, [], known), slot_views(hotels))
+        return [r.value for r in read if r.slot == "city"]
+
+    city = {"seattle": frozenset({"city"})}
+    assert cities(city) == ["seattle"]
+    assert cities(city, known_assign=2.0) == []  # off: the span threshold alone
+    assert cities({}) == []
+    assert cities({"seattle": frozenset({"hotel_name"})}) == []  # known for another slot
+
+
 def test_a_span_the_reader_is_sure_of_takes_its_slot_at_the_lower_threshold() -> None:
     shipped = load_model()
     hotels = load_schema_file(embedded_services_dir() / "Hotels" / "schema.json")[0]

@@ -34,6 +34,9 @@ from tod_runtime.nlu.learned.values import (
 # with live music"). Train's held-out chat check, joint goal: off 0.7371, 0.03 0.7408, 0.02
 # 0.7412, 0.015 0.7383 (docs/learned.md#repairs)
 SAID_FLAG = 0.02
+# A known value under the span threshold takes its slot from this assign probability
+# (held-out chat check on train: docs/learned.md#protocol)
+KNOWN_ASSIGN = 0.5
 MOST_PAIRS = 12  # the pairs ``best_pairs`` weighs together (the rest are read greedily)
 
 
@@ -141,6 +144,9 @@ class ValueReader:
             # a yes/no slot whose own description words the turn says ("hotels that take
             # pets": "Whether pets are allowed") is read True from this probability up
             "said_flag": model.threshold("said_flag", SAID_FLAG),
+            # a span the backend knows as a value of a slot, under the span threshold ("then
+            # seattle, 4 star hotel": 0.009), takes that slot from this assign probability up
+            "known_assign": model.threshold("known_assign", KNOWN_ASSIGN),
         }
 
     def read(self, turn: ValueTurn, slots: Sequence[SlotView]) -> list[Read]:
@@ -181,10 +187,12 @@ class ValueReader:
         types = [s.value_type for s in open_slots if s.name in turn.asked]
         spans = candidate_spans(turn.tokens)
         described = frozenset(w for s in slots for w in s.description)
+        names = {s.name for s in open_slots}
         scored = [
             (p, i, j)
             for (i, j), p in zip(spans, self.span_probabilities(turn, spans, types), strict=True)
-            if p >= self.thresholds["spans"] and not names_slots(turn, i, j, described)
+            if (p >= self.thresholds["spans"] or self._known(turn, i, j) & names)
+            and not names_slots(turn, i, j, described)
         ]
         counts = Counter(s.value_type for s in open_slots)
         # every (span, slot) pair above the assign threshold, best (span x assign) first: a
@@ -199,17 +207,24 @@ class ValueReader:
         assign, sure, sure_assign = (
             self.thresholds[k] for k in ("assign", "sure_span", "sure_assign")
         )
+        spans_floor, known = self.thresholds["spans"], self.thresholds["known_assign"]
         pairs = [
             (p * q, i, j, slot.name)
             for p, i, j in scored
             for slot in open_slots
             if (q := next(qs)) > (sure_assign if p >= sure else assign)
+            and (p >= spans_floor or (q > known and slot.name in self._known(turn, i, j)))
         ]
         out: list[Read] = []
         for score, i, j, name in best_pairs(pairs):
             text = turn.said(i, j)
             out.append(Read(name, text, text, score, range(i, j)))
         return out
+
+    @staticmethod
+    def _known(turn: ValueTurn, i: int, j: int) -> frozenset[str]:
+        """The slots the backend knows tokens ``i`` to ``j`` as a value of."""
+        return turn.known.get(turn.said_normalised(i, j), frozenset())
 
     def span_probabilities(
         self, turn: ValueTurn, spans: Sequence[tuple[int, int]], types: Sequence[str]
