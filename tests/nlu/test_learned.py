@@ -493,6 +493,23 @@ def test_a_value_the_backend_knows_is_read_under_the_span_threshold() -> None:
     assert cities({"seattle": frozenset({"hotel_name"})}) == []  # known for another slot
 
 
+def test_an_interjection_is_no_value() -> None:
+    """ "meh, something else?" after "what movie do you want to see?" had set the movie to
+    "meh"; a value the backend knows stays one."""
+    movies = load_schema_file(embedded_services_dir() / "Movies" / "schema.json")[0]
+    reader = ValueReader(load_model())
+    asked = [("REQUEST", "movie_name", [])]
+
+    def read(text: str, known: dict[str, frozenset[str]]) -> list[str]:
+        turn = reading.value_turn(text, asked, known)
+        return [r.value for r in reader.read_spans(turn, slot_views(movies))]
+
+    assert read("meh, something else?", {}) == []
+    assert read("thx", {}) == []
+    assert read("meh", {"meh": frozenset({"movie_name"})}) == ["meh"]
+    assert read("winter garden", {}) == ["winter garden"]
+
+
 def test_a_span_the_reader_is_sure_of_takes_its_slot_at_the_lower_threshold() -> None:
     shipped = load_model()
     hotels = load_schema_file(embedded_services_dir() / "Hotels" / "schema.json")[0]

@@ -12,6 +12,7 @@ from tod_runtime.nlu.learned.features import hashed
 from tod_runtime.nlu.learned.model import NLUModel, grouped_scores, probabilities, sigmoid
 from tod_runtime.nlu.learned.text import STOP
 from tod_runtime.nlu.learned.values import (
+    INTERJECTIONS,
     SlotView,
     ValueTurn,
     assign_features,
@@ -83,6 +84,15 @@ def says_flag(turn: ValueTurn, slot: SlotView) -> bool:
         and not slot.own.isdisjoint(turn.stem_starts)
         and turn.negated(slot.own) == 0
     )
+
+
+def says_nothing(turn: ValueTurn, i: int, j: int) -> bool:
+    """Whether tokens ``i`` to ``j`` are interjections and function words only ("meh",
+    "thx", "ok so"): no value, unless the backend knows it as one."""
+    if turn.said_normalised(i, j) in turn.known:
+        return False
+    words = [t.lower for t in turn.tokens[i:j] if t.word]
+    return all(w in INTERJECTIONS or w in STOP for w in words)
 
 
 Pair = tuple[float, int, int, str]  # (span x assign probability, start, end, slot)
@@ -193,6 +203,7 @@ class ValueReader:
             for (i, j), p in zip(spans, self.span_probabilities(turn, spans, types), strict=True)
             if (p >= self.thresholds["spans"] or self._known(turn, i, j) & names)
             and not names_slots(turn, i, j, described)
+            and not says_nothing(turn, i, j)
         ]
         counts = Counter(s.value_type for s in open_slots)
         # every (span, slot) pair above the assign threshold, best (span x assign) first: a

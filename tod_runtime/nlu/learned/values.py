@@ -123,6 +123,15 @@ FUNCTION_WORDS = frozenset(
 )
 
 
+# English interjections and chat fillers ("meh, something else?", "thx"): never a value alone
+_FILLERS = (
+    "meh thx thanks thank ty lol haha hmm hmmm yo ok okay k kk yeah yep yup nope nah",
+    "sure cool great nice hey hi hello ugh oh ah um uh pls plz please wow awesome perfect",
+    "alright fine whatever",
+)
+INTERJECTIONS = frozenset(" ".join(_FILLERS).split())
+
+
 def slot_views(schema: ServiceSchema) -> list[SlotView]:
     inputs = {s for i in schema.intents for s in (*i.required_slots, *i.optional_slots)}
     roles = slot_roles(schema)
