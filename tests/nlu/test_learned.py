@@ -7,6 +7,7 @@ import json
 import random
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from stage_helpers import SERVICE, a, schemas, system
@@ -460,10 +461,10 @@ def test_a_yes_no_filter_is_read_from_its_own_description_words() -> None:
     assert own["pets_welcome"] == {"pet", "allowed"} and "hotel" not in own["has_wifi"]
     shipped = load_model()
 
-    def flags(text: str, **thresholds: float) -> dict[str, str]:
+    def flags(text: str, system: tuple[Any, ...] = (), **thresholds: float) -> dict[str, str]:
         config = shipped.config | {"thresholds": shipped.config["thresholds"] | thresholds}
         reader = ValueReader(NLUModel(shipped.weights, config))
-        read = reader.read(reading.value_turn(text, [], {}), views)
+        read = reader.read(reading.value_turn(text, system, {}), views)
         return {r.slot: r.value for r in read if r.slot in ("pets_welcome", "has_wifi")}
 
     text = "do u know any hotels in san francisco that take pets"
@@ -471,6 +472,10 @@ def test_a_yes_no_filter_is_read_from_its_own_description_words() -> None:
     assert flags(text, said_flag=1.0) == {}  # the pick threshold alone
     assert flags("any hotels in san francisco") == {}
     assert flags("a hotel that does not take pets").get("pets_welcome") != "True"
+    # a question about an offered hotel asks about the filter, it does not set it
+    offered = (("OFFER", "hotel_name", ["Park View Lodge"]),)
+    assert flags("do they take pets?", offered) == {}
+    assert flags("one that takes pets", offered) == {"pets_welcome": "True"}
 
 
 def test_a_value_the_backend_knows_is_read_under_the_span_threshold() -> None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from tod_runtime.dialogue.models import DONTCARE
 from tod_runtime.nlu.learned.features import hashed
 from tod_runtime.nlu.learned.model import NLUModel, grouped_scores, probabilities, sigmoid
+from tod_runtime.nlu.learned.routing import ON_TABLE
 from tod_runtime.nlu.learned.text import STOP
 from tod_runtime.nlu.learned.values import (
     INTERJECTIONS,
@@ -29,6 +30,7 @@ from tod_runtime.nlu.learned.values import (
     value_numbers,
     word_number,
 )
+from tod_runtime.nlu.rules import QUESTION
 
 # A yes/no slot whose own words are said is read True from this probability (pick's is 0.2):
 # the pick scorer gives such a filter said unasked 0.04-0.07 ("any mediterranean places in sf
@@ -78,12 +80,12 @@ def says_flag(turn: ValueTurn, slot: SlotView) -> bool:
     """Whether the turn says a yes/no slot's own description words (those no other slot of
     the service is described with: "pets" of "Whether pets are allowed at the hotel", "live"
     and "music" of "Whether the restaurant has live music") with no negating word before
-    them: "hotels that take pets"."""
-    return (
-        slot.value_type == "bool"
-        and not slot.own.isdisjoint(turn.stem_starts)
-        and turn.negated(slot.own) == 0
-    )
+    them: "hotels that take pets". Not in a question about what the system's last turn put
+    on the table ("is it free to get in?" after an offer asks, it does not filter)."""
+    if slot.value_type != "bool" or slot.own.isdisjoint(turn.stem_starts):
+        return False
+    offered = any(a in ON_TABLE for acts in turn.slot_acts.values() for a, _ in acts)
+    return turn.negated(slot.own) == 0 and not (offered and QUESTION.search(turn.text.lower()))
 
 
 def says_nothing(turn: ValueTurn, i: int, j: int) -> bool:
