@@ -93,3 +93,16 @@ def test_train_values_without_a_train_split_is_a_config_error(
     args = ["replay", str(tmp_path / "sgd"), "--nlu", "rules", "--nlu-values", "train"]
     assert main(args) == 2
     assert "needs the train split" in capsys.readouterr().err
+
+
+def test_train_values_without_train_is_a_usage_error_before_any_worker(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Asked for with no train split beside the data (an SGD-X variant folder written by `tod
+    data sgdx`): one line and exit 2, not a worker's crash (exit 70)."""
+    root = tmp_path / "sgd"
+    shutil.copytree(MINI / "dev", root / "dev")
+    args = ["replay", str(root), "--split", "dev", "--nlu-values", "train", "--workers", "2"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "needs the train split" in err and "Traceback" not in err
