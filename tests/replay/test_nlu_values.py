@@ -102,6 +102,7 @@ def test_train_values_without_train_is_a_usage_error_before_any_worker(
     data sgdx`): one line and exit 2, not a worker's crash (exit 70)."""
     root = tmp_path / "sgd"
     shutil.copytree(MINI / "dev", root / "dev")
+    shutil.copy(root / "dev" / "dialogues_001.json", root / "dev" / "dialogues_002.json")
     args = ["replay", str(root), "--split", "dev", "--nlu-values", "train", "--workers", "2"]
     assert main(args) == 2
     err = capsys.readouterr().err
