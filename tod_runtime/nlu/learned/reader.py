@@ -3,6 +3,7 @@ spans first, then each categorical slot's best value that no span took."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -76,16 +77,24 @@ def names_slots(turn: ValueTurn, i: int, j: int, described: frozenset[str]) -> b
     return any(d for d, _ in said) and all(d or stop for d, stop in said)
 
 
+# a question about the entity on the table names it with a pronoun ("is it free to get in?");
+# "are there any that allow pets?" asks for others: a filter
+ABOUT_IT = re.compile(r"\b(?:it|its|it's|they|them|their)\b")
+
+
 def says_flag(turn: ValueTurn, slot: SlotView) -> bool:
     """Whether the turn says a yes/no slot's own description words (those no other slot of
     the service is described with: "pets" of "Whether pets are allowed at the hotel", "live"
     and "music" of "Whether the restaurant has live music") with no negating word before
     them: "hotels that take pets". Not in a question about what the system's last turn put
-    on the table ("is it free to get in?" after an offer asks, it does not filter)."""
+    on the table by a pronoun ("is it free to get in?" after an offer asks, it does not
+    filter; "are there any that allow pets?" filters)."""
     if slot.value_type != "bool" or slot.own.isdisjoint(turn.stem_starts):
         return False
     offered = any(a in ON_TABLE for acts in turn.slot_acts.values() for a, _ in acts)
-    return turn.negated(slot.own) == 0 and not (offered and QUESTION.search(turn.text.lower()))
+    lower = turn.text.lower()
+    about = offered and QUESTION.search(lower) and ABOUT_IT.search(lower)
+    return turn.negated(slot.own) == 0 and not about
 
 
 def says_nothing(turn: ValueTurn, i: int, j: int) -> bool:
