@@ -212,3 +212,22 @@ async def test_take_offer_opens_the_booking_the_search_leads_to() -> None:
     assert taken.state["Restaurants"].active_intent == "ReserveRestaurant"
     *_, off = await _talk(lines, ("take_offer",))
     assert off.state["Restaurants"].active_intent != "ReserveRestaurant"
+
+
+async def test_a_question_at_a_confirmation_a_search_answers_then_the_confirmation() -> None:
+    lines = [
+        "4 tickets for winter garden in new york on wednesday at 2pm please",
+        "which theater is it",
+    ]
+    *_, asked = await _talk(lines)
+    assert asked.service_call is not None and asked.service_call.method == "FindMovies"
+    told = [a for a in asked.actions if a.act == "INFORM" and a.slot == "theater_name"]
+    assert told and "CONFIRM" in _acts(asked)
+    assert "BuyMovieTickets" not in {c.method for c in [asked.service_call]}
+
+
+async def test_refine_after_a_question_about_the_offer() -> None:
+    lines = ["find me a hotel in san francisco", "how much is it?", "anything cheaper?"]
+    *_, cheaper = await _talk(lines)
+    assert "OFFER" in _acts(cheaper)
+    assert [a for a in cheaper.actions if a.slot == "price_per_night"]

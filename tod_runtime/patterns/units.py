@@ -39,6 +39,16 @@ def as_before(turn: PatternTurn) -> dict[str, State]:
     }
 
 
+def offer_stands(turn: PatternTurn, service: str) -> bool:
+    """Whether a result is on offer in ``service``: offered and not yet booked or refused,
+    though the system's last turn may have answered a question about it ("The rent is
+    $5,200.") rather than offered it again."""
+    done = {"NOTIFY_SUCCESS", "REQ_MORE", "GOODBYE"}
+    if any(a.act in done for a in turn.previous(service)):
+        return False
+    return bool(turn.context.history.current_offer(service))
+
+
 # ------------------------------------------------------------------ repeat
 
 
@@ -270,7 +280,7 @@ class Another:
         service = turn.service
         if service is None or not self.says.search(turn.words):
             return False
-        if not any(a.act == "OFFER" for a in turn.previous(service)):
+        if not offer_stands(turn, service):
             return False
         acts = {a.act for a in turn.acts.get(service, [])}
         return not acts & {"REQUEST_ALTS", "INFORM", "SELECT", "AFFIRM", "INFORM_INTENT"}
@@ -324,7 +334,7 @@ class Refine:
 
     def _wanted(self, turn: PatternTurn) -> tuple[str, frozenset[str], int] | None:
         service = turn.service
-        if service is None or not any(a.act == "OFFER" for a in turn.previous(service)):
+        if service is None or not offer_stands(turn, service):
             return None
         for says, concept, direction in COMPARATIVES:
             if says.search(turn.words):
@@ -370,7 +380,7 @@ class Refine:
         self, turn: PatternTurn, service: str, slot: str, state: State, pick: dict[str, str] | None
     ) -> PatternTurn:
         if pick is None:  # nothing better: said, and the offer stands
-            offered = [a for a in turn.previous(service) if a.act == "OFFER"]
+            offered = turn.context.history.current_offer(service)
             answer = (act("INFORM_COUNT", "count", ["0"]), *offered)
         else:
             acts = offer(pick, turn.context.schemas[service], state)
