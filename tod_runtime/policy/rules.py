@@ -196,10 +196,15 @@ class _Decision:
         return self.search(search, results, shown)
 
     def look_up(self) -> SystemPlan | None:
-        """A call of the search that answers what was asked and nothing the state or the
-        result on offer holds tells (``lookup``); None when nothing such is asked."""
+        """A call of the search that answers what was asked and nothing the state, the
+        result on offer or what was booked tells (``lookup``); None when nothing such is
+        asked, or the user also says yes (the booking's result answers)."""
+        if "AFFIRM" in self.user or self.intent is None:  # a yes: the booking's result answers
+            return None
+        booked = self.history.last_success(self.service, self.intent.name)
         entity = entity_on_offer(self.history, self.service, self.state)
-        asked = lookup.unanswered(self.state, entity, self.acts)
+        told = booked[1] if booked is not None else {}
+        asked = [s for s in lookup.unanswered(self.state, entity, self.acts) if s not in told]
         search = lookup.search_for(self.schema, self.state, asked, self.intent) if asked else None
         return self.call(search, self.parameters(search)) if search is not None else None
 
