@@ -135,3 +135,20 @@ def test_how_much_asks_for_a_price_not_a_count_of_tickets() -> None:
     cost, seats = schema.slot("ticket_cost"), schema.slot("seats")
     assert cost is not None and seats is not None
     assert score("how much are the tickets", cost) > score("how much are the tickets", seats)
+
+
+def test_a_relative_which_or_a_suggestion_is_no_question() -> None:
+    said = [act("INFORM", "seats", ["2"])]
+    assert not AskedSlot().applies(_turn("i want one which costs little, for 2 seats?", said))
+    assert not AskedSlot().applies(_turn("how about the cost of 2 seats", said))
+    assert AskedSlot().applies(_turn("2 seats. ok how much is a ticket", said))
+
+
+def test_a_slot_named_whole_beats_one_sharing_a_word_of_its_name() -> None:
+    schema = ServiceSchema.model_validate(COACHES)
+    cost, stop = schema.slot("ticket_cost"), schema.slot("departure_stop")
+    assert cost is not None and stop is not None
+    # "ticket" and "cost" both name ticket_cost; "stop" alone names departure_stop in part
+    assert score("whats the ticket cost", cost) == 2 * 2 + 1 + 3
+    assert score("which departure stop", stop) == 2 * 2 + 1
+    assert score("which stop", stop) == 2

@@ -3,10 +3,11 @@ is the slot whose name and description hold the question's words ("Station where
 leaving from"), not the arrival station; "how much is the rent?" is a question even when the
 NLU read nothing of it.
 
-A slot scores by the question's content words found in its name (2 each) and its
-description (1 each, a word counted once), and by what a question word asks for ("how much":
-a price, a cost, an amount; "when": a time or a date; "where": an address, a location) in
-its name or the head of its description (3).
+A slot scores by the question's content words found in its name (2 each, and 1 more when
+every word of its name is said: "the venue" is the venue, not the venue's address) and its
+description (1 each, a word counted once), and by what a question word asks for ("how
+much": a price, a cost, an amount; "when": a time or a date; "where": an address, a
+location) in its name or the head of its description (3).
 Only slots the system can answer count: those the state or the result on offer holds, or a
 search of the service returns from what the state holds. A question most of whose words no
 slot of the service knows ("is there parking near the theater?") asks for none of them.
@@ -29,7 +30,12 @@ QUESTION = re.compile(
     r"tell)\b",
     re.IGNORECASE,
 )
-WH = re.compile(r"\b(?:which|what|whats|where|wheres|when|whens|how|who|whos)\b")
+# a question word opening a clause ("ok. which theater is it", "is it on? how much is it"),
+# not a relative pronoun ("one which serves alcohol") nor a suggestion ("how about thai")
+WH = re.compile(
+    r"(?:^|[.?!,;]\s*|\b(?:ok|okay|so|and|but|also|actually|hmm|wait|then)\s+)"
+    r"(?:which|what|whats|what's|where|wheres|where's|when|how|who|whos|who's)\b(?! about)"
+)
 # English function words: never what a question is about
 _FUNCTION = """a an the it its is are was were be been that thats this these those there theres here
     what whats which where wheres when whens how who whos whom why does do did done can could
@@ -46,7 +52,7 @@ ASKS_FOR: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (re.compile(r"\bwhere\b"),
      frozenset({"address", "location", "station", "place", "airport", "where"})),
 )  # fmt: skip
-NAMED, DESCRIBED, ASKED = 2, 1, 3
+NAMED, DESCRIBED, ASKED, WHOLE = 2, 1, 3, 1
 MIN_STEM = 4
 
 
@@ -82,6 +88,9 @@ def score(words: str, slot: SlotSchema) -> int:
             total += NAMED
         elif word not in FUNCTION_WORDS and any(_alike(word, d) for d in described):
             total += DESCRIBED
+    parts = [p for p in name if p not in FUNCTION_WORDS or p in ("from", "to")]
+    if parts and all(any(_alike(w, p) for w in said) for p in parts):
+        total += WHOLE  # the whole name said: "the venue" is the venue, not its address
     head = described[:1]  # what the description says the slot is ("The amount of money ...")
     for asks, concept in ASKS_FOR:
         if asks.search(words) and concept & {*name, *head}:
@@ -177,7 +186,7 @@ class AskedSlot:
         """A question the NLU read none of: a question word, and nothing said but details."""
         if any(a.act not in ("AFFIRM", "THANK_YOU", "INFORM", "SELECT") for a in acts):
             return False
-        return bool(WH.search(turn.words))
+        return bool(WH.search(turn.text.lower().replace("’", "'")))
 
     def applies(self, turn: PatternTurn) -> bool:
         return self._choice(turn) is not None
