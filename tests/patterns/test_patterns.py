@@ -231,3 +231,18 @@ async def test_refine_after_a_question_about_the_offer() -> None:
     *_, cheaper = await _talk(lines)
     assert "OFFER" in _acts(cheaper)
     assert [a for a in cheaper.actions if a.slot == "price_per_night"]
+
+
+async def test_a_question_at_a_confirmation_is_answered_and_the_confirmation_asked_in_brief() -> (
+    None
+):
+    lines = ["italian food in boston", "book it for 2 today at 7pm", "ok. what is the address?"]
+    _, confirming, asked = await _talk(lines)
+    assert len([a for a in confirming.actions if a.act == "CONFIRM"]) > 1
+    again = [a for a in asked.actions if a.act == "CONFIRM"]
+    assert [a.slot for a in again] == ["restaurant_name"]
+    assert [a for a in asked.actions if a.act == "INFORM" and a.slot == "street_address"]
+    *_, booked = await _talk([*lines, "yes"])
+    assert booked.service_call is not None and booked.service_call.method == "ReserveRestaurant"
+    params = booked.service_call.parameters
+    assert params["number_of_seats"] == "2" and params["time"] == "19:00"

@@ -16,7 +16,7 @@ from tod_runtime.dialogue.models import DONTCARE, Action, ServiceCall, State, ac
 from tod_runtime.patterns.base import PatternTurn, plain_words
 from tod_runtime.policy.history import entity_on_offer
 from tod_runtime.policy.rules import offer
-from tod_runtime.policy.talk import QUESTIONS
+from tod_runtime.policy.talk import QUESTIONS, brief_confirmation
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 
 MAX_SUGGESTIONS = 3  # what the system can do, said when nothing was understood
@@ -476,7 +476,8 @@ class Digression:
             acts.pop(service, None)
         if not answers:
             return turn.amended(acts=acts)
-        return turn.amended(acts=acts, answer=(*answers, *previous), answer_service=service)
+        again = brief_confirmation(previous, turn.context.schemas.get(service))
+        return turn.amended(acts=acts, answer=(*answers, *again), answer_service=service)
 
 
 # ------------------------------------------------------------------ the booking a search leads to

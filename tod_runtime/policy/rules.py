@@ -96,7 +96,7 @@ class RulesPolicy:
         if plan.service_call is not None or not plan.actions:
             previous = turn.context.history.last_system_acts(service)
             plan = SystemPlan(service, [a for a in previous if a.act in talk.QUESTIONS])
-        return SystemPlan(service, [*answers, *plan.actions])
+        return SystemPlan(service, [*answers, *talk.brief_confirmation(plan.actions, schema)])
 
 
 def after_call(turn: PolicyInput, schema: ServiceSchema, state: State) -> list[Action]:
@@ -321,6 +321,10 @@ class _Decision:
                 if confirmed.act == "CONFIRM" and confirmed.slot not in params:
                     said = confirmed.canonical_values or confirmed.values
                     params[confirmed.slot] = self.backend_value(said[:1], confirmed.slot)
+            for slot in self.intent.optional_slots:  # agreed before a confirmation made brief
+                agreed = self.history.confirmed(self.service, slot)
+                if slot not in params and agreed and agreed[0] != DONTCARE:
+                    params[slot] = self.backend_value(agreed[:1], slot)
             return self.call(self.intent, params)
         answers = inform(entity, self.state.requested_slots) if entity is not None else []
         if answers and "CONFIRM" not in self.prev_kinds:
@@ -341,7 +345,9 @@ class _Decision:
             if values[0] != DONTCARE:
                 exact = self.backend_value(values, slot)
                 confirm.append(act("CONFIRM", slot, values[:1], [exact]))
-        return self.done(*answers, *confirm)  # a question while confirming: answer, ask again
+        if answers:  # a question while confirming: answered, and the confirmation in brief
+            return self.done(*answers, *talk.brief_confirmation(confirm, self.schema))
+        return self.done(*confirm)
 
     def search(self, search: Frame | None, results: list[dict[str, str]], shown: int) -> SystemPlan:
         assert self.intent is not None
