@@ -246,3 +246,10 @@ async def test_a_question_at_a_confirmation_is_answered_and_the_confirmation_ask
     assert booked.service_call is not None and booked.service_call.method == "ReserveRestaurant"
     params = booked.service_call.parameters
     assert params["number_of_seats"] == "2" and params["time"] == "19:00"
+
+
+async def test_something_not_understood_at_a_confirmation_asks_it_again_in_brief() -> None:
+    lines = ["4 tickets for winter garden in new york on wednesday at 2pm please"]
+    *_, lost = await _talk([*lines, "is there parking near the theater?"])
+    assert "FALLBACK" in _acts(lost) and lost.service_call is None
+    assert [a.slot for a in lost.actions if a.act == "CONFIRM"] == ["movie_name"]

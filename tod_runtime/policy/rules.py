@@ -71,7 +71,8 @@ class RulesPolicy:
             finder = talk.lookup(schema, state, previous)
             if finder is not None:  # "Which hotel?" not answered: look one up
                 return decision.find(finder)
-            return SystemPlan(service, talk.fallback(self.schemas, previous))
+            said = talk.fallback(self.schemas, previous)  # a confirmation open: again in brief
+            return SystemPlan(service, talk.brief_confirmation(said, schema))
         return decision.plan()
 
     def resumed(self, turn: PolicyInput, service: str, state: State, today: date) -> SystemPlan:
