@@ -212,7 +212,7 @@ def _unit(schema: ServiceSchema | None, slot: str) -> str:
     return words[-1] if words[-2:-1] == ["in"] and words[-1] in UNITS else ""
 
 
-def _names_entity(schema: ServiceSchema | None, slot: str) -> bool:
+def names_entity(schema: ServiceSchema | None, slot: str) -> bool:
     """Whether a slot names the entity on offer: its description's head is a name or a title
     ("Name of the restaurant", "Title of the movie")."""
     spec = schema.slot(slot) if schema else None
@@ -238,7 +238,7 @@ def _clause(action: Action, schema: ServiceSchema | None, say: Say, name: str | 
     return f"the {name} is {value}"
 
 
-def _clauses(acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> list[str]:
+def clauses(acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> list[str]:
     """The acts' clauses; a boolean's statement that begins as the boolean's before it does
     (a subject and a verb: "the restaurant has ...") says only what follows."""
     out: list[str] = []
@@ -300,12 +300,12 @@ def _request(acts: Sequence[Action], schema: ServiceSchema | None) -> str:
 
 def _offer(acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> str:
     """An offer: "How about {the entity}?", then its other values as facts."""
-    acts = sorted(acts, key=lambda a: not _names_entity(schema, a.slot))
+    acts = sorted(acts, key=lambda a: not names_entity(schema, a.slot))
     first, rest = acts[0], acts[1:]
     if _BARE_NUMBER.fullmatch(say(first)) or _is_bool(first):
         # "How about 13?" names nothing: what is offered is said ("The humidity is 13.")
-        return upper_first(join(_clauses(acts, schema, say))) + "."
-    tail = " " + upper_first(join(_clauses(acts, schema, say)[1:])) + "." if rest else ""
+        return upper_first(join(clauses(acts, schema, say))) + "."
+    tail = " " + upper_first(join(clauses(acts, schema, say)[1:])) + "." if rest else ""
     return f"How about {say(first)}?{tail}"
 
 
@@ -319,10 +319,10 @@ def compose_system(
     if kind == "REQUEST":
         return _request(acts, schema)
     if kind in ("INFORM", "CONFIRM"):
-        clauses = _clauses(acts, schema, say)
+        facts = clauses(acts, schema, say)
         if kind == "CONFIRM":
-            return "Please confirm: " + join(clauses) + "."
-        return upper_first(join(clauses)) + "."
+            return "Please confirm: " + join(facts) + "."
+        return upper_first(join(facts)) + "."
     if kind == "OFFER":
         return _offer(acts, schema, say)
     if kind == "INFORM_COUNT":
@@ -347,8 +347,8 @@ def compose_system(
     if kind in fixed:
         return fixed[kind]
     # An act this generator does not know yet: say its values plainly.
-    clauses = [_clause(a, schema, say) for a in acts if a.slot and a.values]
-    return upper_first(join(clauses)) + "." if clauses else "Okay."
+    plain = [_clause(a, schema, say) for a in acts if a.slot and a.values]
+    return upper_first(join(plain)) + "." if plain else "Okay."
 
 
 def compose_user(kind: str, acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> str:
@@ -357,15 +357,15 @@ def compose_user(kind: str, acts: Sequence[Action], schema: ServiceSchema | None
         vals = acts[0].values or acts[0].canonical_values
         return f"I'd like to {_intent_phrase(schema, vals[0] if vals else '')}."
     if kind == "INFORM":
-        clauses = []
+        said = []
         for a in acts:
             if _is_bool(a):
-                clauses.append(_clause(a, schema, say))
+                said.append(_clause(a, schema, say))
             elif (a.values or [""])[0] == "dontcare":
-                clauses.append(f"any {noun_phrase(schema, a.slot)} is fine")
+                said.append(f"any {noun_phrase(schema, a.slot)} is fine")
             else:
-                clauses.append(f"the {noun_phrase(schema, a.slot)} should be {say(a)}")
-        return upper_first(join(clauses)) + "."
+                said.append(f"the {noun_phrase(schema, a.slot)} should be {say(a)}")
+        return upper_first(join(said)) + "."
     if kind == "REQUEST":
         return "Can you tell me the " + join([noun_phrase(schema, a.slot) for a in acts]) + "?"
     fixed = {
