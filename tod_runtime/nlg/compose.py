@@ -193,13 +193,31 @@ def names(acts: Sequence[Action], schema: ServiceSchema | None) -> list[str]:
     read alike: those say their whole descriptions ("the date to pick up the car is ... and
     the date to return the car is ...", not "the date is ... and the date is ...")."""
     short = [short_noun_phrase(schema, a.slot) for a in acts]
+    shared = alike(schema)
     out = []
     for action, phrase in zip(acts, short, strict=True):
         spec = schema.slot(action.slot) if schema else None
-        if spec is not None and short.count(phrase) > 1:
+        if spec is not None and (short.count(phrase) > 1 or phrase in shared or _units(phrase)):
             phrase = description_phrase(spec)
         out.append(phrase)
     return out
+
+
+def _units(phrase: str) -> bool:
+    """A count of a unit alone ("number of days") says nothing of what takes them: the
+    description does ("number of days for the transfer to go through")."""
+    return phrase.startswith("number of ") and phrase.removeprefix("number of ") in UNITS
+
+
+def alike(schema: ServiceSchema | None) -> frozenset[str]:
+    """The short noun phrases two or more of a service's slots share (Flights' origin and
+    destination are both "city"): a slot named so alone would not say which it is ("What
+    city would you like?"), so its whole description is said ("What is the city in which the
+    journey originates?")."""
+    if schema is None:
+        return frozenset()
+    phrases = [short_noun_phrase(schema, s.name) for s in schema.slots]
+    return frozenset(p for p in phrases if phrases.count(p) > 1)
 
 
 UNITS = frozenset({"minutes", "hours", "days", "nights", "weeks", "months", "years"})
@@ -222,6 +240,16 @@ def names_entity(schema: ServiceSchema | None, slot: str) -> bool:
     return bool(head) and head[-1] in ("name", "title")
 
 
+def explained(schema: ServiceSchema | None, slot: str, value: str) -> str:
+    """What the slot's description says a value means ("Language to use for subtitles (or
+    None for no subtitles)": None is "no subtitles"), else ""."""
+    spec = schema.slot(slot) if schema else None
+    if spec is None or not value.strip():
+        return ""
+    found = re.search(rf"\b{re.escape(value)} for ([a-z][a-z ]*[a-z])", spec.description)
+    return found[1] if found else ""
+
+
 def _clause(action: Action, schema: ServiceSchema | None, say: Say, name: str | None = None) -> str:
     """ "the city is Oslo", or a boolean's statement (without its final stop)."""
     if _is_bool(action):
@@ -229,6 +257,8 @@ def _clause(action: Action, schema: ServiceSchema | None, say: Say, name: str | 
         return lower_first((phrases.yes if _truth(action) else phrases.no).rstrip("."))
     name = name or short_noun_phrase(schema, action.slot)
     value = say(action)
+    if meant := explained(schema, action.slot, value):  # "None for no subtitles"
+        return meant
     unit = _unit(schema, action.slot)
     if unit and value.isdigit():  # "Length of stay in days": "the length of stay is 3 days"
         value += f" {unit}" if value != "1" else f" {unit[:-1]}"
@@ -285,6 +315,8 @@ def _request(acts: Sequence[Action], schema: ServiceSchema | None) -> str:
         unit = _unit(schema, plain[0].slot)
         if len(plain) > 1:
             text = f"Could you tell me the {what}"
+        elif what != short_noun_phrase(schema, plain[0].slot):  # told apart: the description
+            text = f"What is the {what}"
         elif what.startswith("number of "):  # "How many days would you like?"
             text = f"How many {what.removeprefix('number of ')} would you like"
         elif unit:  # "Length of stay in days"
