@@ -93,3 +93,35 @@ def test_train_values_without_a_train_split_is_a_config_error(
     args = ["replay", str(tmp_path / "sgd"), "--nlu", "rules", "--nlu-values", "train"]
     assert main(args) == 2
     assert "needs the train split" in capsys.readouterr().err
+
+
+def test_train_values_without_train_is_a_usage_error_before_any_worker(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Asked for with no train split beside the data (an SGD-X variant folder written by `tod
+    data sgdx`): one line and exit 2, not a worker's crash (exit 70)."""
+    root = tmp_path / "sgd"
+    shutil.copytree(MINI / "dev", root / "dev")
+    shutil.copy(root / "dev" / "dialogues_001.json", root / "dev" / "dialogues_002.json")
+    args = ["replay", str(root), "--split", "dev", "--nlu-values", "train", "--workers", "2"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "needs the train split" in err and "Traceback" not in err
+
+
+def test_a_workers_start_up_error_reaches_the_user_as_that_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A model file that cannot be read, found as each worker builds its pipeline: a data
+    error (exit 3) naming the file, not a broken pool (exit 70)."""
+    root = tmp_path / "sgd"
+    shutil.copytree(MINI / "dev", root / "dev")
+    shutil.copy(root / "dev" / "dialogues_001.json", root / "dev" / "dialogues_002.json")
+    bad = tmp_path / "nlu.npz"
+    bad.write_bytes(b"not a model")
+    config = tmp_path / "config.toml"
+    config.write_text(f'[options.nlu]\nmodel = "{bad}"\n')
+    args = ["replay", str(root), "--split", "dev", "--workers", "2", "--config", str(config)]
+    assert main(args) == 3
+    err = capsys.readouterr().err
+    assert "cannot load the NLU model" in err and "internal error" not in err

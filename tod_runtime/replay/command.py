@@ -193,10 +193,16 @@ def _chat_options(args: argparse.Namespace) -> dict[str, Any]:
     """The conditions of the NLU as ReplayOptions fields: ``--all-services``,
     ``--lower-case``, ``--nlu-values`` (its default resolved) and ``--hold-values``."""
     from tod_runtime.data.sgd import resolve_split
-    from tod_runtime.replay.known_values import default_nlu_values
+    from tod_runtime.replay.known_values import default_nlu_values, has_train
 
     split = resolve_split(args.path, args.split)
     values = args.nlu_values or default_nlu_values(args.path, split, args.services)
+    if values == "train" and not has_train(args.path):  # before any worker starts
+        raise ConfigError(
+            "--nlu-values train needs the train split beside the data",
+            file=args.path,
+            hint="replay a dataset holding train, or use --nlu-values backend|none",
+        )
     held = frozenset(s for s in (args.hold_values or "").split(",") if s)
     return {
         "dialogue_services": not args.all_services,

@@ -156,14 +156,25 @@ class _Worker:
 _WORKER: _Worker | None = None
 
 
+_START_ERROR: TodError | None = None
+
+
 def _init_worker(options: ReplayOptions) -> None:
-    global _WORKER
+    """Build the process's worker. A user's error in doing so (a model file that cannot be
+    read, values asked for that are not there) is kept and raised by the first task, so the
+    parent gets it as that error (one line, its exit status), not as a broken pool."""
+    global _WORKER, _START_ERROR
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the parent, which ends us
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's terminate() ends us at once
-    _WORKER = _Worker(options)
+    try:
+        _WORKER = _Worker(options)
+    except TodError as exc:
+        _START_ERROR = exc
 
 
 def _run_task(task: Task) -> tuple[list[DialogueResult], dict[str, str] | None]:
+    if _START_ERROR is not None:
+        raise _START_ERROR
     assert _WORKER is not None
     return _WORKER.run(task)
 
