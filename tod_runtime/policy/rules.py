@@ -108,7 +108,7 @@ def after_call(turn: PolicyInput, schema: ServiceSchema, state: State) -> list[A
     if intent is not None and intent.is_transactional:
         if not results:
             return talk.failed_transaction(intent, schema, state, turn.refusal)
-        return [*inform(results[0], requested), act("NOTIFY_SUCCESS")]
+        return [*inform(results[0], requested), act("NOTIFY_SUCCESS"), *booked(intent, results[0])]
     if not results:
         if intent is None:
             return [act("NOTIFY_FAILURE")]
@@ -116,6 +116,15 @@ def after_call(turn: PolicyInput, schema: ServiceSchema, state: State) -> list[A
         return talk.no_results(intent, state, previous)
     fresh = results[turn.context.history.first_unoffered(schema.service_name, results)]
     return [*offer(fresh, schema, state), act("INFORM_COUNT", "count", [str(len(results))])]
+
+
+def booked(intent: IntentSchema, row: dict[str, str]) -> list[Action]:
+    """What a transaction did, for the NLG to say with its values ("I have reserved the table
+    at Little Kitchen for 4 people ..."): ``NOTIFY_SUCCESS(slot=value)`` for each input of the
+    intent its result row holds (M2M's form of the act; SGD's has no slot, and the bare act
+    stays first)."""
+    inputs = [*intent.required_slots, *intent.optional_slots]
+    return [act("NOTIFY_SUCCESS", s, [row[s]]) for s in inputs if row.get(s, DONTCARE) != DONTCARE]
 
 
 def inform(entity: dict[str, str], slots: Sequence[str]) -> list[Action]:
