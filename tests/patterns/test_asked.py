@@ -152,3 +152,11 @@ def test_a_slot_named_whole_beats_one_sharing_a_word_of_its_name() -> None:
     assert score("whats the ticket cost", cost) == 2 * 2 + 1 + 3
     assert score("which departure stop", stop) == 2 * 2 + 1
     assert score("which stop", stop) == 2
+
+
+def test_question_words_typed_without_the_apostrophe_ask_the_same() -> None:
+    from tod_runtime.patterns.asked import ASKS_FOR
+
+    where, when = ASKS_FOR[2][0], ASKS_FOR[1][0]
+    assert where.search("wheres that theater") and where.search("where's that theater")
+    assert when.search("whens it start") and not where.search("somewhere nice")

@@ -94,17 +94,35 @@ def booked_sentence(schema: ServiceSchema | None, booked: Sequence[Action], say:
     """One sentence of what was done with its values, then the values no phrase says."""
     intent = _intent(schema, {a.slot for a in booked})
     done = what_was_done(intent) if intent is not None else None
+    if not done:
+        return f"{SUCCESS} {upper_first(join(clauses(booked, schema, _say_of(say))))}."
+    thing, phrases, rest = _phrases(schema, booked, say, list(done[1]))
+    first = " ".join(["I have", done[0], *thing, *phrases]) + "."
+    if not rest:
+        return first
+    return f"{first} {upper_first(join(clauses(rest, schema, _say_of(say))))}."
+
+
+def _say_of(say: SayValue) -> Callable[[Action], str]:
+    return lambda a: say(a.slot, _value(a))
+
+
+def _phrases(
+    schema: ServiceSchema | None, booked: Sequence[Action], say: SayValue, thing: list[str]
+) -> tuple[list[str], list[str], list[Action]]:
+    """The intent's object with the entity named, the phrases of the place, the count and
+    the time ("in San Jose", "for 4 people", "on Friday", "at 7 pm"), and the acts no phrase
+    takes (one place, count, date and time each; two are said as facts)."""
     kinds = {a.slot: slot_kind(schema, a.slot) if schema else "text" for a in booked}
     dates = [a for a in booked if kinds[a.slot] == "date"]
     times = [a for a in booked if kinds[a.slot] == "time"]
     places = [a for a in booked if kinds[a.slot] == "text" and _place(schema, a.slot)]
     rest: list[Action] = []
     place, size, when = "", "", list[str]()
-    thing = list(done[1]) if done else []
     named = False
     for a in booked:
         said = say(a.slot, _value(a))
-        if done and not named and names_entity(schema, a.slot) and _found(schema, a.slot):
+        if not named and names_entity(schema, a.slot) and _found(schema, a.slot):
             noun = short_noun_phrase(schema, a.slot).split()[-1].lower()  # "name of the movie"
             thing, named = _entity(thing, said, noun), True
         elif len(places) == 1 and a is places[0]:  # two (from, to) are said as facts
@@ -117,12 +135,4 @@ def booked_sentence(schema: ServiceSchema | None, booked: Sequence[Action], say:
             when.append(f"at {said}")
         else:
             rest.append(a)
-    if done:
-        first = " ".join(["I have", done[0], *thing, *filter(None, [place, size, *when])]) + "."
-    else:
-        first = SUCCESS
-        rest = list(booked)
-    if not rest:
-        return first
-    facts = clauses(rest, schema, lambda a: say(a.slot, _value(a)))
-    return f"{first} {upper_first(join(facts))}."
+    return thing, [p for p in (place, size, *when) if p], rest

@@ -48,8 +48,8 @@ FUNCTION_WORDS = frozenset(_FUNCTION.split())
 ASKS_FOR: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (re.compile(r"\bhow much\b|\bcost\b|\bprice\b"),
      frozenset({"price", "cost", "fare", "rent", "fee", "amount", "money", "total", "dollars"})),
-    (re.compile(r"\bwhen\b|\bwhat time\b"), frozenset({"time", "date", "when"})),
-    (re.compile(r"\bwhere\b"),
+    (re.compile(r"\bwhen(?:s|'s)?\b|\bwhat time\b"), frozenset({"time", "date", "when"})),
+    (re.compile(r"\bwhere(?:s|'s)?\b"),
      frozenset({"address", "location", "station", "place", "airport", "where"})),
 )  # fmt: skip
 NAMED, DESCRIBED, ASKED, WHOLE = 2, 1, 3, 1

@@ -326,23 +326,37 @@ class _Decision:
             # confirm.
             return self.done(*talk.fallback(self.schemas, []))
         if "AFFIRM" in self.user and self.prev_kinds & {"CONFIRM", "OFFER"}:
-            params = self.parameters(self.intent)
-            for confirmed in self.previous:  # what the user just agreed to, e.g. defaults
-                if confirmed.act == "CONFIRM" and confirmed.slot not in params:
-                    said = confirmed.canonical_values or confirmed.values
-                    params[confirmed.slot] = self.backend_value(said[:1], confirmed.slot)
-            for slot in self.intent.optional_slots:  # agreed before a confirmation made brief
-                agreed = self.history.confirmed(self.service, slot)
-                if slot not in params and agreed and agreed[0] != DONTCARE:
-                    params[slot] = self.backend_value(agreed[:1], slot)
-            return self.call(self.intent, params)
+            return self.call(self.intent, self.agreed(self.intent))
         answers = inform(entity, self.state.requested_slots) if entity is not None else []
         if answers and "CONFIRM" not in self.prev_kinds:
             return self.done(*answers)
-        slots = list(self.intent.required_slots)
+        confirm = self.confirmation(self.intent, taken)
+        if answers:  # a question while confirming: answered, and the confirmation in brief
+            return self.done(*answers, *talk.brief_confirmation(confirm, self.schema))
+        return self.done(*confirm)
+
+    def agreed(self, intent: IntentSchema) -> dict[str, str]:
+        """The call's parameters once the user affirmed: the state's, what the confirmation
+        just said (defaults included), and optional values agreed before a confirmation was
+        made brief."""
+        params = self.parameters(intent)
+        for confirmed in self.previous:  # what the user just agreed to, e.g. defaults
+            if confirmed.act == "CONFIRM" and confirmed.slot not in params:
+                said = confirmed.canonical_values or confirmed.values
+                params[confirmed.slot] = self.backend_value(said[:1], confirmed.slot)
+        for slot in intent.optional_slots:  # agreed before a confirmation made brief
+            agreed = self.history.confirmed(self.service, slot)
+            if slot not in params and agreed and agreed[0] != DONTCARE:
+                params[slot] = self.backend_value(agreed[:1], slot)
+        return params
+
+    def confirmation(self, intent: IntentSchema, taken: dict[str, str]) -> list[Action]:
+        """A CONFIRM of each required slot, each optional one with a default or a value, and
+        each value ``taken`` from the entity on offer."""
+        slots = list(intent.required_slots)
         slots += [
             s
-            for s, d in self.intent.optional_slots.items()
+            for s, d in intent.optional_slots.items()
             if d != DONTCARE or s in self.state.slot_values
         ]
         confirm = []
@@ -350,14 +364,12 @@ class _Decision:
             values = (
                 [taken[slot]]
                 if slot in taken
-                else self.state.slot_values.get(slot) or [self.intent.optional_slots[slot]]
+                else self.state.slot_values.get(slot) or [intent.optional_slots[slot]]
             )
             if values[0] != DONTCARE:
                 exact = self.backend_value(values, slot)
                 confirm.append(act("CONFIRM", slot, values[:1], [exact]))
-        if answers:  # a question while confirming: answered, and the confirmation in brief
-            return self.done(*answers, *talk.brief_confirmation(confirm, self.schema))
-        return self.done(*confirm)
+        return confirm
 
     def search(self, search: Frame | None, results: list[dict[str, str]], shown: int) -> SystemPlan:
         assert self.intent is not None

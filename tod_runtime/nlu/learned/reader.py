@@ -205,17 +205,7 @@ class ValueReader:
         open_slots = [s for s in slots if not s.categorical]
         if not open_slots:
             return []
-        types = [s.value_type for s in open_slots if s.name in turn.asked]
-        spans = candidate_spans(turn.tokens)
-        described = frozenset(w for s in slots for w in s.description)
-        names = {s.name for s in open_slots}
-        scored = [
-            (p, i, j)
-            for (i, j), p in zip(spans, self.span_probabilities(turn, spans, types), strict=True)
-            if (p >= self.thresholds["spans"] or self._known(turn, i, j) & names)
-            and not names_slots(turn, i, j, described)
-            and not says_nothing(turn, i, j)
-        ]
+        scored = self._scored_spans(turn, slots, open_slots)
         counts = Counter(s.value_type for s in open_slots)
         # every (span, slot) pair above the assign threshold, best (span x assign) first: a
         # span goes to a slot unless a better pair took either ("from March 5th until March
@@ -242,6 +232,24 @@ class ValueReader:
             text = turn.said(i, j)
             out.append(Read(name, text, text, score, range(i, j)))
         return out
+
+    def _scored_spans(
+        self, turn: ValueTurn, slots: Sequence[SlotView], open_slots: Sequence[SlotView]
+    ) -> list[tuple[float, int, int]]:
+        """(span probability, start, end) of the spans that may hold a value of an open slot:
+        above the span threshold or known to the backend as one, naming no slot, saying
+        something."""
+        types = [s.value_type for s in open_slots if s.name in turn.asked]
+        spans = candidate_spans(turn.tokens)
+        described = frozenset(w for s in slots for w in s.description)
+        names = {s.name for s in open_slots}
+        return [
+            (p, i, j)
+            for (i, j), p in zip(spans, self.span_probabilities(turn, spans, types), strict=True)
+            if (p >= self.thresholds["spans"] or self._known(turn, i, j) & names)
+            and not names_slots(turn, i, j, described)
+            and not says_nothing(turn, i, j)
+        ]
 
     @staticmethod
     def _known(turn: ValueTurn, i: int, j: int) -> frozenset[str]:
