@@ -42,8 +42,11 @@ MAX_OFFERED_SLOTS = 3
 
 class RulesPolicy:
     def __init__(self, ctx: ComponentContext) -> None:
+        from tod_runtime.policy.default_policies import RulesPolicyOptions
+
         self.schemas: Schemas = ctx.schemas
         self.backend: Backend = ctx.backend
+        self.say_booked = ctx.settings(RulesPolicyOptions).say_booked
 
     async def decide(self, turn: PolicyInput) -> SystemPlan:
         plan = await self._plan(turn)
@@ -64,7 +67,7 @@ class RulesPolicy:
             method = turn.service_call.method
             if turn.service_results and lookup.is_lookup(schema, state, method):
                 return self.resumed(turn, service, state, today)
-            return SystemPlan(service, after_call(turn, schema, state))
+            return SystemPlan(service, after_call(turn, schema, state, self.say_booked))
         decision = _Decision(service, schema, state, history, turn, today)
         if not turn.user_acts:  # nothing understood
             previous = history.last_system_acts(service)
@@ -100,7 +103,9 @@ class RulesPolicy:
         return SystemPlan(service, [*answers, *talk.brief_confirmation(plan.actions, schema)])
 
 
-def after_call(turn: PolicyInput, schema: ServiceSchema, state: State) -> list[Action]:
+def after_call(
+    turn: PolicyInput, schema: ServiceSchema, state: State, say_booked: bool = True
+) -> list[Action]:
     assert turn.service_call is not None
     intent = schema.intent(turn.service_call.method)
     results = turn.service_results or []
@@ -108,7 +113,8 @@ def after_call(turn: PolicyInput, schema: ServiceSchema, state: State) -> list[A
     if intent is not None and intent.is_transactional:
         if not results:
             return talk.failed_transaction(intent, schema, state, turn.refusal)
-        return [*inform(results[0], requested), act("NOTIFY_SUCCESS"), *booked(intent, results[0])]
+        done = booked(intent, results[0]) if say_booked else []
+        return [*inform(results[0], requested), act("NOTIFY_SUCCESS"), *done]
     if not results:
         if intent is None:
             return [act("NOTIFY_FAILURE")]
