@@ -7,17 +7,7 @@ from pydantic import Field
 from tod_runtime.components import ComponentContext, ComponentOptions
 from tod_runtime.hookspecs import StageRegister, hookimpl
 from tod_runtime.policy.base import Policy
-
-
-class RulesPolicyOptions(ComponentOptions):
-    """``[options.policy]`` of the ``rules`` policy."""
-
-    say_booked: bool = Field(
-        default=True,
-        description="a booking's success says what was booked: NOTIFY_SUCCESS(slot=value) for "
-        "each input its result holds (M2M's form; SGD's system never says them, so `tod "
-        "replay` turns this off unless the config sets it)",
-    )
+from tod_runtime.policy.options import RulesPolicyOptions
 
 
 class LearnedPolicyOptions(ComponentOptions):

@@ -33,6 +33,7 @@ from tod_runtime.policy.history import (
     call_parameters,
     entity_on_offer,
 )
+from tod_runtime.policy.options import RulesPolicyOptions
 from tod_runtime.schema.loader import Schemas
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 
@@ -42,8 +43,6 @@ MAX_OFFERED_SLOTS = 3
 
 class RulesPolicy:
     def __init__(self, ctx: ComponentContext) -> None:
-        from tod_runtime.policy.default_policies import RulesPolicyOptions
-
         self.schemas: Schemas = ctx.schemas
         self.backend: Backend = ctx.backend
         self.say_booked = ctx.settings(RulesPolicyOptions).say_booked
