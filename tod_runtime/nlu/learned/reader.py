@@ -227,22 +227,27 @@ class ValueReader:
             for slot in open_slots
         ]
         qs = iter(probabilities(self.assign, rows))
-        assign, sure, sure_assign = (
-            self.thresholds[k] for k in ("assign", "sure_span", "sure_assign")
-        )
-        spans_floor, known = self.thresholds["spans"], self.thresholds["known_assign"]
+        scored_pairs = [(p, next(qs), i, j, slot.name) for p, i, j in scored for slot in open_slots]
         pairs = [
-            (p * q, i, j, slot.name)
-            for p, i, j in scored
-            for slot in open_slots
-            if (q := next(qs)) > (sure_assign if p >= sure else assign)
-            and (p >= spans_floor or (q > known and slot.name in self._known(turn, i, j)))
+            (p * q, i, j, name)
+            for p, q, i, j, name in scored_pairs
+            if self._takes(p, q, name in self._known(turn, i, j))
         ]
         out: list[Read] = []
         for score, i, j, name in best_pairs(pairs):
             text = turn.said(i, j)
             out.append(Read(name, text, text, score, range(i, j)))
         return out
+
+    def _takes(self, p: float, q: float, known: bool) -> bool:
+        """Whether a span of probability ``p`` takes a slot it is assigned with ``q``: from
+        the assign threshold (``sure_assign`` for a span scored ``sure_span`` or more); a
+        span under the span threshold only as a value the backend knows for the slot, from
+        ``known_assign``."""
+        t = self.thresholds
+        if q <= (t["sure_assign"] if p >= t["sure_span"] else t["assign"]):
+            return False
+        return p >= t["spans"] or (known and q > t["known_assign"])
 
     @staticmethod
     def _known(turn: ValueTurn, i: int, j: int) -> frozenset[str]:
