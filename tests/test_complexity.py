@@ -32,7 +32,6 @@ ALLOWED: dict[str, tuple[int, int]] = {
     "nlu/rules:RulesNLU._dialogue_acts": (24, 28),
     "nlu/rules:RulesNLU._values": (56, 36),
     "policy/learned/policy:decide": (48, 34),
-    "policy/rules:_Decision.transaction": (47, 27),
     "server/openapi:openapi_document": (125, 1),
     "values/times:parse_time": (31, 27),
 }

@@ -181,3 +181,45 @@ async def test_a_count_the_request_asks_for_is_not_a_constraint_of_the_search(
     )
     elsewhere = ServiceCall(method="FindBus", parameters=ask | {"to_city": "Ely"})
     assert await backend.call("Bus_9", elsewhere) == []
+
+
+def _calendar_split(root: Path) -> Path:
+    """A calendar: a search listing the events of a day, and a transaction adding one (it
+    takes every slot the search returns). One event recorded."""
+    split = root / "dev"
+    split.mkdir()
+    slot = lambda name: {  # noqa: E731
+        "name": name, "description": name, "is_categorical": False, "possible_values": [],
+    }  # fmt: skip
+    event = ["day", "start", "place", "title"]
+    schema = {
+        "service_name": "Diary_1",
+        "description": "a calendar",
+        "slots": [slot(s) for s in event],
+        "intents": [
+            {"name": "ListEvents", "description": "list events", "is_transactional": False,
+             "required_slots": ["day"], "optional_slots": {}, "result_slots": event},
+            {"name": "AddEvent", "description": "add an event", "is_transactional": True,
+             "required_slots": event, "optional_slots": {}, "result_slots": event},
+        ],
+    }  # fmt: skip
+    (split / "schema.json").write_text(json.dumps([schema]))
+    row = {"day": "2019-03-06", "start": "19:00", "place": "1 Main St", "title": "Concert"}
+    call = {"method": "ListEvents", "parameters": {"day": "2019-03-06"}}
+    frame = {"service": "Diary_1", "slots": [], "actions": [], "service_call": call,
+             "service_results": [row]}  # fmt: skip
+    turn = {"speaker": "SYSTEM", "utterance": "...", "frames": [frame]}
+    dialogue = {"dialogue_id": "1_00000", "services": ["Diary_1"], "turns": [turn]}
+    (split / "dialogues_001.json").write_text(json.dumps([dialogue]))
+    return root
+
+
+async def test_a_transaction_taking_every_slot_the_search_returns_adds_a_new_record(
+    tmp_path: Path,
+) -> None:
+    """Adding an event no recording lists succeeds (it was refused as an event the search
+    does not find: train/r15's AddEvent)."""
+    backend = SGDTablesBackend.from_source(f"{_calendar_split(tmp_path)}:dev")
+    new = {"day": "2019-03-06", "start": "16:00", "place": "9 Hill Rd", "title": "Dentist"}
+    outcome = await backend.call_outcome("Diary_1", ServiceCall(method="AddEvent", parameters=new))
+    assert outcome.refusal is None and outcome.rows == [new]

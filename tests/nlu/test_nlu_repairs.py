@@ -345,3 +345,45 @@ async def test_named_value_reads_the_name_after_called() -> None:
     assert not cs.NamedValue().applies(nlu, replace(r, text="a table for 2"))
     filled = replace(r, filled=frozenset({"restaurant_name"}))
     assert (await cs.NamedValue().apply(nlu, filled)).acts == ()
+
+
+async def test_after_done_reads_a_new_task_as_an_opening() -> None:
+    nlu = nlu_of(embedded("Restaurants", "Hotels"))
+    done = system(a("NOTIFY_SUCCESS"), service="Restaurants")
+    text = "oh and i need somewhere to stay tonight too, 4 stars if possible"
+    current = ("Restaurants", "ReserveRestaurant")
+    r = reading(nlu, text, current, {"Restaurants": "ReserveRestaurant"}, [done])
+    assert rt.AfterDone().applies(nlu, r)
+    nlu.thresholds = replace(nlu.thresholds, switch_margin=3.0)
+    predicted = (await rt.AfterDone().apply(nlu, r)).predicted
+    assert predicted is not None and predicted[0] == "Hotels"
+    nlu.thresholds = replace(nlu.thresholds, switch_margin=0.0)  # the fresh best only
+    thanks = reading(nlu, "thanks, that's all", current, r.intents, [done])
+    assert (await rt.AfterDone().apply(nlu, thanks)).predicted == current
+    asked = system(a("REQUEST", "city"), service="Restaurants")
+    assert not rt.AfterDone().applies(nlu, reading(nlu, text, current, r.intents, [asked]))
+
+
+async def test_service_by_known_name_follows_a_name_only_another_service_knows() -> None:
+    from tod_runtime.backends.mock import MockBackend
+
+    root = embedded_services_dir()
+    backend = MockBackend(root)
+    services = embedded("Movies", "Hotels")
+    nlu = LearnedNLU(ComponentContext(schemas=services, backend=backend, options={}))
+    text = "i want to see winter garden in denver"
+    chosen = ("Hotels", "BookHotel")
+    r = reading(nlu, text, chosen, {})
+    r = replace(
+        r,
+        ranked=(
+            (1.0, chosen),
+            (0.5, ("Movies", "FindMovies")),
+            (0.2, ("Movies", "BuyMovieTickets")),
+        ),
+    )
+    assert rt.ServiceByKnownName().applies(nlu, r)
+    predicted = (await rt.ServiceByKnownName().apply(nlu, r)).predicted
+    assert predicted == ("Movies", "BuyMovieTickets")  # the best-ranked taking movie_name
+    plain = replace(r, text="i want to stay in denver")  # no name: nothing moves
+    assert (await rt.ServiceByKnownName().apply(nlu, plain)).predicted == chosen

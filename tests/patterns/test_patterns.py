@@ -212,3 +212,44 @@ async def test_take_offer_opens_the_booking_the_search_leads_to() -> None:
     assert taken.state["Restaurants"].active_intent == "ReserveRestaurant"
     *_, off = await _talk(lines, ("take_offer",))
     assert off.state["Restaurants"].active_intent != "ReserveRestaurant"
+
+
+async def test_a_question_at_a_confirmation_a_search_answers_then_the_confirmation() -> None:
+    lines = [
+        "4 tickets for winter garden in new york on wednesday at 2pm please",
+        "which theater is it",
+    ]
+    *_, asked = await _talk(lines)
+    assert asked.service_call is not None and asked.service_call.method == "FindMovies"
+    told = [a for a in asked.actions if a.act == "INFORM" and a.slot == "theater_name"]
+    assert told and "CONFIRM" in _acts(asked)
+    assert "BuyMovieTickets" not in {c.method for c in [asked.service_call]}
+
+
+async def test_refine_after_a_question_about_the_offer() -> None:
+    lines = ["find me a hotel in san francisco", "how much is it?", "anything cheaper?"]
+    *_, cheaper = await _talk(lines)
+    assert "OFFER" in _acts(cheaper)
+    assert [a for a in cheaper.actions if a.slot == "price_per_night"]
+
+
+async def test_a_question_at_a_confirmation_is_answered_and_the_confirmation_asked_in_brief() -> (
+    None
+):
+    lines = ["italian food in boston", "book it for 2 today at 7pm", "ok. what is the address?"]
+    _, confirming, asked = await _talk(lines)
+    assert len([a for a in confirming.actions if a.act == "CONFIRM"]) > 1
+    again = [a for a in asked.actions if a.act == "CONFIRM"]
+    assert [a.slot for a in again] == ["restaurant_name"]
+    assert [a for a in asked.actions if a.act == "INFORM" and a.slot == "street_address"]
+    *_, booked = await _talk([*lines, "yes"])
+    assert booked.service_call is not None and booked.service_call.method == "ReserveRestaurant"
+    params = booked.service_call.parameters
+    assert params["number_of_seats"] == "2" and params["time"] == "19:00"
+
+
+async def test_something_not_understood_at_a_confirmation_asks_it_again_in_brief() -> None:
+    lines = ["4 tickets for winter garden in new york on wednesday at 2pm please"]
+    *_, lost = await _talk([*lines, "is there parking near the theater?"])
+    assert "FALLBACK" in _acts(lost) and lost.service_call is None
+    assert [a.slot for a in lost.actions if a.act == "CONFIRM"] == ["movie_name"]

@@ -58,7 +58,8 @@ async def test_confirms_then_calls_with_canonical_values_then_notifies() -> None
     }  # fmt: skip
     ok = await decide(state, [a("AFFIRM")], history, service_call=plan.service_call,
                       service_results=[{"cafe_name": "Grind"}])  # fmt: skip
-    assert kinds(ok) == ["NOTIFY_SUCCESS()"]
+    assert kinds(ok) == ["NOTIFY_SUCCESS()", "NOTIFY_SUCCESS(cafe_name)"]  # what was booked
+    assert ok.actions[1].values == ["Grind"]
     failed = await decide(state, [a("AFFIRM")], history, service_call=plan.service_call,
                           service_results=[])  # fmt: skip
     assert kinds(failed) == ["NOTIFY_FAILURE()", "REQUEST(time)"]  # a detail to change

@@ -11,7 +11,12 @@ from tod_runtime.nlg.template import TemplateGenerator
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.policy.learned.policy import LearnedPolicy
 from tod_runtime.policy.rules import RulesPolicy
-from tod_runtime.policy.talk import OPTIONS_LISTED, offering_options, with_options
+from tod_runtime.policy.talk import (
+    OPTIONS_LISTED,
+    brief_confirmation,
+    offering_options,
+    with_options,
+)
 
 CTX = ComponentContext(schemas=schemas(), backend=None)  # type: ignore[arg-type]
 POLICY = RulesPolicy(CTX)
@@ -278,3 +283,14 @@ async def test_a_refusal_with_a_reason_is_said_and_asks_for_the_slot_that_broke_
         assert refusal_of(plan.actions[0]) == refusal
         text = NLG.realise(plan.service, plan.actions)
         assert text.startswith("Sorry, they can take at most 4 ")
+
+
+def test_a_confirmation_asked_again_in_brief_names_what_is_booked() -> None:
+    acts = [
+        a("INFORM", "street_address", "1 Elm St"),
+        a("CONFIRM", "city", "Boston"),
+        a("CONFIRM", "restaurant_name", "Mamma Mia"),
+        a("CONFIRM", "time", "19:00"),
+    ]
+    assert brief_confirmation(acts, None) == acts[:1] + acts[2:3]
+    assert brief_confirmation(acts[:2], None) == acts[:2]  # one confirmation is brief already

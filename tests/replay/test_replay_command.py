@@ -40,7 +40,7 @@ def test_report_has_the_documented_keys(split: Path, tmp_path: Path) -> None:
     assert report["dialogues"] == 2 and report["turns"] == 14 and report["seconds"] >= 0
     assert set(report["metrics"]) == set(METRICS)
     assert report["metrics"]["joint_goal_accuracy"] == 1.0
-    assert report["metrics"]["system_act_f1"] == 1.0
+    assert report["metrics"]["system_act_f1"] == 1.0  # the booked values unsaid in replay
     assert report["metrics"]["service_call_accuracy"] == 1.0
     assert set(report["groups"]) == {"seen", "unseen", "services"}
     assert report["groups"]["services"]["Cafes_1"]["joint_goal_accuracy"] == 1.0
@@ -299,3 +299,17 @@ def test_a_failing_component_fails_its_dialogue_and_replay_goes_on(
     assert any(
         "nlu 'fragile' (plugin file:" in t and "ValueError('cannot cope')" in t for t in failures
     )
+
+
+def test_sgd_replay_leaves_the_booked_values_unsaid_unless_the_config_asks(tmp_path: Path) -> None:
+    from tod_runtime.replay.runner import ReplayOptions
+
+    root = str(Path(__file__).parents[1] / "fixtures" / "sgd_mini")
+    sgd = ReplayOptions(root=root, split="dev").runtime_config()
+    assert sgd.options["policy"]["say_booked"] is False
+    chat = ReplayOptions(root=root, split="dev", services=root + ":dev").runtime_config()
+    assert "say_booked" not in chat.options.get("policy", {})
+    config = tmp_path / "c.toml"
+    config.write_text("[options.policy]\nsay_booked = true\n")
+    asked = ReplayOptions(root=root, split="dev", config=str(config)).runtime_config()
+    assert asked.options["policy"]["say_booked"] is True

@@ -1,8 +1,9 @@
 """The SGD backend: ``SGD_DIR:split`` served from tables built from the split's own
 ``service_results``, so any SGD service can be talked to.
 
-Every recorded result row is kept once per (service, method) table; rows of searches also
-make up a table of the service's entities. A search returns the method's rows that hold every
+Every recorded result row is kept once per (service, method) table, with the rows sister
+services recorded for a search of the same name (``sisters``); the service's own rows of
+searches also make up a table of its entities. A search returns the method's rows that hold every
 parameter as recorded, else ``[]`` (never a row recorded for another date or value). A
 transaction succeeds whenever its inputs are valid for the schema and is refused with a
 reason otherwise (``sgd_transactions``). Relative dates are read against SGD's day,
@@ -23,6 +24,7 @@ from pydantic import ValidationError
 
 from tod_runtime.backends.base import known_intent, known_service
 from tod_runtime.backends.sgd_transactions import search, transact
+from tod_runtime.backends.sisters import shared_rows
 from tod_runtime.backends.tables import Tables
 from tod_runtime.data.sgd import SGDSplit, open_split
 from tod_runtime.dialogue.models import Frame, ServiceCall
@@ -102,8 +104,10 @@ class SGDTablesBackend:
             for row in results:
                 rows.setdefault(json.dumps(row, sort_keys=True), row)
         all_rows: dict[str, dict[str, dict[str, str]]] = {s: {} for s in self._schemas}
+        sisters = shared_rows(self._schemas, by_method)  # one world for sister services
         for (service, method), rows in by_method.items():
-            self._tables.create(f"{service}.{method}", list(rows.values()))
+            found = [*rows.values(), *sisters.get((service, method), [])]
+            self._tables.create(f"{service}.{method}", found)
             intent = self._schemas[service].intent(method) if service in self._schemas else None
             if intent is not None and not intent.is_transactional:  # entities come from searches
                 all_rows.setdefault(service, {}).update(rows)

@@ -4,11 +4,12 @@ A transaction recorded with every parameter gets its recorded row. Any other cal
 valid for the schema succeeds: required slots present, categorical values among the possible
 values, and, where a search of the service names the entity (a required slot of the
 transaction that the search returns but does not take: the restaurant's name, the bus's
-departure time), a row of that search matching every parameter it holds. The result row echoes
-the inputs (with the intent's defaults) and fills the other result slots from the entity
-found, else from the values the service's recordings hold for the slot, chosen by a hash of
-the call (the same call, the same row). Anything else is refused with the input to blame
-(``Refusal``: ``missing``, ``not_offered``, ``not_found``).
+departure time), a row of that search matching every parameter it holds; a transaction that
+takes every slot the search returns writes a new record (adds an event) and names nothing.
+The result row echoes the inputs (with the intent's defaults) and fills the other result
+slots from the entity found, else from the values the service's recordings hold for the
+slot, chosen by a hash of the call (the same call, the same row). Anything else is refused
+with the input to blame (``Refusal``: ``missing``, ``not_offered``, ``not_found``).
 """
 
 from __future__ import annotations
@@ -58,8 +59,13 @@ def invalid(
 
 def _naming(search: IntentSchema, intent: IntentSchema) -> list[str]:
     """The transaction's required slots that ``search`` finds but does not take: they name
-    the entity its results offer."""
+    the entity its results offer. None when the transaction takes every slot the search
+    returns: it writes a new record of what the search lists (an event added to a calendar,
+    its name, date, time and place all given), so there is nothing for the search to find."""
     inputs = {*search.required_slots, *search.optional_slots}
+    takes = {*intent.required_slots, *intent.optional_slots}
+    if set(search.result_slots) <= takes:
+        return []
     return [s for s in intent.required_slots if s in search.result_slots and s not in inputs]
 
 

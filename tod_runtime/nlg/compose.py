@@ -193,13 +193,31 @@ def names(acts: Sequence[Action], schema: ServiceSchema | None) -> list[str]:
     read alike: those say their whole descriptions ("the date to pick up the car is ... and
     the date to return the car is ...", not "the date is ... and the date is ...")."""
     short = [short_noun_phrase(schema, a.slot) for a in acts]
+    shared = alike(schema)
     out = []
     for action, phrase in zip(acts, short, strict=True):
         spec = schema.slot(action.slot) if schema else None
-        if spec is not None and short.count(phrase) > 1:
+        if spec is not None and (short.count(phrase) > 1 or phrase in shared or _units(phrase)):
             phrase = description_phrase(spec)
         out.append(phrase)
     return out
+
+
+def _units(phrase: str) -> bool:
+    """A count of a unit alone ("number of days") says nothing of what takes them: the
+    description does ("number of days for the transfer to go through")."""
+    return phrase.startswith("number of ") and phrase.removeprefix("number of ") in UNITS
+
+
+def alike(schema: ServiceSchema | None) -> frozenset[str]:
+    """The short noun phrases two or more of a service's slots share (Flights' origin and
+    destination are both "city"): a slot named so alone would not say which it is ("What
+    city would you like?"), so its whole description is said ("What is the city in which the
+    journey originates?")."""
+    if schema is None:
+        return frozenset()
+    phrases = [short_noun_phrase(schema, s.name) for s in schema.slots]
+    return frozenset(p for p in phrases if phrases.count(p) > 1)
 
 
 UNITS = frozenset({"minutes", "hours", "days", "nights", "weeks", "months", "years"})
@@ -212,7 +230,7 @@ def _unit(schema: ServiceSchema | None, slot: str) -> str:
     return words[-1] if words[-2:-1] == ["in"] and words[-1] in UNITS else ""
 
 
-def _names_entity(schema: ServiceSchema | None, slot: str) -> bool:
+def names_entity(schema: ServiceSchema | None, slot: str) -> bool:
     """Whether a slot names the entity on offer: its description's head is a name or a title
     ("Name of the restaurant", "Title of the movie")."""
     spec = schema.slot(slot) if schema else None
@@ -222,6 +240,16 @@ def _names_entity(schema: ServiceSchema | None, slot: str) -> bool:
     return bool(head) and head[-1] in ("name", "title")
 
 
+def explained(schema: ServiceSchema | None, slot: str, value: str) -> str:
+    """What the slot's description says a value means ("Language to use for subtitles (or
+    None for no subtitles)": None is "no subtitles"), else ""."""
+    spec = schema.slot(slot) if schema else None
+    if spec is None or not value.strip():
+        return ""
+    found = re.search(rf"\b{re.escape(value)} for ([a-z][a-z ]*[a-z])", spec.description)
+    return found[1] if found else ""
+
+
 def _clause(action: Action, schema: ServiceSchema | None, say: Say, name: str | None = None) -> str:
     """ "the city is Oslo", or a boolean's statement (without its final stop)."""
     if _is_bool(action):
@@ -229,6 +257,8 @@ def _clause(action: Action, schema: ServiceSchema | None, say: Say, name: str | 
         return lower_first((phrases.yes if _truth(action) else phrases.no).rstrip("."))
     name = name or short_noun_phrase(schema, action.slot)
     value = say(action)
+    if meant := explained(schema, action.slot, value):  # "None for no subtitles"
+        return meant
     unit = _unit(schema, action.slot)
     if unit and value.isdigit():  # "Length of stay in days": "the length of stay is 3 days"
         value += f" {unit}" if value != "1" else f" {unit[:-1]}"
@@ -238,7 +268,7 @@ def _clause(action: Action, schema: ServiceSchema | None, say: Say, name: str | 
     return f"the {name} is {value}"
 
 
-def _clauses(acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> list[str]:
+def clauses(acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> list[str]:
     """The acts' clauses; a boolean's statement that begins as the boolean's before it does
     (a subject and a verb: "the restaurant has ...") says only what follows."""
     out: list[str] = []
@@ -285,6 +315,8 @@ def _request(acts: Sequence[Action], schema: ServiceSchema | None) -> str:
         unit = _unit(schema, plain[0].slot)
         if len(plain) > 1:
             text = f"Could you tell me the {what}"
+        elif what != short_noun_phrase(schema, plain[0].slot):  # told apart: the description
+            text = f"What is the {what}"
         elif what.startswith("number of "):  # "How many days would you like?"
             text = f"How many {what.removeprefix('number of ')} would you like"
         elif unit:  # "Length of stay in days"
@@ -300,12 +332,12 @@ def _request(acts: Sequence[Action], schema: ServiceSchema | None) -> str:
 
 def _offer(acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> str:
     """An offer: "How about {the entity}?", then its other values as facts."""
-    acts = sorted(acts, key=lambda a: not _names_entity(schema, a.slot))
+    acts = sorted(acts, key=lambda a: not names_entity(schema, a.slot))
     first, rest = acts[0], acts[1:]
     if _BARE_NUMBER.fullmatch(say(first)) or _is_bool(first):
         # "How about 13?" names nothing: what is offered is said ("The humidity is 13.")
-        return upper_first(join(_clauses(acts, schema, say))) + "."
-    tail = " " + upper_first(join(_clauses(acts, schema, say)[1:])) + "." if rest else ""
+        return upper_first(join(clauses(acts, schema, say))) + "."
+    tail = " " + upper_first(join(clauses(acts, schema, say)[1:])) + "." if rest else ""
     return f"How about {say(first)}?{tail}"
 
 
@@ -319,10 +351,10 @@ def compose_system(
     if kind == "REQUEST":
         return _request(acts, schema)
     if kind in ("INFORM", "CONFIRM"):
-        clauses = _clauses(acts, schema, say)
+        facts = clauses(acts, schema, say)
         if kind == "CONFIRM":
-            return "Please confirm: " + join(clauses) + "."
-        return upper_first(join(clauses)) + "."
+            return "Please confirm: " + join(facts) + "."
+        return upper_first(join(facts)) + "."
     if kind == "OFFER":
         return _offer(acts, schema, say)
     if kind == "INFORM_COUNT":
@@ -347,8 +379,8 @@ def compose_system(
     if kind in fixed:
         return fixed[kind]
     # An act this generator does not know yet: say its values plainly.
-    clauses = [_clause(a, schema, say) for a in acts if a.slot and a.values]
-    return upper_first(join(clauses)) + "." if clauses else "Okay."
+    plain = [_clause(a, schema, say) for a in acts if a.slot and a.values]
+    return upper_first(join(plain)) + "." if plain else "Okay."
 
 
 def compose_user(kind: str, acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> str:
@@ -357,15 +389,15 @@ def compose_user(kind: str, acts: Sequence[Action], schema: ServiceSchema | None
         vals = acts[0].values or acts[0].canonical_values
         return f"I'd like to {_intent_phrase(schema, vals[0] if vals else '')}."
     if kind == "INFORM":
-        clauses = []
+        said = []
         for a in acts:
             if _is_bool(a):
-                clauses.append(_clause(a, schema, say))
+                said.append(_clause(a, schema, say))
             elif (a.values or [""])[0] == "dontcare":
-                clauses.append(f"any {noun_phrase(schema, a.slot)} is fine")
+                said.append(f"any {noun_phrase(schema, a.slot)} is fine")
             else:
-                clauses.append(f"the {noun_phrase(schema, a.slot)} should be {say(a)}")
-        return upper_first(join(clauses)) + "."
+                said.append(f"the {noun_phrase(schema, a.slot)} should be {say(a)}")
+        return upper_first(join(said)) + "."
     if kind == "REQUEST":
         return "Can you tell me the " + join([noun_phrase(schema, a.slot) for a in acts]) + "?"
     fixed = {

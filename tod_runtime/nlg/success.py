@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.schema.models import IntentSchema, ServiceSchema
 from tod_runtime.schema.roles import FUNCTION_WORDS
 
 ARTICLES = frozenset({"the", "a", "an"})
@@ -43,11 +43,17 @@ def success(schema: ServiceSchema | None) -> str:
     "Buy tickets for a bus journey" -> "I have bought the tickets."); ``SUCCESS`` when the
     service has no such intent or several."""
     intents = [i for i in schema.intents if i.is_transactional] if schema else []
-    if len(intents) != 1:
-        return SUCCESS
-    words = re.findall(r"[A-Za-z'-]+|,", intents[0].description)
+    done = what_was_done(intents[0]) if len(intents) == 1 else None
+    return f"I have {done[0]} {' '.join(done[1])}." if done else SUCCESS
+
+
+def what_was_done(intent: IntentSchema) -> tuple[str, list[str]] | None:
+    """A transactional intent's description as what was done and to what ("Reserve a table
+    at a restaurant": ``("reserved", ["the", "table", "at", "the", "restaurant"])``), else
+    None."""
+    words = re.findall(r"[A-Za-z'-]+|,", intent.description)
     if len(words) < 2:
-        return SUCCESS
+        return None
     verb, thing = words[0].lower(), []
     for word in words[1:]:
         lowered = word.lower()
@@ -56,8 +62,7 @@ def success(schema: ServiceSchema | None) -> str:
         if lowered not in _CHOSEN:
             thing.append("the" if lowered in ("a", "an") else lower_first(word))
     if not thing:
-        return SUCCESS
+        return None
     if thing[0] not in ARTICLES and not thing[0].endswith("'s"):
         thing.insert(0, "the")
-    done = "started playing" if verb == "play" else participle(verb)
-    return f"I have {done} {' '.join(thing)}."
+    return ("started playing" if verb == "play" else participle(verb)), thing

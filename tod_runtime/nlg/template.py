@@ -27,6 +27,7 @@ from pathlib import Path
 from tod_runtime.components import ComponentContext
 from tod_runtime.dialogue.models import SYSTEM_ACTS, Action, change_asks
 from tod_runtime.errors import ConfigError
+from tod_runtime.nlg.booked import booked_sentence, split_booked
 from tod_runtime.nlg.compose import compose_system
 from tod_runtime.nlg.realise import Realiser
 from tod_runtime.nlg.refusal import refusal_sentence, split_refusals
@@ -153,6 +154,11 @@ class TemplateGenerator:
             said = [refusal_sentence(r, schema, self.realiser.sayer(schema)) for r in refused]
             after = self.realise(service, actions, seed) if actions else ""
             return " ".join([*said, after]).strip()
+        booked, actions = split_booked(actions)
+        if booked:  # what was done, with its values; then the rest (what the user asked)
+            done = booked_sentence(schema, booked, self.realiser.sayer(schema))
+            rest = [a for a in actions if a.act != "NOTIFY_SUCCESS"]
+            return " ".join([done, self.realise(service, rest, seed) if rest else ""]).strip()
         custom = self.overrides.get(service)
         if not custom or change_asks(actions):  # one question, not one per slot
             return self.realiser.realise(service, schema, actions, seed)

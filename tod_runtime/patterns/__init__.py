@@ -9,6 +9,7 @@ import logging
 from collections.abc import Iterable, Sequence
 
 from tod_runtime.errors import ConfigError
+from tod_runtime.patterns.asked import AskedSlot
 from tod_runtime.patterns.base import Pattern, PatternTurn, plain_words
 from tod_runtime.patterns.units import (
     Acknowledge,
@@ -32,6 +33,7 @@ PATTERNS: tuple[Pattern, ...] = (
     Skip(),
     Refine(),
     Another(),
+    AskedSlot(),
     Digression(),
     TakeOffer(),
     FollowSearch(),

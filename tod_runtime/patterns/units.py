@@ -16,7 +16,7 @@ from tod_runtime.dialogue.models import DONTCARE, Action, ServiceCall, State, ac
 from tod_runtime.patterns.base import PatternTurn, plain_words
 from tod_runtime.policy.history import entity_on_offer
 from tod_runtime.policy.rules import offer
-from tod_runtime.policy.talk import QUESTIONS
+from tod_runtime.policy.talk import QUESTIONS, brief_confirmation
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 
 MAX_SUGGESTIONS = 3  # what the system can do, said when nothing was understood
@@ -37,6 +37,16 @@ def as_before(turn: PatternTurn) -> dict[str, State]:
         service: state.model_copy(update={"requested_slots": []})
         for service, state in turn.context.state.items()
     }
+
+
+def offer_stands(turn: PatternTurn, service: str) -> bool:
+    """Whether a result is on offer in ``service``: offered and not yet booked or refused,
+    though the system's last turn may have answered a question about it ("The rent is
+    $5,200.") rather than offered it again."""
+    done = {"NOTIFY_SUCCESS", "REQ_MORE", "GOODBYE"}
+    if any(a.act in done for a in turn.previous(service)):
+        return False
+    return bool(turn.context.history.current_offer(service))
 
 
 # ------------------------------------------------------------------ repeat
@@ -270,7 +280,7 @@ class Another:
         service = turn.service
         if service is None or not self.says.search(turn.words):
             return False
-        if not any(a.act == "OFFER" for a in turn.previous(service)):
+        if not offer_stands(turn, service):
             return False
         acts = {a.act for a in turn.acts.get(service, [])}
         return not acts & {"REQUEST_ALTS", "INFORM", "SELECT", "AFFIRM", "INFORM_INTENT"}
@@ -324,7 +334,7 @@ class Refine:
 
     def _wanted(self, turn: PatternTurn) -> tuple[str, frozenset[str], int] | None:
         service = turn.service
-        if service is None or not any(a.act == "OFFER" for a in turn.previous(service)):
+        if service is None or not offer_stands(turn, service):
             return None
         for says, concept, direction in COMPARATIVES:
             if says.search(turn.words):
@@ -370,7 +380,7 @@ class Refine:
         self, turn: PatternTurn, service: str, slot: str, state: State, pick: dict[str, str] | None
     ) -> PatternTurn:
         if pick is None:  # nothing better: said, and the offer stands
-            offered = [a for a in turn.previous(service) if a.act == "OFFER"]
+            offered = turn.context.history.current_offer(service)
             answer = (act("INFORM_COUNT", "count", ["0"]), *offered)
         else:
             acts = offer(pick, turn.context.schemas[service], state)
@@ -466,7 +476,8 @@ class Digression:
             acts.pop(service, None)
         if not answers:
             return turn.amended(acts=acts)
-        return turn.amended(acts=acts, answer=(*answers, *previous), answer_service=service)
+        again = brief_confirmation(previous, turn.context.schemas.get(service))
+        return turn.amended(acts=acts, answer=(*answers, *again), answer_service=service)
 
 
 # ------------------------------------------------------------------ the booking a search leads to

@@ -10,7 +10,14 @@ from tod_runtime.policy.base import Policy
 
 
 class RulesPolicyOptions(ComponentOptions):
-    """The ``rules`` policy takes no options."""
+    """``[options.policy]`` of the ``rules`` policy."""
+
+    say_booked: bool = Field(
+        default=True,
+        description="a booking's success says what was booked: NOTIFY_SUCCESS(slot=value) for "
+        "each input its result holds (M2M's form; SGD's system never says them, so `tod "
+        "replay` turns this off unless the config sets it)",
+    )
 
 
 class LearnedPolicyOptions(ComponentOptions):

@@ -18,6 +18,7 @@ the service's transactional intent; REQ_MORE when a task is done and GOODBYE whe
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import date
 
 from tod_runtime.backends.base import Backend, reference_date
@@ -25,7 +26,7 @@ from tod_runtime.components import ComponentContext
 from tod_runtime.dialogue.context import PolicyInput, SystemPlan
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import DONTCARE, Action, Frame, ServiceCall, State, act
-from tod_runtime.policy import talk
+from tod_runtime.policy import lookup, talk
 from tod_runtime.policy.history import (
     addressed_service,
     backend_value,
@@ -41,8 +42,11 @@ MAX_OFFERED_SLOTS = 3
 
 class RulesPolicy:
     def __init__(self, ctx: ComponentContext) -> None:
+        from tod_runtime.policy.default_policies import RulesPolicyOptions
+
         self.schemas: Schemas = ctx.schemas
         self.backend: Backend = ctx.backend
+        self.say_booked = ctx.settings(RulesPolicyOptions).say_booked
 
     async def decide(self, turn: PolicyInput) -> SystemPlan:
         plan = await self._plan(turn)
@@ -58,20 +62,50 @@ class RulesPolicy:
         schema = self.schemas[service]
         state = turn.context.state.get(service, State())
         history = turn.context.history
-        if turn.service_call is not None:
-            return SystemPlan(service, after_call(turn, schema, state))
         today = reference_date(self.backend, service)
+        if turn.service_call is not None:
+            method = turn.service_call.method
+            if turn.service_results and lookup.is_lookup(schema, state, method):
+                return self.resumed(turn, service, state, today)
+            return SystemPlan(service, after_call(turn, schema, state, self.say_booked))
         decision = _Decision(service, schema, state, history, turn, today)
         if not turn.user_acts:  # nothing understood
             previous = history.last_system_acts(service)
             finder = talk.lookup(schema, state, previous)
             if finder is not None:  # "Which hotel?" not answered: look one up
                 return decision.find(finder)
-            return SystemPlan(service, talk.fallback(self.schemas, previous))
+            said = talk.fallback(self.schemas, previous)  # a confirmation open: again in brief
+            return SystemPlan(service, talk.brief_confirmation(said, schema))
         return decision.plan()
 
+    def resumed(self, turn: PolicyInput, service: str, state: State, today: date) -> SystemPlan:
+        """A search made to answer a question beside the task (``lookup``): the answer, then
+        the task's open question again, as the turn without the question would have asked it
+        (the system's last questions when that would be a call); a search that found what the
+        task needs offers its result too."""
+        assert turn.service_call is not None and turn.service_results
+        schema = self.schemas[service]
+        row = lookup.best_row(turn.service_results, state)
+        answers = inform(row, state.requested_slots)
+        method = turn.service_call.method
+        if lookup.finds_for_task(schema, state, method):
+            count = act("INFORM_COUNT", "count", [str(len(turn.service_results))])
+            offered = [*lookup.naming(schema, method, row), *offer(row, schema, state)]
+            offered = [a for a in offered if a.slot not in state.requested_slots]  # told below
+            return SystemPlan(service, [*offered, *answers, count])
+        calm = state.model_copy(update={"requested_slots": []})
+        context = replace(turn.context, state={**turn.context.state, service: calm})
+        again = PolicyInput(context, turn.user_acts, service)
+        plan = _Decision(service, schema, calm, context.history, again, today).plan()
+        if plan.service_call is not None or not plan.actions:
+            previous = turn.context.history.last_system_acts(service)
+            plan = SystemPlan(service, [a for a in previous if a.act in talk.QUESTIONS])
+        return SystemPlan(service, [*answers, *talk.brief_confirmation(plan.actions, schema)])
 
-def after_call(turn: PolicyInput, schema: ServiceSchema, state: State) -> list[Action]:
+
+def after_call(
+    turn: PolicyInput, schema: ServiceSchema, state: State, say_booked: bool = True
+) -> list[Action]:
     assert turn.service_call is not None
     intent = schema.intent(turn.service_call.method)
     results = turn.service_results or []
@@ -79,7 +113,8 @@ def after_call(turn: PolicyInput, schema: ServiceSchema, state: State) -> list[A
     if intent is not None and intent.is_transactional:
         if not results:
             return talk.failed_transaction(intent, schema, state, turn.refusal)
-        return [*inform(results[0], requested), act("NOTIFY_SUCCESS")]
+        done = booked(intent, results[0]) if say_booked else []
+        return [*inform(results[0], requested), act("NOTIFY_SUCCESS"), *done]
     if not results:
         if intent is None:
             return [act("NOTIFY_FAILURE")]
@@ -87,6 +122,15 @@ def after_call(turn: PolicyInput, schema: ServiceSchema, state: State) -> list[A
         return talk.no_results(intent, state, previous)
     fresh = results[turn.context.history.first_unoffered(schema.service_name, results)]
     return [*offer(fresh, schema, state), act("INFORM_COUNT", "count", [str(len(results))])]
+
+
+def booked(intent: IntentSchema, row: dict[str, str]) -> list[Action]:
+    """What a transaction did, for the NLG to say with its values ("I have reserved the table
+    at Little Kitchen for 4 people ..."): ``NOTIFY_SUCCESS(slot=value)`` for each input of the
+    intent its result row holds (M2M's form of the act; SGD's has no slot, and the bare act
+    stays first)."""
+    inputs = [*intent.required_slots, *intent.optional_slots]
+    return [act("NOTIFY_SUCCESS", s, [row[s]]) for s in inputs if row.get(s, DONTCARE) != DONTCARE]
 
 
 def inform(entity: dict[str, str], slots: Sequence[str]) -> list[Action]:
@@ -152,6 +196,9 @@ class _Decision:
             return self.done(act("REQ_MORE"))
         if self.intent is None:
             return self.done(act("REQ_MORE"))
+        looked = self.look_up()
+        if looked is not None:  # a question beside the task: a search of the service answers
+            return looked
         missing = self.missing(self.intent) or self.unnamed(self.intent)
         if missing:
             finder = self.finder(missing[0])
@@ -163,6 +210,19 @@ class _Decision:
         search, shown = self.history.last_search(self.service)
         results = (search.service_results or []) if search else []
         return self.search(search, results, shown)
+
+    def look_up(self) -> SystemPlan | None:
+        """A call of the search that answers what was asked and nothing the state, the
+        result on offer or what was booked tells (``lookup``); None when nothing such is
+        asked, or the user also says yes (the booking's result answers)."""
+        if "AFFIRM" in self.user or self.intent is None:  # a yes: the booking's result answers
+            return None
+        booked = self.history.last_success(self.service, self.intent.name)
+        entity = entity_on_offer(self.history, self.service, self.state)
+        told = booked[1] if booked is not None else {}
+        asked = [s for s in lookup.unanswered(self.state, entity, self.acts) if s not in told]
+        search = lookup.search_for(self.schema, self.state, asked, self.intent) if asked else None
+        return self.call(search, self.parameters(search)) if search is not None else None
 
     def finder(self, slot: str) -> IntentSchema | None:
         """A search intent that returns ``slot``, when the user was asked for it before and
@@ -272,19 +332,37 @@ class _Decision:
             # confirm.
             return self.done(*talk.fallback(self.schemas, []))
         if "AFFIRM" in self.user and self.prev_kinds & {"CONFIRM", "OFFER"}:
-            params = self.parameters(self.intent)
-            for confirmed in self.previous:  # what the user just agreed to, e.g. defaults
-                if confirmed.act == "CONFIRM" and confirmed.slot not in params:
-                    said = confirmed.canonical_values or confirmed.values
-                    params[confirmed.slot] = self.backend_value(said[:1], confirmed.slot)
-            return self.call(self.intent, params)
+            return self.call(self.intent, self.agreed(self.intent))
         answers = inform(entity, self.state.requested_slots) if entity is not None else []
         if answers and "CONFIRM" not in self.prev_kinds:
             return self.done(*answers)
-        slots = list(self.intent.required_slots)
+        confirm = self.confirmation(self.intent, taken)
+        if answers:  # a question while confirming: answered, and the confirmation in brief
+            return self.done(*answers, *talk.brief_confirmation(confirm, self.schema))
+        return self.done(*confirm)
+
+    def agreed(self, intent: IntentSchema) -> dict[str, str]:
+        """The call's parameters once the user affirmed: the state's, what the confirmation
+        just said (defaults included), and optional values agreed before a confirmation was
+        made brief."""
+        params = self.parameters(intent)
+        for confirmed in self.previous:  # what the user just agreed to, e.g. defaults
+            if confirmed.act == "CONFIRM" and confirmed.slot not in params:
+                said = confirmed.canonical_values or confirmed.values
+                params[confirmed.slot] = self.backend_value(said[:1], confirmed.slot)
+        for slot in intent.optional_slots:  # agreed before a confirmation made brief
+            agreed = self.history.confirmed(self.service, slot)
+            if slot not in params and agreed and agreed[0] != DONTCARE:
+                params[slot] = self.backend_value(agreed[:1], slot)
+        return params
+
+    def confirmation(self, intent: IntentSchema, taken: dict[str, str]) -> list[Action]:
+        """A CONFIRM of each required slot, each optional one with a default or a value, and
+        each value ``taken`` from the entity on offer."""
+        slots = list(intent.required_slots)
         slots += [
             s
-            for s, d in self.intent.optional_slots.items()
+            for s, d in intent.optional_slots.items()
             if d != DONTCARE or s in self.state.slot_values
         ]
         confirm = []
@@ -292,12 +370,12 @@ class _Decision:
             values = (
                 [taken[slot]]
                 if slot in taken
-                else self.state.slot_values.get(slot) or [self.intent.optional_slots[slot]]
+                else self.state.slot_values.get(slot) or [intent.optional_slots[slot]]
             )
             if values[0] != DONTCARE:
                 exact = self.backend_value(values, slot)
                 confirm.append(act("CONFIRM", slot, values[:1], [exact]))
-        return self.done(*answers, *confirm)  # a question while confirming: answer, ask again
+        return confirm
 
     def search(self, search: Frame | None, results: list[dict[str, str]], shown: int) -> SystemPlan:
         assert self.intent is not None

@@ -76,6 +76,24 @@ def fallback(schemas: Mapping[str, ServiceSchema], previous: Sequence[Action]) -
     return [act("FALLBACK", "intent", described, names)]
 
 
+def brief_confirmation(actions: Sequence[Action], schema: ServiceSchema | None) -> list[Action]:
+    """A confirmation asked again after an answer, in one short sentence: of its CONFIRM
+    acts, only the one naming what is booked (a slot whose name, or the start of whose
+    description, says it is a name: the movie, the restaurant), else the first; the other
+    acts as they are. What the user agreed to before stays agreed (``History.confirmed``)."""
+    confirms = [a for a in actions if a.act == "CONFIRM" and a.slot]
+    if len(confirms) < 2:
+        return list(actions)
+
+    def names(action: Action) -> bool:
+        slot = schema.slot(action.slot) if schema is not None else None
+        described = slot.description.lower().split()[:3] if slot is not None else []
+        return "name" in {*action.slot.split("_"), *described}
+
+    keep = next((a for a in confirms if names(a)), confirms[0])
+    return [a for a in actions if a.act != "CONFIRM" or a is keep]
+
+
 def finder(schema: ServiceSchema, slot: str) -> IntentSchema | None:
     """The service's first search intent that returns ``slot`` (a hotel's name)."""
     return next(

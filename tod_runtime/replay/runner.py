@@ -54,13 +54,20 @@ class ReplayOptions:
     label: str | None = None  # the progress bar's text; default "replay <split>"
 
     def runtime_config(self) -> Config:
-        return load_config(
+        """The configured runtime on the split's services. Replaying SGD's own recordings
+        (no ``services`` given), the rules policy does not say what a booking did unless the
+        config asks (``say_booked``): SGD's system never does, and replay scores the system's
+        acts against SGD's. A recorded chat (``--services``) replays as it was chatted."""
+        config = load_config(
             self.config,
             services=self.services or f"{self.root}:{self.split}",
             nlu=None if self.nlu == GOLD else self.nlu,
             policy=self.policy,
             plugins_dir=self.plugins_dir,
         )
+        if config.policy == "rules" and self.services is None:
+            config.options.setdefault("policy", {}).setdefault("say_booked", False)
+        return config
 
 
 def replay_runtime(options: ReplayOptions, split: SGDSplit) -> Runtime:

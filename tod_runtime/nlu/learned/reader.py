@@ -206,17 +206,7 @@ class ValueReader:
         open_slots = [s for s in slots if not s.categorical]
         if not open_slots:
             return []
-        types = [s.value_type for s in open_slots if s.name in turn.asked]
-        spans = candidate_spans(turn.tokens)
-        described = frozenset(w for s in slots for w in s.description)
-        names = {s.name for s in open_slots}
-        scored = [
-            (p, i, j)
-            for (i, j), p in zip(spans, self.span_probabilities(turn, spans, types), strict=True)
-            if (p >= self.thresholds["spans"] or self._known(turn, i, j) & names)
-            and not names_slots(turn, i, j, described)
-            and not says_nothing(turn, i, j)
-        ]
+        scored = self._scored_spans(turn, slots, open_slots)
         counts = Counter(s.value_type for s in open_slots)
         # every (span, slot) pair above the assign threshold, best (span x assign) first: a
         # span goes to a slot unless a better pair took either ("from March 5th until March
@@ -227,11 +217,16 @@ class ValueReader:
             for slot in open_slots
         ]
         qs = iter(probabilities(self.assign, rows))
-        scored_pairs = [(p, next(qs), i, j, slot.name) for p, i, j in scored for slot in open_slots]
+        assign, sure, sure_assign = (
+            self.thresholds[k] for k in ("assign", "sure_span", "sure_assign")
+        )
+        spans_floor, known = self.thresholds["spans"], self.thresholds["known_assign"]
         pairs = [
-            (p * q, i, j, name)
-            for p, q, i, j, name in scored_pairs
-            if self._takes(p, q, name in self._known(turn, i, j))
+            (p * q, i, j, slot.name)
+            for p, i, j in scored
+            for slot in open_slots
+            if (q := next(qs)) > (sure_assign if p >= sure else assign)
+            and (p >= spans_floor or (q > known and slot.name in self._known(turn, i, j)))
         ]
         out: list[Read] = []
         for score, i, j, name in best_pairs(pairs):
@@ -239,15 +234,23 @@ class ValueReader:
             out.append(Read(name, text, text, score, range(i, j)))
         return out
 
-    def _takes(self, p: float, q: float, known: bool) -> bool:
-        """Whether a span of probability ``p`` takes a slot it is assigned with ``q``: from
-        the assign threshold (``sure_assign`` for a span scored ``sure_span`` or more); a
-        span under the span threshold only as a value the backend knows for the slot, from
-        ``known_assign``."""
-        t = self.thresholds
-        if q <= (t["sure_assign"] if p >= t["sure_span"] else t["assign"]):
-            return False
-        return p >= t["spans"] or (known and q > t["known_assign"])
+    def _scored_spans(
+        self, turn: ValueTurn, slots: Sequence[SlotView], open_slots: Sequence[SlotView]
+    ) -> list[tuple[float, int, int]]:
+        """(span probability, start, end) of the spans that may hold a value of an open slot:
+        above the span threshold or known to the backend as one, naming no slot, saying
+        something."""
+        types = [s.value_type for s in open_slots if s.name in turn.asked]
+        spans = candidate_spans(turn.tokens)
+        described = frozenset(w for s in slots for w in s.description)
+        names = {s.name for s in open_slots}
+        return [
+            (p, i, j)
+            for (i, j), p in zip(spans, self.span_probabilities(turn, spans, types), strict=True)
+            if (p >= self.thresholds["spans"] or self._known(turn, i, j) & names)
+            and not names_slots(turn, i, j, described)
+            and not says_nothing(turn, i, j)
+        ]
 
     @staticmethod
     def _known(turn: ValueTurn, i: int, j: int) -> frozenset[str]:

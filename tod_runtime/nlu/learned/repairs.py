@@ -27,8 +27,10 @@ from tod_runtime.nlu.learned.casual import (
 from tod_runtime.nlu.learned.reading import Parts, Reading
 from tod_runtime.nlu.learned.routing import (
     ON_TABLE,
+    AfterDone,
     AskOrTell,
     IntentByValues,
+    ServiceByKnownName,
     ServiceByValues,
     TaskSwitch,
 )
@@ -240,6 +242,8 @@ class QuestionSlot:
 REPAIRS: tuple[Repair, ...] = (
     ServiceByValues(),
     TaskSwitch(),
+    AfterDone(),
+    ServiceByKnownName(),
     IntentByValues(),
     AskOrTell(),
     AskedBackstop(),

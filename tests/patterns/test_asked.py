@@ -1,0 +1,162 @@
+"""The detail a question asks for, read from the schema's names and descriptions
+(tod_runtime/patterns/asked.py), on a handwritten bus service."""
+
+from __future__ import annotations
+
+from tod_runtime.dialogue.context import TurnContext
+from tod_runtime.dialogue.models import Frame, ServiceCall, State, Turn, act
+from tod_runtime.patterns import PatternTurn
+from tod_runtime.patterns.asked import AskedSlot, score
+from tod_runtime.schema.loader import Schemas
+from tod_runtime.schema.models import ServiceSchema
+
+COACHES = {
+    "service_name": "Coaches",
+    "description": "Find and book coach journeys",
+    "slots": [
+        {
+            "name": "origin",
+            "description": "City the coach is leaving from",
+            "is_categorical": False,
+            "possible_values": [],
+        },
+        {
+            "name": "destination",
+            "description": "City the coach is going to",
+            "is_categorical": False,
+            "possible_values": [],
+        },
+        {
+            "name": "day",
+            "description": "Date of the journey",
+            "is_categorical": False,
+            "possible_values": [],
+        },
+        {
+            "name": "departure_stop",
+            "description": "Stop where the coach is leaving from",
+            "is_categorical": False,
+            "possible_values": [],
+        },
+        {
+            "name": "arrival_stop",
+            "description": "Stop where the coach is going to",
+            "is_categorical": False,
+            "possible_values": [],
+        },
+        {
+            "name": "ticket_cost",
+            "description": "Price of one ticket",
+            "is_categorical": False,
+            "possible_values": [],
+        },
+        {
+            "name": "seats",
+            "description": "Number of seats to buy",
+            "is_categorical": False,
+            "possible_values": [],
+        },
+    ],
+    "intents": [
+        {
+            "name": "FindCoach",
+            "description": "Find a coach journey",
+            "is_transactional": False,
+            "required_slots": ["origin", "destination", "day"],
+            "optional_slots": {},
+            "result_slots": [
+                "origin",
+                "destination",
+                "day",
+                "departure_stop",
+                "arrival_stop",
+                "ticket_cost",
+            ],
+        },
+        {
+            "name": "BuySeats",
+            "description": "Buy seats on a coach",
+            "is_transactional": True,
+            "required_slots": ["origin", "destination", "day", "seats"],
+            "optional_slots": {},
+            "result_slots": ["origin", "destination", "day", "seats", "ticket_cost"],
+        },
+    ],
+}
+ROW = {
+    "origin": "Leeds", "destination": "York", "day": "2019-03-04", "departure_stop": "Park Row",
+    "arrival_stop": "Rougier Street", "ticket_cost": "12",
+}  # fmt: skip
+
+
+def _turn(text: str, acts: list) -> PatternTurn:
+    schema = ServiceSchema.model_validate(COACHES)
+    params = {k: ROW[k] for k in ("origin", "destination", "day")}
+    system = Turn(
+        speaker="SYSTEM",
+        utterance="How about Park Row?",
+        frames=[
+            Frame(
+                service="Coaches",
+                actions=[act("OFFER", "departure_stop", ["Park Row"])],
+                service_call=ServiceCall(method="FindCoach", parameters=params),
+                service_results=[ROW],
+            )
+        ],
+    )
+    values = {k: [v] for k, v in params.items()}
+    state = {"Coaches": State(active_intent="FindCoach", slot_values=values)}
+    context = TurnContext(Schemas([schema]), [system], state)
+    return PatternTurn(text, context, {"Coaches": acts} if acts else {}, state)
+
+
+def test_the_slot_whose_words_the_question_says_replaces_a_worse_reading() -> None:
+    turn = _turn("what stop does it leave from?", [act("REQUEST", "arrival_stop")])
+    assert AskedSlot().applies(turn)
+    after = AskedSlot().apply(turn)
+    assert after.acts["Coaches"] == [act("REQUEST", "departure_stop")]
+    assert after.state["Coaches"].requested_slots == ["departure_stop"]
+    right = _turn("where does it arrive, which stop?", [act("REQUEST", "arrival_stop")])
+    assert not AskedSlot().applies(right)  # the NLU's reading is as good: kept
+
+
+def test_a_question_read_as_nothing_asks_for_the_slot_it_names() -> None:
+    after = AskedSlot().apply(_turn("hmm how much is a ticket?", []))
+    assert after.acts["Coaches"] == [act("REQUEST", "ticket_cost")]
+
+
+def test_a_question_about_what_the_service_does_not_know_asks_for_nothing() -> None:
+    assert not AskedSlot().applies(_turn("is there parking near the stop?", []))
+    assert not AskedSlot().applies(_turn("ok book it for 2", [act("INFORM", "seats", ["2"])]))
+
+
+def test_how_much_asks_for_a_price_not_a_count_of_tickets() -> None:
+    schema = ServiceSchema.model_validate(COACHES)
+    cost, seats = schema.slot("ticket_cost"), schema.slot("seats")
+    assert cost is not None and seats is not None
+    assert score("how much are the tickets", cost) > score("how much are the tickets", seats)
+
+
+def test_a_relative_which_or_a_suggestion_is_no_question() -> None:
+    said = [act("INFORM", "seats", ["2"])]
+    assert not AskedSlot().applies(_turn("i want one which costs little, for 2 seats?", said))
+    assert not AskedSlot().applies(_turn("how about the cost of 2 seats", said))
+    assert AskedSlot().applies(_turn("2 seats. ok how much is a ticket", said))
+
+
+def test_a_slot_named_whole_beats_one_sharing_a_word_of_its_name() -> None:
+    schema = ServiceSchema.model_validate(COACHES)
+    cost, stop = schema.slot("ticket_cost"), schema.slot("departure_stop")
+    assert cost is not None and stop is not None
+    # "ticket" and "cost" both name ticket_cost; "stop" alone names departure_stop in part
+    assert score("whats the ticket cost", cost) == 2 * 2 + 1 + 3
+    assert score("which departure stop", stop) == 2 * 2 + 1
+    assert score("which stop", stop) == 2
+
+
+def test_question_words_typed_without_the_apostrophe_ask_the_same() -> None:
+    from tod_runtime.patterns.asked import ASKS_FOR
+
+    where, when = ASKS_FOR[2][0], ASKS_FOR[1][0]
+    assert where.search("wheres that theater") and where.search("where's that theater")
+    assert when.search("whens it start") and not where.search("somewhere nice")

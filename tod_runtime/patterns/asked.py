@@ -1,0 +1,203 @@
+"""Which detail a question asks for, read from the schema: "what station does it leave from?"
+is the slot whose name and description hold the question's words ("Station where bus is
+leaving from"), not the arrival station; "how much is the rent?" is a question even when the
+NLU read nothing of it.
+
+A slot scores by the question's content words found in its name (2 each, and 1 more when
+every word of its name is said: "the venue" is the venue, not the venue's address) and its
+description (1 each, a word counted once), and by what a question word asks for ("how
+much": a price, a cost, an amount; "when": a time or a date; "where": an address, a
+location) in its name or the head of its description (3).
+Only slots the system can answer count: those the state or the result on offer holds, or a
+search of the service returns from what the state holds. A question most of whose words no
+slot of the service knows ("is there parking near the theater?") asks for none of them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from tod_runtime.dialogue.models import Action, State, act
+from tod_runtime.patterns.base import PatternTurn, plain_words
+from tod_runtime.policy.history import entity_on_offer
+from tod_runtime.schema.models import ServiceSchema, SlotSchema
+
+QUESTION = re.compile(
+    r"\?\s*$|(?:^|[.,!]\s*|\b(?:ok|okay|so|and|but|wait|also|actually|hmm)\s+)(?:which|what|whats|"
+    r"where|wheres|when|whens|how|who|whos|is there|are there|is it|is that|does|do they|can you "
+    r"tell)\b",
+    re.IGNORECASE,
+)
+# a question word opening a clause ("ok. which theater is it", "is it on? how much is it"),
+# not a relative pronoun ("one which serves alcohol") nor a suggestion ("how about thai")
+WH = re.compile(
+    r"(?:^|[.?!,;]\s*|\b(?:ok|okay|so|and|but|also|actually|hmm|wait|then)\s+)"
+    r"(?:which|what|whats|what's|where|wheres|where's|when|how|who|whos|who's)\b(?! about)"
+)
+# English function words: never what a question is about
+_FUNCTION = """a an the it its is are was were be been that thats this these those there theres here
+    what whats which where wheres when whens how who whos whom why does do did done can could
+    would will shall should may might i im me my mine you your we us our they them their he him
+    his she her of for on in at by with about as into than then so and or but if also actually
+    from to ok okay hmm well just please tell know much many one ones some any have has had get got
+    again now still per each all very really too wait say said give show let lets want like"""
+FUNCTION_WORDS = frozenset(_FUNCTION.split())
+# what a question word asks for: words of the slots' names and descriptions
+ASKS_FOR: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
+    (re.compile(r"\bhow much\b|\bcost\b|\bprice\b"),
+     frozenset({"price", "cost", "fare", "rent", "fee", "amount", "money", "total", "dollars"})),
+    (re.compile(r"\bwhen(?:s|'s)?\b|\bwhat time\b"), frozenset({"time", "date", "when"})),
+    (re.compile(r"\bwhere(?:s|'s)?\b"),
+     frozenset({"address", "location", "station", "place", "airport", "where"})),
+)  # fmt: skip
+NAMED, DESCRIBED, ASKED, WHOLE = 2, 1, 3, 1
+MIN_STEM = 4
+
+
+def _alike(word: str, other: str) -> bool:
+    """The same word or the same stem ("leave" and "leaving", "ticket" and "tickets")."""
+    if word == other:
+        return True
+    common = 0
+    for a, b in zip(word, other, strict=False):
+        if a != b:
+            break
+        common += 1
+    return common >= MIN_STEM and common >= min(len(word), len(other)) - 3
+
+
+def _content(words: Iterable[str]) -> list[str]:
+    return [w for w in words if w not in FUNCTION_WORDS and not w.isdigit()]
+
+
+def _slot_words(slot: SlotSchema) -> tuple[list[str], list[str]]:
+    name = slot.name.lower().split("_")
+    return name, [w for w in plain_words(slot.description).split() if w not in FUNCTION_WORDS]
+
+
+def score(words: str, slot: SlotSchema) -> int:
+    """How well the question (plain words) names ``slot``."""
+    said = words.split()
+    name, described = _slot_words(slot)
+    total = 0
+    for word in set(said):
+        in_name = any(_alike(word, part) for part in name)
+        if in_name and (word not in FUNCTION_WORDS or word in ("from", "to")):
+            total += NAMED
+        elif word not in FUNCTION_WORDS and any(_alike(word, d) for d in described):
+            total += DESCRIBED
+    parts = [p for p in name if p not in FUNCTION_WORDS or p in ("from", "to")]
+    if parts and all(any(_alike(w, p) for w in said) for p in parts):
+        total += WHOLE  # the whole name said: "the venue" is the venue, not its address
+    head = described[:1]  # what the description says the slot is ("The amount of money ...")
+    for asks, concept in ASKS_FOR:
+        if asks.search(words) and concept & {*name, *head}:
+            total += ASKED
+    return total
+
+
+def unknown_words(words: str, schema: ServiceSchema) -> list[str]:
+    """The question's content words no slot of the service names or describes."""
+    vocabulary: set[str] = set()
+    for slot in schema.slots:
+        name, described = _slot_words(slot)
+        vocabulary |= {*name, *described}
+        vocabulary |= {w for v in slot.possible_values for w in plain_words(v).split()}
+    return [w for w in _content(words.split()) if not any(_alike(w, v) for v in vocabulary)]
+
+
+def answerable(turn: PatternTurn, service: str, state: State) -> set[str]:
+    """The slots the system can tell: held by the state or the result on offer, or returned
+    by a search of the service whose required slots the state holds."""
+    schema = turn.context.schemas[service]
+    held = {s for s, v in state.slot_values.items() if v}
+    entity = entity_on_offer(turn.context.history, service, state) or {}
+    found = {
+        slot
+        for intent in schema.intents
+        if not intent.is_transactional and set(intent.required_slots) <= held
+        for slot in intent.result_slots
+    }
+    return held | set(entity) | found
+
+
+def asked_slot(turn: PatternTurn, service: str, state: State) -> tuple[str, int] | None:
+    """The slot the question asks for and its score, None when no answerable slot is named
+    or most of the question's words are about something the service does not know. The
+    values the user gave in the same breath are no part of the question."""
+    schema = turn.context.schemas[service]
+    values = {
+        w
+        for a in turn.acts.get(service, [])
+        if a.act == "INFORM"
+        for v in a.values
+        for w in plain_words(v).split()
+    }
+    words = " ".join(
+        w for w in turn.words.split() if w not in values
+    )  # the question, not the details
+    content = _content(words.split())
+    if content and len(unknown_words(words, schema)) * 2 > len(content):
+        return None
+    can = answerable(turn, service, state)
+    scored = [(score(words, slot), slot.name) for slot in schema.slots if slot.name in can]
+    best = max(scored, default=(0, ""))
+    if best[0] < NAMED:
+        return None
+    if sum(1 for s, _ in scored if s == best[0]) > 1:  # a tie: the question does not say which
+        return None
+    return best[1], best[0]
+
+
+@dataclass(frozen=True)
+class AskedSlot:
+    """A question about a detail: the slot asked for is the one the schema's words for it
+    match best (the departure station for "where does it leave from?"). It replaces a slot
+    the NLU read that matches worse, and is asked for when the NLU read no question."""
+
+    name: str = "asked_slot"
+
+    def _choice(self, turn: PatternTurn) -> tuple[str, str] | None:
+        service = turn.service
+        if service is None or service not in turn.context.schemas:
+            return None
+        if not QUESTION.search(turn.text):
+            return None
+        acts = turn.acts.get(service, [])
+        read = [a.slot for a in acts if a.act == "REQUEST" and a.slot]
+        if not read and not self._asks(turn, acts):
+            return None
+        state = turn.state.get(service) or turn.context.state.get(service) or State()
+        found = asked_slot(turn, service, state)
+        if found is None:
+            return None
+        slot, best = found
+        schema = turn.context.schemas[service]
+        if slot in read:
+            return None
+        if any(score(turn.words, s) >= best for s in schema.slots if s.name in read):
+            return None
+        return service, slot
+
+    @staticmethod
+    def _asks(turn: PatternTurn, acts: list[Action]) -> bool:
+        """A question the NLU read none of: a question word, and nothing said but details."""
+        if any(a.act not in ("AFFIRM", "THANK_YOU", "INFORM", "SELECT") for a in acts):
+            return False
+        return bool(WH.search(turn.text.lower().replace("’", "'")))
+
+    def applies(self, turn: PatternTurn) -> bool:
+        return self._choice(turn) is not None
+
+    def apply(self, turn: PatternTurn) -> PatternTurn:
+        found = self._choice(turn)
+        assert found is not None
+        service, slot = found
+        acts = turn.acts_copy()
+        kept: list[Action] = [a for a in acts.get(service, []) if a.act != "REQUEST"]
+        acts[service] = [*kept, act("REQUEST", slot)]
+        tracked = turn.state.get(service) or turn.context.state.get(service) or State()
+        state = {**turn.state, service: tracked.model_copy(update={"requested_slots": [slot]})}
+        return turn.amended(acts=acts, state=state)
