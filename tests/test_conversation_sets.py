@@ -11,7 +11,9 @@ from tod_runtime.config import Config
 from tod_runtime.conversations.runner import run_all
 from tod_runtime.conversations.script import script_files
 
-RATCHET = {"embedded": 28, "train": 23}
+# embedded 28 -> 27 on purpose: known_assign off (e123), it cost joint goal accuracy on
+# train's held-out chat check (docs/learned.md#protocol, item 10)
+RATCHET = {"embedded": 27, "train": 23}
 
 
 @pytest.mark.parametrize("name", sorted(RATCHET))

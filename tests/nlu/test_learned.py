@@ -492,10 +492,10 @@ def test_a_value_the_backend_knows_is_read_under_the_span_threshold() -> None:
         return [r.value for r in read if r.slot == "city"]
 
     city = {"seattle": frozenset({"city"})}
-    assert cities(city) == ["seattle"]
-    assert cities(city, known_assign=2.0) == []  # off: the span threshold alone
-    assert cities({}) == []
-    assert cities({"seattle": frozenset({"hotel_name"})}) == []  # known for another slot
+    assert cities(city, known_assign=0.5) == ["seattle"]
+    assert cities(city) == []  # off by default: the span threshold alone
+    assert cities({}, known_assign=0.5) == []
+    assert cities({"seattle": frozenset({"hotel_name"})}, known_assign=0.5) == []
 
 
 def test_an_interjection_is_no_value() -> None:
