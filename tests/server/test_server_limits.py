@@ -11,12 +11,12 @@ from pathlib import Path
 import aiohttp
 import pytest
 from aiohttp import web
-from serve_helpers import ECHO_CONFIG, MakeClient
+from serve_helpers import ECHO_CONFIG, Client, MakeClient
 
 from tod_runtime.errors import ConfigError
 from tod_runtime.server import ServeSettings, create_app
 from tod_runtime.server.command import serve_settings
-from tod_runtime.server.limits import ConnectionGuard, RateLimiter
+from tod_runtime.server.limits import ConnectionGuard, RateLimiter, client_of, trusted_networks
 
 
 def serve_args(**given: object) -> argparse.Namespace:
@@ -93,6 +93,38 @@ async def test_requests_over_the_client_rate_are_429(make_client: MakeClient) ->
     assert (await client.get("/healthz")).status == 200
 
 
+def test_the_client_behind_a_trusted_proxy_is_the_first_untrusted_forwarded_hop() -> None:
+    proxies = trusted_networks(["10.0.0.1", "192.168.0.0/16"])
+    assert client_of("203.0.113.9", ["1.2.3.4"], proxies) == "203.0.113.9"  # not a proxy
+    assert client_of("10.0.0.1", ["1.2.3.4"], proxies) == "1.2.3.4"
+    # the client's own header comes first; proxies append to its right
+    assert client_of("10.0.0.1", ["6.6.6.6, 1.2.3.4, 192.168.3.3"], proxies) == "1.2.3.4"
+    assert client_of("10.0.0.1", ["6.6.6.6", "1.2.3.4"], proxies) == "1.2.3.4"
+    assert client_of("10.0.0.1", [], proxies) == "10.0.0.1"
+    assert client_of("10.0.0.1", ["192.168.1.1"], proxies) == "192.168.1.1"  # all trusted
+    assert client_of("10.0.0.1", ["1.2.3.4"], ()) == "10.0.0.1"  # none configured
+    with pytest.raises(ValueError):
+        trusted_networks(["proxy.example"])
+
+
+async def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_rate(
+    make_client: MakeClient,
+) -> None:
+    async def codes(client: Client, forwarded: str) -> list[int]:
+        headers = {"X-Forwarded-For": forwarded}
+        return [(await client.get("/v1/services", headers=headers)).status for _ in range(6)]
+
+    direct = await make_client(client_rate=1)  # X-Forwarded-For from anyone is ignored
+    assert (await codes(direct, "1.1.1.1"))[-1] == 429
+    assert (await codes(direct, "2.2.2.2"))[0] == 429
+    proxied = await make_client(client_rate=1, trusted_proxies=["127.0.0.1", "::1"])
+    assert (await codes(proxied, "1.1.1.1"))[-1] == 429
+    assert (await codes(proxied, "2.2.2.2"))[0] == 200
+    assert (await codes(proxied, "2.2.2.2, 1.1.1.1"))[0] == 429  # a spoofed left part
+    with pytest.raises(ConfigError, match="--trusted-proxy"):
+        serve_settings(serve_args(trusted_proxies=["not-an-address"]))
+
+
 async def serving(settings: ServeSettings) -> tuple[web.AppRunner, asyncio.Server, ConnectionGuard]:
     from serve_helpers import ECHO_CONFIG as config
 
@@ -102,7 +134,7 @@ async def serving(settings: ServeSettings) -> tuple[web.AppRunner, asyncio.Serve
     pm = make_plugin_manager(entry_points=False, extra=(tod_echo,))
     runner = web.AppRunner(create_app(config, settings, plugin_manager=pm))
     await runner.setup()
-    guard = ConnectionGuard(runner.server, settings)  # type: ignore[arg-type]
+    guard = ConnectionGuard(runner, settings)
     server = await asyncio.get_running_loop().create_server(guard, "127.0.0.1", 0)
     return runner, server, guard
 
@@ -138,6 +170,42 @@ async def test_slow_headers_and_slow_bodies_are_closed_and_connections_capped() 
         server.close()
         await runner.cleanup()
         await server.wait_closed()
+
+
+async def test_a_kept_alive_connection_is_timed_per_request_not_while_idle() -> None:
+    settings = ServeSettings(read_timeout=0.4, idle_timeout=30, client_rate=0)
+    runner, server, guard = await serving(settings)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        for _ in range(2):  # idle longer than read_timeout between requests: still open
+            writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert b"200 OK" in await asyncio.wait_for(reader.readuntil(b"}"), 5)
+            await asyncio.sleep(1.0)
+        assert guard.timed_out == 0 and guard.open == 1
+        writer.write(b"GET /healthz HTTP/1.1\r\n")  # the next one never finishes
+        assert await asyncio.wait_for(reader.read(), 5) == b""
+        assert guard.timed_out == 1
+        writer.close()
+        await asyncio.sleep(0.1)
+        assert guard.open == 0
+    finally:
+        server.close()
+        await runner.cleanup()
+        await server.wait_closed()
+
+
+def test_the_limits_use_only_aiohttps_public_api() -> None:
+    import ast
+
+    import tod_runtime.server.limits as limits
+
+    tree = ast.parse(Path(limits.__file__).read_text(encoding="utf-8"))
+    modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert not {m for m in modules if m and m.startswith("aiohttp.")}  # web_protocol etc.
+    own = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    private = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)} - own
+    assert not {a for a in private if a.startswith("_") and not a.startswith("__")}
 
 
 def test_a_port_in_use_is_an_io_error(capsys: pytest.CaptureFixture[str]) -> None:

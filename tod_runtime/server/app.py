@@ -29,7 +29,16 @@ from tod_runtime.server.base import (
     answer_of,
     error_response,
 )
-from tod_runtime.server.limits import RATE, RateLimiter, rate_middleware
+from tod_runtime.server.limits import (
+    CONNECTIONS,
+    RATE,
+    TRUSTED,
+    Connections,
+    RateLimiter,
+    arrival_middleware,
+    rate_middleware,
+    trusted_networks,
+)
 from tod_runtime.server.routes import add_routes
 
 log = logging.getLogger("tod_runtime.server")
@@ -152,6 +161,8 @@ def create_app(
     # CORS and the token check only when configured: each middleware is a layer of every
     # request's call chain.
     middlewares: list[Middleware] = []
+    if settings.read_timeout > 0:  # ends the header timer of a guarded connection
+        middlewares.append(arrival_middleware)
     if settings.cors_origins:
         middlewares.append(cors_middleware)
     middlewares.append(errors_middleware)
@@ -161,6 +172,8 @@ def create_app(
         middlewares.append(auth_middleware)
     app = web.Application(middlewares=middlewares, client_max_size=settings.max_body_bytes)
     app[RATE] = RateLimiter(settings.client_rate or 1.0)
+    app[TRUSTED] = trusted_networks(settings.trusted_proxies)
+    app[CONNECTIONS] = Connections()
     app[RUNTIME] = runtime
     app[SETTINGS] = settings
     app[SOCKETS] = Sockets()

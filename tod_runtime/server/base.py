@@ -47,6 +47,10 @@ class ServeSettings(BaseModel):
         default=200.0, ge=0, description="requests a second per client address (0: no limit)"
     )
     workers: int = Field(default=1, ge=1, le=64, description="processes on the port")
+    trusted_proxies: list[str] = Field(
+        default_factory=list,
+        description="proxy addresses or networks whose X-Forwarded-For names the client",
+    )
 
     @field_validator("token")
     @classmethod
@@ -54,6 +58,18 @@ class ServeSettings(BaseModel):
         if token is not None and not token.strip():
             raise ValueError("an empty or blank token would let everyone in")
         return token
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, proxies: list[str]) -> list[str]:
+        import ipaddress
+
+        for proxy in proxies:
+            try:
+                ipaddress.ip_network(proxy.strip(), strict=False)
+            except ValueError:
+                raise ValueError(f"{proxy!r} is not an IP address or network") from None
+        return proxies
 
 
 RUNTIME = web.AppKey("runtime", Runtime)

@@ -64,6 +64,7 @@ FLAGS = {
     "read_timeout": "--read-timeout",
     "client_rate": "--client-rate",
     "workers": "--workers",
+    "trusted_proxies": "--trusted-proxy",
 }
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
@@ -78,6 +79,15 @@ def add_serve_flags(serve: argparse.ArgumentParser) -> None:
         "--token-file",
         metavar="FILE",
         help="read the bearer token from FILE (also: the TOD_TOKEN environment variable)",
+    )
+    serve.add_argument(
+        "--trusted-proxy",
+        dest="trusted_proxies",
+        action="append",
+        default=[],
+        metavar="ADDR",
+        help="a reverse proxy's address or network (repeatable): requests from it are rate-"
+        "limited by the client its X-Forwarded-For names (default: none, by peer address)",
     )
     for flag, name, kind, what in (
         ("--max-sessions", "max_sessions", int, "sessions the store may hold; 0: no limit"),
@@ -225,7 +235,7 @@ async def _serve(
     await runner.setup()
     try:
         server = await loop.create_server(
-            ConnectionGuard(runner.server, settings),  # type: ignore[arg-type]
+            ConnectionGuard(runner, settings),
             settings.host,
             settings.port,
             reuse_port=reuse or None,

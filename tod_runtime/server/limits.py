@@ -1,6 +1,12 @@
-"""The server's resource limits, in one place: open connections and how long a request may
-take to arrive (``ConnectionGuard``, around each connection's protocol), requests per client
-(``rate_middleware``), and a request body's read time (``read_body``).
+"""The server's resource limits, in one place: open connections and how long a request's
+headers may take to arrive (``ConnectionGuard``, around each connection's protocol, with
+``arrival_middleware`` telling it when a request arrived), requests per client
+(``rate_middleware``, by address or, behind trusted proxies, by ``X-Forwarded-For``), and a
+request body's read time (``read_body``).
+
+Only aiohttp's public API is used: the guard wraps the protocol that the runner's server
+(``AppRunner.server``, a protocol factory) makes for each connection, and learns that a
+request's headers were parsed when the app's first middleware runs for it.
 
 Idle keep-alive connections are closed by aiohttp itself after ``idle_timeout`` (the
 runner's ``keepalive_timeout``); sessions are capped in ``routes.create_session``."""
@@ -8,13 +14,11 @@ runner's ``keepalive_timeout``); sessions are capped in ``routes.create_session`
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from aiohttp import web
-from aiohttp.web_protocol import RequestHandler
-from aiohttp.web_server import Server
 
 from tod_runtime.server.base import SETTINGS, ServeSettings, error_response
 
@@ -28,38 +32,53 @@ BUSY = (
 )
 
 
+class Connections:
+    """The guarded connections of one app, by transport: how ``arrival_middleware`` finds
+    the connection of a request (empty when the app is served without a guard)."""
+
+    def __init__(self) -> None:
+        self.by_transport: dict[asyncio.BaseTransport, GuardedConnection] = {}
+
+
+CONNECTIONS = web.AppKey("connections", Connections)
+
+
 class ConnectionGuard:
-    """The protocol factory of the listening socket, over aiohttp's server: at most
+    """The protocol factory of the listening socket, over ``runner.server``: at most
     ``max_connections`` open at once (one more gets a 503 and is closed), and a connection
-    that has sent part of a request (its headers, slowly) gets ``read_timeout`` seconds to
-    finish them, else it is closed. A request's body has its own limit (``read_body``); a
+    that has sent the first bytes of a request gets ``read_timeout`` seconds until its
+    headers are parsed (the app's ``arrival_middleware`` runs), else it is closed. Bytes
+    that come while a request is being handled are its body (which has its own limit,
+    ``read_body``) or a pipelined request (bounded by aiohttp's ``idle_timeout``); a
     WebSocket is not timed here."""
 
-    def __init__(self, server: Server, settings: ServeSettings) -> None:
-        self.server = server
+    def __init__(self, runner: web.BaseRunner, settings: ServeSettings) -> None:
+        if runner.server is None:
+            raise RuntimeError("the runner is not set up")
+        self.factory: Callable[[], asyncio.Protocol] = runner.server
+        self.connections = runner.app[CONNECTIONS] if isinstance(runner, web.AppRunner) else None
         self.settings = settings
         self.open = 0
         self.refused = 0
         self.timed_out = 0
 
-    def __call__(self) -> GuardedHandler:
-        server: Any = self.server  # aiohttp's own factory builds its handler the same way
-        return GuardedHandler(self, server, loop=server._loop, **server._kwargs)
+    def __call__(self) -> GuardedConnection:
+        return GuardedConnection(self)
 
 
-class GuardedHandler(RequestHandler):
-    """aiohttp's connection handler, counted and timed by its ``ConnectionGuard``."""
+class GuardedConnection(asyncio.Protocol):
+    """One connection: counted and timed by its ``ConnectionGuard``; everything else is
+    passed to aiohttp's protocol (made only for a connection under the cap)."""
 
-    def __init__(self, guard: ConnectionGuard, server: Server, **kwargs: Any) -> None:
-        super().__init__(server, **kwargs)
+    def __init__(self, guard: ConnectionGuard) -> None:
         self.guard = guard
-        self.counted = False
-        self.since: float | None = None  # when the first byte of an unfinished request came
-        self.seen = 0  # requests parsed by then
+        self.inner: asyncio.Protocol | None = None
+        self.transport: asyncio.BaseTransport | None = None
+        self.since: float | None = None  # when the first byte of an unparsed request came
+        self.busy = 0  # requests being handled
         self.timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        super().connection_made(transport)
         settings = self.guard.settings
         if settings.max_connections and self.guard.open >= settings.max_connections:
             self.guard.refused += 1
@@ -68,7 +87,11 @@ class GuardedHandler(RequestHandler):
             transport.close()
             return
         self.guard.open += 1
-        self.counted = True
+        self.transport = transport
+        if self.guard.connections is not None:
+            self.guard.connections.by_transport[transport] = self
+        self.inner = self.guard.factory()
+        self.inner.connection_made(transport)
         self._watch()
 
     def _watch(self) -> None:
@@ -76,31 +99,67 @@ class GuardedHandler(RequestHandler):
             loop = asyncio.get_running_loop()
             self.timer = loop.call_later(self.guard.settings.read_timeout / 2, self._check)
 
-    def data_received(self, data: bytes) -> None:
-        if self.since is None and not self._request_in_progress:
-            self.since, self.seen = time.monotonic(), self._request_count
-        super().data_received(data)
-
     def _check(self) -> None:
-        if self.since is not None and (
-            self._request_count != self.seen or self._request_in_progress
-        ):
-            self.since = None  # the request arrived whole
         limit = self.guard.settings.read_timeout
-        slow = self.since is not None and time.monotonic() - self.since > limit
-        if slow and not self._upgraded and self.transport is not None:
+        if self.since is not None and time.monotonic() - self.since > limit:
             self.guard.timed_out += 1
-            self.transport.close()
+            if self.transport is not None:
+                self.transport.close()
             return
         self._watch()
 
-    def connection_lost(self, exc: BaseException | None) -> None:
+    def arrived(self) -> None:
+        """A request's headers were parsed: its handling starts."""
+        self.since = None
+        self.busy += 1
+
+    def answered(self) -> None:
+        """A request's handler returned: the next bytes start the next request."""
+        self.busy -= 1
+
+    def data_received(self, data: bytes) -> None:
+        if self.since is None and not self.busy and data:
+            self.since = time.monotonic()
+        if self.inner is not None:
+            self.inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self.inner.eof_received() if self.inner is not None else None
+
+    def pause_writing(self) -> None:
+        if self.inner is not None:
+            self.inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        if self.inner is not None:
+            self.inner.resume_writing()
+
+    def connection_lost(self, exc: Exception | None) -> None:
         if self.timer is not None:
             self.timer.cancel()
-        if self.counted:
-            self.guard.open -= 1
-            self.counted = False
-        super().connection_lost(exc)
+        if self.inner is None:
+            return  # refused
+        self.guard.open -= 1
+        if self.guard.connections is not None and self.transport is not None:
+            self.guard.connections.by_transport.pop(self.transport, None)
+        self.inner.connection_lost(exc)
+        self.inner = None
+
+
+@web.middleware
+async def arrival_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Tell the request's guarded connection (if any) that its headers arrived, and when
+    its handler is done."""
+    transport = request.transport
+    by_transport = request.app[CONNECTIONS].by_transport
+    connection = by_transport.get(transport) if transport is not None else None
+    if connection is None:
+        return await handler(request)
+    connection.arrived()
+    try:
+        return await handler(request)
+    finally:
+        connection.answered()
 
 
 class RateLimiter:
@@ -129,16 +188,54 @@ class RateLimiter:
 
 
 RATE = web.AppKey("rate", RateLimiter)
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def trusted_networks(proxies: list[str]) -> tuple[Network, ...]:
+    """``--trusted-proxy`` values (addresses or networks such as ``10.0.0.0/8``) as networks;
+    a value that is neither is a ValueError."""
+    return tuple(ipaddress.ip_network(proxy.strip(), strict=False) for proxy in proxies)
+
+
+def _trusted(address: str, networks: tuple[Network, ...]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address.strip())
+    except ValueError:
+        return False
+    return any(ip in network for network in networks)
+
+
+def client_of(peer: str, forwarded_for: list[str], networks: tuple[Network, ...]) -> str:
+    """The client a request counts for: its peer address, unless the peer is a trusted
+    proxy; then the ``X-Forwarded-For`` chain is read from its right end (the address the
+    trusted proxy itself appended) leftward past other trusted proxies, and the first
+    address not trusted is the client. What a client writes into the header itself lies
+    to the left of that, so it cannot pick its own bucket."""
+    if not networks or not _trusted(peer, networks):
+        return peer
+    hops = [hop.strip() for header in forwarded_for for hop in header.split(",")]
+    client = peer
+    for hop in reversed([hop for hop in hops if hop]):
+        client = hop
+        if not _trusted(hop, networks):
+            break
+    return client
+
+
+TRUSTED = web.AppKey("trusted", tuple)
 
 
 @web.middleware
 async def rate_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """429 with Retry-After when a client (by address) sends more than ``client_rate``
-    requests a second; /healthz is never limited."""
-    if request.path != "/healthz" and not request.app[RATE].allow(request.remote or ""):
-        response = error_response(429, "too many requests from this client")
-        response.headers["Retry-After"] = "1"
-        return response
+    """429 with Retry-After when a client (by address; see ``client_of``) sends more than
+    ``client_rate`` requests a second; /healthz is never limited."""
+    if request.path != "/healthz":
+        forwarded = request.headers.getall("X-Forwarded-For", [])
+        client = client_of(request.remote or "", forwarded, request.app[TRUSTED])
+        if not request.app[RATE].allow(client):
+            response = error_response(429, "too many requests from this client")
+            response.headers["Retry-After"] = "1"
+            return response
     return await handler(request)
 
 
