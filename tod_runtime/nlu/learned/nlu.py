@@ -27,6 +27,7 @@ from tod_runtime.nlu.learned.model import NLUModel, load_model
 from tod_runtime.nlu.learned.reader import ValueReader
 from tod_runtime.nlu.learned.reading import Reading, Thresholds
 from tod_runtime.nlu.learned.repairs import Repair, selected
+from tod_runtime.nlu.learned.routing import KnownNames
 from tod_runtime.nlu.learned.scorer import Scorer, view
 from tod_runtime.nlu.learned.spelling import VOCABULARY, Speller, read_vocabulary, service_words
 from tod_runtime.nlu.learned.text import STOP, tokens
@@ -97,6 +98,7 @@ class LearnedNLU(RulesNLU):
         }
         self._known: dict[str, _Known] = {}
         self._aliases: dict[str, Aliases] = {}
+        self._names: dict[str, KnownNames] = {}
 
     async def _known_values(self, service: str) -> _Known:
         """What the backend knows of the service's values, asked for once: normalised value
@@ -157,6 +159,12 @@ class LearnedNLU(RulesNLU):
             heads = {v.name: v.description[0] for v in self.views[service] if v.description}
             self._aliases[service] = Aliases(await self._entity_values(service), heads)
         return self._aliases[service]
+
+    async def known_names(self, service: str) -> KnownNames:
+        if service not in self._names:
+            known = await self._entity_values(service)
+            self._names[service] = KnownNames(self.schemas[service], known, self.word_count)
+        return self._names[service]
 
     def takes(self, service: str, intent: str, slots: AbstractSet[str]) -> int:
         spec = self.schemas[service].intent(intent)

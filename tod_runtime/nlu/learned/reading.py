@@ -85,6 +85,15 @@ class AliasIndex(Protocol):
         ...
 
 
+class NameIndex(Protocol):
+    @property
+    def values(self) -> AbstractSet[str]: ...  # every known value, lower case
+
+    def slot_named(self, said: Sequence[str], padded: str, mine: AbstractSet[str]) -> str | None:
+        """The slot one of whose rare names the turn says, when ``mine`` lacks it."""
+        ...
+
+
 class Parts(Protocol):
     """What the repairs use of the learned NLU (``LearnedNLU`` provides it): the schemas,
     the scorers, the words of each description and the value readers."""
@@ -132,6 +141,10 @@ class Parts(Protocol):
 
     async def aliases(self, service: str) -> AliasIndex:
         """The short forms of the service's known values."""
+        ...
+
+    async def known_names(self, service: str) -> NameIndex:
+        """The service's known values and its rare names, indexed (``routing.KnownNames``)."""
         ...
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import replace
 
@@ -17,6 +17,7 @@ from tod_runtime.nlu.learned.reading import Parts, Ranked, Reading
 from tod_runtime.nlu.learned.scorer import Intent, TurnView, view
 from tod_runtime.nlu.learned.text import content, tokens
 from tod_runtime.nlu.rules import QUESTION, THANKS
+from tod_runtime.schema.models import ServiceSchema
 
 ON_TABLE = frozenset({"OFFER", "CONFIRM", "NOTIFY_SUCCESS", "INFORM"})  # what a user asks about
 RARE = 100  # a word said fewer times in SGD train's user turns is a name's, not talk's
@@ -221,15 +222,46 @@ class AfterDone:
         return replace(r, ranked=fresh, predicted=best)
 
 
+class KnownNames:
+    """The names a service's backend knows, indexed for ``ServiceByKnownName``: every known
+    value (lower case), and the names of its free-text slots of two words or more, one of
+    them rare in SGD train's turns ("Winter Garden", not a song called "Find Me"), by their
+    first token. Built once per service."""
+
+    def __init__(
+        self, schema: ServiceSchema, known: Mapping[str, Sequence[str]], count: Callable[[str], int]
+    ) -> None:
+        self.values = frozenset(v.lower() for vs in known.values() for v in vs)
+        self.by_first: dict[str, list[tuple[str, str, str]]] = {}  # token -> (name, value, slot)
+        for slot, values in known.items():
+            spec = schema.slot(slot)
+            if spec is None or spec.is_categorical:
+                continue
+            for value in values:
+                name = tokens(value)
+                if len(name) < 2 or all(count(w) >= RARE for w in _WORDS.findall(value.lower())):
+                    continue
+                self.by_first.setdefault(name[0], []).append((" ".join(name), value.lower(), slot))
+
+    def slot_named(self, said: Sequence[str], padded: str, mine: AbstractSet[str]) -> str | None:
+        """The slot one of whose names the turn (its tokens ``said``, and ``padded``: them
+        joined and padded with spaces) says, when ``mine`` lacks it."""
+        for token in dict.fromkeys(said):
+            for name, value, slot in self.by_first.get(token, ()):
+                if f" {name} " in padded and value not in mine:
+                    return slot
+        return None
+
+
 class ServiceByKnownName:
     """A name the backend knows for one service's free-text slot and the chosen service's
     backend does not know at all ("i want to see winter garden in denver": a film the movie
     service lists, read as a hotel's name) moves the turn to the best-ranked intent of that
-    service taking the slot. Names of two words or more only, so a common word that happens
-    to be a value does not move a turn; a value the chosen service knows too (a city) moves
-    nothing, nor does any name when the chosen service knows no values at all (on train with
-    services held out of the values, moving such turns cost held-out joint goal accuracy
-    0.6716 -> 0.6564)."""
+    service taking the slot. Names of two words or more only (``KnownNames``), so a common
+    word that happens to be a value does not move a turn; a value the chosen service knows too
+    (a city) moves nothing, nor does any name when the chosen service knows no values at all
+    (on train with services held out of the values, moving such turns cost held-out joint goal
+    accuracy 0.6716 -> 0.6564)."""
 
     name = "service_by_known_name"
     step = "route"
@@ -240,17 +272,18 @@ class ServiceByKnownName:
     async def apply(self, parts: Parts, r: Reading) -> Reading:
         assert r.predicted is not None
         chosen = r.predicted[0]
-        said = f" {' '.join(tokens(r.text))} "
-        mine = {v.lower() for vs in (await parts.known_values(chosen)).values() for v in vs}
+        mine = (await parts.known_names(chosen)).values
         if not mine:  # a service that knows no values says nothing by not knowing one
             return r
+        said = tokens(r.text)
+        padded = f" {' '.join(said)} "
         seen = {chosen}
         for _, candidate in r.ranked:
             if candidate is None or candidate[0] in seen:
                 continue
             service = candidate[0]
             seen.add(service)
-            slot = await _named_slot(parts, service, said, mine)
+            slot = (await parts.known_names(service)).slot_named(said, padded, mine)
             if slot is None:
                 continue
             for _, other in r.ranked:  # the best-ranked intent of it taking the slot
@@ -262,21 +295,3 @@ class ServiceByKnownName:
                 if spec is not None and slot in {*spec.required_slots, *spec.optional_slots}:
                     return replace(r, predicted=other)
         return r
-
-
-async def _named_slot(parts: Parts, service: str, said: str, mine: AbstractSet[str]) -> str | None:
-    """The free-text slot of ``service`` one of whose known names the turn (``said``, tokens
-    padded with spaces) says, when ``mine`` lacks it: a name of two words or more, one of
-    them rare in SGD train's turns ("Winter Garden", not a song called "Find Me")."""
-    schema = parts.schemas[service]
-    for slot, values in (await parts.known_values(service)).items():
-        spec = schema.slot(slot)
-        if spec is None or spec.is_categorical:
-            continue
-        for value in values:
-            name = " ".join(tokens(value))
-            if " " not in name or f" {name} " not in said or value.lower() in mine:
-                continue
-            if any(parts.word_count(w) < RARE for w in _WORDS.findall(value.lower())):
-                return slot
-    return None
