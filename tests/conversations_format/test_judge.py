@@ -74,6 +74,15 @@ def test_reply_has_reads_the_entity_under_discussion() -> None:
     assert failures and "address" in failures[0]
 
 
+def test_the_entity_the_users_line_names_is_under_discussion() -> None:
+    # Blue Basil on offer; the user asks about Royal Bistro's address
+    turns = _turns(_book(), address_reply="It is at 1 Elm Street.")
+    turns[1] = AnsweredTurn("whats the address of royal bistro", "It is at 1 Elm Street.")
+    assert judge(SCRIPT, turns) == []
+    turns[1] = AnsweredTurn("whats the address of royal bistro", "It is at 9 Oak Road.")
+    assert judge(SCRIPT, turns)
+
+
 def test_entity_is_the_newest_named_one() -> None:
     replies = ["How about Royal Bistro?", "Another is Blue Basil."]
     assert entity_under_discussion(ROWS, replies) == ROWS[1]

@@ -354,3 +354,21 @@ def test_a_categorical_slot_holds_its_possible_value_others_the_users_words() ->
         ]
     )
     assert state[SERVICE].slot_values == {"party_size": ["2"], "city": ["oslo"]}
+
+
+def test_naming_another_entity_than_the_one_offered_does_not_take_the_offer() -> None:
+    # "is blue basil open? book it" after Grind was offered: Grind's phone is not Blue Basil's
+    offered = system(a("OFFER", "cafe_name", "Grind"), a("OFFER", "time", "16:30"))
+    start = [a("INFORM_INTENT", "intent", "FindCafes"), a("INFORM", "city", "Oslo")]
+    other = run(
+        start,
+        offered,
+        [a("INFORM_INTENT", "intent", "ReserveCafe"), a("INFORM", "cafe_name", "Blue Basil")],
+    )[SERVICE]
+    assert other.slot_values == {"city": ["Oslo"], "cafe_name": ["Blue Basil"]}
+    same = run(
+        start,
+        offered,
+        [a("INFORM_INTENT", "intent", "ReserveCafe"), a("INFORM", "cafe_name", "grind")],
+    )[SERVICE]
+    assert same.slot_values["time"] == ["16:30"]

@@ -230,3 +230,34 @@ async def test_a_booked_task_changed_without_booking_again_is_not_understood() -
     refused.frames[0].service_call = ServiceCall(method="ReserveCafe", parameters=params)
     plan = await decide(state, [a("INFORM", "time", "18:00")], [refused])
     assert "CONFIRM(time)" in kinds(plan)
+
+
+async def test_a_question_about_another_result_is_answered_from_it_before_the_next_request() -> (
+    None
+):
+    # Grind on offer; "is blue basil in the list? what is its phone?" while booking
+    search = ServiceCall(method="FindCafes", parameters={"city": "Oslo"})
+    rows = [
+        {"cafe_name": "Grind", "city": "Oslo", "phone": "111"},
+        {"cafe_name": "Blue Basil", "city": "Oslo", "phone": "222"},
+    ]
+    found = Turn(
+        speaker="SYSTEM",
+        utterance="...",
+        frames=[
+            Frame(
+                service=SERVICE,
+                actions=[a("OFFER", "cafe_name", "Grind")],
+                service_call=search,
+                service_results=rows,
+            )
+        ],
+    )
+    state = State(
+        active_intent="ReserveCafe",
+        requested_slots=["phone"],
+        slot_values={"city": ["Oslo"], "cafe_name": ["Blue Basil"]},
+    )
+    acts = [a("REQUEST", "phone"), a("INFORM", "cafe_name", "Blue Basil")]
+    plan = await decide(state, acts, [found])
+    assert [str(x) for x in plan.actions] == ["INFORM(phone=222)", "REQUEST(time)"]

@@ -5,7 +5,8 @@ runtime answered. A conversation passes when:
    values (case-insensitive; numbers as numbers; ``*`` any value) and whose results are not
    empty;
 2. every ``reply-has`` holds: the reply to that line states the slot's value for the entity
-   under discussion, as the results row has it (a clock time also as "7 pm" / "7:00 pm", an
+   under discussion (the result the user's line names, else the one the replies before it
+   named last), as the results row has it (a clock time also as "7 pm" / "7:00 pm", an
    amount with or without "$" and thousands separators);
 3. no transactional call succeeds that matches no ``expect``.
 
@@ -192,8 +193,10 @@ def _replies(script: Script, turns: Sequence[AnsweredTurn]) -> list[str]:
         if turn.results:
             rows, since = turn.results, []
         since.append(turn.reply)
-        # named before this reply (the reply under judgement must not choose its own entity)
-        entity = entity_under_discussion(rows, since[:-1] or since) if line.reply_has else None
+        # named by the user's line, else before this reply (the reply under judgement must
+        # not choose its own entity): "is paper moons playing? how much is it?"
+        talked = [*(since[:-1] or since), turn.user]
+        entity = entity_under_discussion(rows, talked) if line.reply_has else None
         for slot in line.reply_has:
             value = entity.get(slot) if entity else None
             if value is None:

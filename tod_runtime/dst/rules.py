@@ -243,13 +243,28 @@ def _offer_after_failure_taken(u: Update) -> None:
 
 
 def _offer_taken(u: Update) -> None:
-    for position, sys in enumerate(u.history.current_offer(u.service)):
+    offer = u.history.current_offer(u.service)
+    if offer and _names_another(u, offer[0]):
+        return  # "is paper moons playing?" after Broken Compass was offered: not taken
+    for position, sys in enumerate(offer):
         # The first offered slot names the entity: choosing it sets that slot when the
         # user could have asked for it (an input slot), whatever its default.
         named = position == 0 and sys.slot in input_slots(u.schema)
         several = len(sys.values) > 1  # "A, B or C?": the user must name one
         if sys.slot and not several and (named or enters_on_select(u.schema, sys.slot)):
             put(u.frame, sys.slot, sys.values)
+
+
+def _names_another(u: Update, named: Action) -> bool:
+    """The user's acts give the slot naming the offered entity another value."""
+    offered = {v.strip().lower() for v in named.values}
+    return any(
+        a.act == "INFORM"
+        and a.slot == named.slot
+        and a.values
+        and not offered & {v.strip().lower() for v in (*a.values, *a.canonical_values)}
+        for a in u.acts
+    )
 
 
 def _values_said(u: Update) -> None:

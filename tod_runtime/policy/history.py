@@ -104,17 +104,18 @@ def addressed_service(
 def entity_on_offer(history: History, service: str, state: State) -> dict[str, str] | None:
     """The result of the last search that is on offer: of the results the newest offer named
     (several when it listed them, "A, B or C"), the one holding most of the state's values
-    (the one the user took), else the first; None before any offer."""
+    (the one the user took), else the first; but another result of the search holding more
+    of them is the one meant ("is paper moons playing?" after Broken Compass was offered).
+    None before any offer."""
     search, _ = history.last_search(service)
     results = (search.service_results or []) if search is not None else []
-    named = [results[i] for i in history.on_offer(service) if i < len(results)]
-    if not named:
+    offered = [i for i in history.on_offer(service) if i < len(results)]
+    if not offered:
         return None
+    said = {slot: {v.strip().lower() for v in values} for slot, values in state.slot_values.items()}
 
     def held(result: dict[str, str]) -> int:
-        return sum(
-            value.strip().lower() in {v.strip().lower() for v in state.slot_values.get(slot, [])}
-            for slot, value in result.items()
-        )
+        return sum(value.strip().lower() in said.get(slot, ()) for slot, value in result.items())
 
-    return max(named, key=held)  # the first of equals
+    rest = [i for i in range(len(results)) if i not in offered]
+    return max((results[i] for i in (*offered, *rest)), key=held)  # the first of equals

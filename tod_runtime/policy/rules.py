@@ -203,7 +203,10 @@ class _Decision:
             finder = self.finder(missing[0])
             if finder is not None:  # asked already, and the user does not know: look it up
                 return self.about_found(finder) or self.find(finder)
-            return self.request(missing)
+            # what the user asks of the result on offer is answered before the next question
+            entity = entity_on_offer(self.history, self.service, self.state) or {}
+            answers = inform(entity, self.state.requested_slots)
+            return self.done(*answers, *self.request(missing).actions)
         if self.intent.is_transactional:
             return self.transaction(entity_on_offer(self.history, self.service, self.state))
         search, shown = self.history.last_search(self.service)
