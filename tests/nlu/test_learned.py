@@ -46,6 +46,7 @@ from tod_runtime.nlu.learned.features import (
 from tod_runtime.nlu.learned.model import (
     SCORERS,
     NLUModel,
+    Thresholds,
     load_model,
     probabilities,
     train_logreg,
@@ -528,7 +529,7 @@ def test_a_span_the_reader_is_sure_of_takes_its_slot_at_the_lower_threshold() ->
         return {f"{r.slot}={r.value}" for r in reader.read_spans(turn, slot_views(hotels))}
 
     strict = read(sure_span=2.0)  # no span is sure: the one assign threshold
-    assert strict == read(assign=shipped.threshold("assign"), sure_span=2.0)
+    assert strict == read(assign=shipped.thresholds.assign, sure_span=2.0)
     loose = read(sure_span=0.0, sure_assign=0.0)  # every span sure: as if assign were 0
     assert loose == read(assign=0.0, sure_span=2.0) and strict < loose
 
@@ -550,7 +551,7 @@ def test_a_value_said_beside_its_slots_words_is_read_at_the_lower_threshold() ->
 
     # from 0 up, every value said beside its slot's words is read, and nothing else is added
     assert read(pick=0.99, sure_pick=0.0) == {"star_rating=5"}
-    assert read(sure_pick=shipped.threshold("pick")) == read()
+    assert read(sure_pick=shipped.thresholds.pick) == read()
 
 
 def test_words_of_the_slots_descriptions_alone_are_no_value() -> None:
@@ -620,7 +621,7 @@ async def test_values_are_read_for_the_intents_scored_near_the_chosen_one() -> N
         )  # the scorer's intent kept
         return [str(x) for x in (await nlu.parse(text, TurnContext(hotels, [], {})))["Hotels"]]
 
-    assert load_model().threshold("intent_margin") == 12.0  # the shipped setting
+    assert load_model().thresholds.intent_margin == 12.0  # the shipped setting
     near, alone = await said(12.0), await said(0.0)
     assert "INFORM_INTENT(intent=BookHotel)" in near and "INFORM_INTENT(intent=BookHotel)" in alone
     assert "INFORM(star_rating=4)" in near
@@ -646,7 +647,7 @@ async def test_the_values_read_choose_among_the_intents_scored_near() -> None:
         return {name: [str(x) for x in found] for name, found in acts.items()}
 
     shipped = load_model()
-    assert shipped.threshold("values_margin") == 12.0 and shipped.threshold("service_margin") == 2.0
+    assert shipped.thresholds.values_margin == 12.0 and shipped.thresholds.service_margin == 2.0
     wifi = "a hotel in new york with wifi"
     assert "INFORM_INTENT(intent=BookHotel)" in (await said(wifi, 0.0, 0.0))["Hotels"]
     search = (await said(wifi, 12.0, 0.0))["Hotels"]
@@ -861,3 +862,11 @@ async def test_services_taking_the_same_values_are_told_apart_by_their_descripti
     # no word of either's: the scorer's order stands
     plain = "a comedy please"
     assert await service_for_values(nlu, plain, context, ((1.0, browse), (0.5, rentals))) == browse
+
+
+def test_thresholds_are_one_typed_object_saved_with_the_model() -> None:
+    derived = Thresholds.of({"thresholds": {"assign": 0.3, "slots": 0.4}})
+    assert (derived.sure_assign, derived.sure_pick, derived.ask_floor) == (0.3, 0.5, 0.4)
+    with pytest.raises(DataError, match="modle"):
+        Thresholds.of({"thresholds": {"modle": 0.3}})
+    assert load_model().thresholds.said_flag == 0.02  # a default the shipped file lacks

@@ -8,7 +8,8 @@ import math
 import zipfile
 from array import array
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import cached_property
 from importlib import resources
 from itertools import chain
 from pathlib import Path
@@ -147,6 +148,53 @@ SCORERS = ("intent", "slots", "spans", "assign", "pick")
 
 
 @dataclass(frozen=True)
+class Thresholds:
+    """Every decision threshold of the learned NLU, saved with the model (its config's
+    ``thresholds``; `tod train nlu` writes the values chosen on train with services held out,
+    training/nlu.py's ``SETTINGS`` says why each). Probabilities, except the margins (logits).
+    A model saved without one gets the default here."""
+
+    slots: float = 0.5  # a slot is asked about (the request scorer)
+    spans: float = 0.5  # a span of the turn is a value
+    assign: float = 0.5  # a span takes a slot
+    pick: float = 0.5  # a categorical value is said
+    sure_span: float = 2.0  # a span this sure takes its slot from ``sure_assign`` (over 1: never)
+    sure_assign: float = math.nan  # default: ``assign``
+    sure_pick: float = (
+        math.nan
+    )  # a value said beside its slot's description words; default: ``pick``
+    said_flag: float = 0.02  # a yes/no slot whose description words are said (reader.py)
+    known_assign: float = 2.0  # a span the backend knows takes its slot (over 1: never)
+    intent_margin: float = 0.0  # values are also read for intents this close to the chosen one
+    values_margin: float = 0.0  # a near intent of the service taking more values wins
+    service_margin: float = 0.0  # ... and another service's best intent, the same way
+    switch_margin: float = math.inf  # an opening of another service leaves the task mid-way
+    ask_floor: float = math.nan  # a bare question asks about its likeliest slot; default: ``slots``
+
+    def __post_init__(self) -> None:
+        for name, default in (
+            ("sure_assign", "assign"),
+            ("sure_pick", "pick"),
+            ("ask_floor", "slots"),
+        ):
+            if math.isnan(getattr(self, name)):
+                object.__setattr__(self, name, getattr(self, default))
+
+    @classmethod
+    def of(cls, config: dict[str, Any]) -> Thresholds:
+        """The thresholds a model's config holds; an unknown name is a broken model file."""
+        given = dict(config.get("thresholds", {}))
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(given) - known)
+        if unknown:
+            raise DataError(
+                f"NLU model: unknown threshold {', '.join(map(repr, unknown))}",
+                hint=f"known: {', '.join(sorted(known))}; retrain with `tod train nlu`",
+            )
+        return cls(**{name: float(value) for name, value in given.items()})
+
+
+@dataclass(frozen=True)
 class NLUModel:
     """The weights of every scorer, by name (see SCORERS), and the training configuration."""
 
@@ -165,8 +213,9 @@ class NLUModel:
     def bits(self) -> int:
         return int(self.config.get("bits", BITS))
 
-    def threshold(self, scorer: str, default: float = 0.5) -> float:
-        return float(self.config.get("thresholds", {}).get(scorer, default))
+    @cached_property
+    def thresholds(self) -> Thresholds:
+        return Thresholds.of(self.config)
 
     def save(self, path: str | Path) -> None:
         arrays: dict[str, Any] = {name: w.astype(np.float16) for name, w in self.weights.items()}

@@ -11,7 +11,6 @@ repair, see ``spelling.py``); ``english_only`` as for the rules NLU.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
@@ -25,7 +24,7 @@ from tod_runtime.nlu.learned.casual import Aliases
 from tod_runtime.nlu.learned.features import service_description_words, slot_description_words
 from tod_runtime.nlu.learned.model import NLUModel, load_model
 from tod_runtime.nlu.learned.reader import ValueReader
-from tod_runtime.nlu.learned.reading import Reading, Thresholds
+from tod_runtime.nlu.learned.reading import Reading
 from tod_runtime.nlu.learned.repairs import Repair, selected
 from tod_runtime.nlu.learned.routing import KnownNames
 from tod_runtime.nlu.learned.scorer import Scorer, view
@@ -71,13 +70,7 @@ class LearnedNLU(RulesNLU):
         self.scorer = Scorer(model, self.schemas)
         self.reader = ValueReader(model)
         self.repairs: tuple[Repair, ...] = selected(ctx.options)
-        self.thresholds = Thresholds(
-            intent_margin=model.threshold("intent_margin", 0.0),
-            values_margin=model.threshold("values_margin", 0.0),
-            service_margin=model.threshold("service_margin", 0.0),
-            switch_margin=model.threshold("switch_margin", math.inf),
-            ask_floor=model.threshold("ask_floor", model.threshold("slots")),
-        )
+        self.thresholds = model.thresholds
         self.views = {name: slot_views(schema) for name, schema in self.schemas.items()}
         self.verbs = {
             name: {i.name: _first_word(i.description) for i in schema.intents}

@@ -33,15 +33,6 @@ from tod_runtime.nlu.learned.values import (
 )
 from tod_runtime.nlu.rules import QUESTION
 
-# A yes/no slot whose own words are said is read True from this probability (pick's is 0.2):
-# the pick scorer gives such a filter said unasked 0.04-0.07 ("any mediterranean places in sf
-# with live music"). Train's held-out chat check, joint goal: off 0.7371, 0.03 0.7408, 0.02
-# 0.7412, 0.015 0.7383 (docs/learned.md#repairs)
-SAID_FLAG = 0.02
-# A known value under the span threshold takes its slot from this assign probability; off
-# by default (over 1): on train's whole held-out chat check 0.5 cost 0.0016 of joint goal
-# accuracy (docs/learned.md#protocol)
-KNOWN_ASSIGN = 2.0
 MOST_PAIRS = 12  # the pairs ``best_pairs`` weighs together (the rest are read greedily)
 
 
@@ -154,22 +145,7 @@ class ValueReader:
     def __init__(self, model: NLUModel) -> None:
         self.spans, self.assign, self.pick = (model.weights[k] for k in ("spans", "assign", "pick"))
         self.bits = model.bits
-        self.thresholds = {k: model.threshold(k) for k in ("spans", "assign", "pick")}
-        # a span the span scorer is sure of (>= sure_span) may take its slot at the lower
-        # sure_assign; a model without them (the default) keeps the one assign threshold
-        self.thresholds |= {
-            "sure_span": model.threshold("sure_span", 2.0),
-            "sure_assign": model.threshold("sure_assign", self.thresholds["assign"]),
-            # a categorical value said with one of its slot's description words beside it
-            # ("a five star hotel") is read from this probability up (default: pick's)
-            "sure_pick": model.threshold("sure_pick", self.thresholds["pick"]),
-            # a yes/no slot whose own description words the turn says ("hotels that take
-            # pets": "Whether pets are allowed") is read True from this probability up
-            "said_flag": model.threshold("said_flag", SAID_FLAG),
-            # a span the backend knows as a value of a slot, under the span threshold ("then
-            # seattle, 4 star hotel": 0.009), takes that slot from this assign probability up
-            "known_assign": model.threshold("known_assign", KNOWN_ASSIGN),
-        }
+        self.thresholds = model.thresholds
 
     def read(self, turn: ValueTurn, slots: Sequence[SlotView]) -> list[Read]:
         """The values of the turn: spans first; then, best first, each categorical slot's
@@ -217,10 +193,9 @@ class ValueReader:
             for slot in open_slots
         ]
         qs = iter(probabilities(self.assign, rows))
-        assign, sure, sure_assign = (
-            self.thresholds[k] for k in ("assign", "sure_span", "sure_assign")
-        )
-        spans_floor, known = self.thresholds["spans"], self.thresholds["known_assign"]
+        t = self.thresholds
+        assign, sure, sure_assign = t.assign, t.sure_span, t.sure_assign
+        spans_floor, known = self.thresholds.spans, self.thresholds.known_assign
         pairs = [
             (p * q, i, j, slot.name)
             for p, i, j in scored
@@ -247,7 +222,7 @@ class ValueReader:
         return [
             (p, i, j)
             for (i, j), p in zip(spans, self.span_probabilities(turn, spans, types), strict=True)
-            if (p >= self.thresholds["spans"] or self._known(turn, i, j) & names)
+            if (p >= self.thresholds.spans or self._known(turn, i, j) & names)
             and not names_slots(turn, i, j, described)
             and not says_nothing(turn, i, j)
         ]
@@ -294,8 +269,8 @@ class ValueReader:
         slot_rows = [slot_features(turn, slot, self.bits) for slot in slots]
         slot_scores, value_scores = grouped_scores(self.pick, [slot_rows, rows])
         best: dict[str, tuple[str, float]] = {}  # slot -> its best value above the threshold
-        pick, sure = self.thresholds["pick"], self.thresholds["sure_pick"]
-        flag = self.thresholds["said_flag"]
+        pick, sure = self.thresholds.pick, self.thresholds.sure_pick
+        flag = self.thresholds.said_flag
         for (slot, k, value), z in zip(pairs, value_scores, strict=True):
             q = sigmoid(slot_scores[k] + z)
             if q <= best.get(slot.name, ("", min(pick, sure, flag)))[1]:

@@ -18,6 +18,7 @@ from typing import Protocol, Self
 
 from tod_runtime.dialogue.context import TurnContext
 from tod_runtime.dialogue.models import Action
+from tod_runtime.nlu.learned.model import Thresholds
 from tod_runtime.nlu.learned.scorer import Intent, Scorer, TurnView
 from tod_runtime.nlu.learned.values import SlotView
 from tod_runtime.schema.models import ServiceSchema
@@ -146,14 +147,3 @@ class Parts(Protocol):
     async def known_names(self, service: str) -> NameIndex:
         """The service's known values and its rare names, indexed (``routing.KnownNames``)."""
         ...
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """The model's decision margins the repairs read (logits; ``ask_floor`` a probability)."""
-
-    intent_margin: float
-    values_margin: float
-    service_margin: float
-    switch_margin: float
-    ask_floor: float

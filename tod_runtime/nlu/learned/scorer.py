@@ -120,7 +120,7 @@ class Scorer:
 
     def asked(self, probabilities: Mapping[str, float]) -> list[str]:
         """The slots of ``request_probabilities`` at or over the model's threshold."""
-        threshold = self.model.threshold("slots")
+        threshold = self.model.thresholds.slots
         return [slot for slot, p in probabilities.items() if p >= threshold]
 
     def request_probabilities(
