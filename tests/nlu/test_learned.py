@@ -864,6 +864,26 @@ async def test_services_taking_the_same_values_are_told_apart_by_their_descripti
     assert await service_for_values(nlu, plain, context, ((1.0, browse), (0.5, rentals))) == browse
 
 
+async def test_a_rival_service_counts_the_values_its_near_intents_take() -> None:
+    """A rival service is read with its intents scored near its best: its search takes the
+    genre its transaction, ranked first, does not; the chosen service's transaction takes
+    nothing said."""
+    two = Schemas(
+        [
+            _movie_service("Browse", "Discover new movies", "Watch a movie"),
+            _movie_service("Rentals", "Movie rentals", "Rent a movie to watch"),
+        ]
+    )
+    nlu = LearnedNLU(ComponentContext(schemas=two, backend=None))
+    context = TurnContext(two, [], {})
+    ranked = ((1.0, ("Rentals", "Act")), (0.5, ("Browse", "Act")), (0.4, ("Browse", "FindMovies")))
+    assert await service_for_values(nlu, "a comedy please", context, ranked) == ("Browse", "Act")
+    # ... unless the chosen service's own words are said and its near intents take as many
+    both = ((1.0, ("Rentals", "Act")), (0.9, ("Rentals", "FindMovies")), *ranked[1:])
+    said = "a comedy to rent please"
+    assert await service_for_values(nlu, said, context, both) == ("Rentals", "Act")
+
+
 def test_thresholds_are_one_typed_object_saved_with_the_model() -> None:
     derived = Thresholds.of({"thresholds": {"assign": 0.3, "slots": 0.4}})
     assert (derived.sure_assign, derived.sure_pick, derived.ask_floor) == (0.3, 0.5, 0.4)
