@@ -387,3 +387,27 @@ async def test_service_by_known_name_follows_a_name_only_another_service_knows()
     assert predicted == ("Movies", "BuyMovieTickets")  # the best-ranked taking movie_name
     plain = replace(r, text="i want to stay in denver")  # no name: nothing moves
     assert (await rt.ServiceByKnownName().apply(nlu, plain)).predicted == chosen
+
+
+async def test_values_over_none_opens_the_task_whose_intent_takes_the_values() -> None:
+    from tod_runtime.backends.mock import MockBackend
+
+    services = embedded("Movies", "Hotels", "Restaurants")
+    backend = MockBackend(embedded_services_dir())
+    nlu = LearnedNLU(ComponentContext(schemas=services, backend=backend, options={}))
+    ranked = (
+        (1.0, None),
+        (0.7, ("Hotels", "SearchHotel")),
+        (0.5, ("Restaurants", "FindRestaurants")),
+        (0.2, ("Movies", "FindMovies")),
+    )
+    r = reading(nlu, "any comedies in boston?", None, {}, ranked=ranked)
+    assert rt.ValuesOverNone().applies(nlu, r)
+    repaired = await rt.ValuesOverNone().apply(nlu, r)
+    assert repaired.predicted == ("Movies", "FindMovies")  # a genre and a city
+    assert all(c is not None for _, c in repaired.ranked)
+    for said in ("thanks a lot", "hmm"):  # thanks, or no value: still no task
+        plain = reading(nlu, said, None, {}, ranked=ranked)
+        assert (await rt.ValuesOverNone().apply(nlu, plain)).predicted is None
+    busy = reading(nlu, "any comedies in boston?", None, {"Movies": "FindMovies"}, ranked=ranked)
+    assert not rt.ValuesOverNone().applies(nlu, busy)  # a task under way: not an opening

@@ -12,7 +12,7 @@ from tod_runtime.dialogue.models import Frame, ServiceCall, State, Turn, act
 from tod_runtime.dialogue.steps import TurnResult
 from tod_runtime.errors import ConfigError
 from tod_runtime.patterns import NAMES, Patterns, PatternTurn
-from tod_runtime.patterns.units import FollowSearch, OutOfScope
+from tod_runtime.patterns.units import FollowSearch, OutOfScope, PickResult
 from tod_runtime.schema.loader import Schemas, load_schema_file
 from tod_runtime.schema.models import ServiceSchema
 
@@ -253,3 +253,55 @@ async def test_something_not_understood_at_a_confirmation_asks_it_again_in_brief
     *_, lost = await _talk([*lines, "is there parking near the theater?"])
     assert "FALLBACK" in _acts(lost) and lost.service_call is None
     assert [a.slot for a in lost.actions if a.act == "CONFIRM"] == ["movie_name"]
+
+
+SHOWS = {
+    "service_name": "Shows",
+    "description": "Concerts near you",
+    "slots": [
+        {"name": n, "description": n, "is_categorical": False, "possible_values": []}
+        for n in ("artist", "city", "date", "kind", "seats")
+    ],
+    "intents": [
+        {"name": "FindShows", "description": "find shows", "is_transactional": False,
+         "required_slots": ["kind", "city"], "optional_slots": {"date": "dontcare"},
+         "result_slots": ["artist", "city", "date"]},
+        {"name": "GetDates", "description": "the dates an artist plays", "is_transactional": False,
+         "required_slots": ["artist", "city"], "optional_slots": {},
+         "result_slots": ["artist", "city", "date"]},
+        {"name": "Buy", "description": "buy tickets", "is_transactional": True,
+         "required_slots": ["artist", "city", "date", "seats"], "optional_slots": {},
+         "result_slots": []},
+    ],
+}  # fmt: skip
+
+
+def test_a_value_the_search_returns_picks_among_its_results_and_the_search_stays() -> None:
+    schema = ServiceSchema.model_validate(SHOWS)
+    params = {"artist": "Lizzo", "city": "San Diego"}
+    rows = [{**params, "date": "2019-03-02"}, {**params, "date": "2019-03-09"}]
+    system = Turn(
+        speaker="SYSTEM",
+        utterance="How about March 2nd?",
+        frames=[
+            Frame(
+                service="Shows",
+                actions=[act("OFFER", "date", ["2019-03-02"])],
+                service_call=ServiceCall(method="GetDates", parameters=params),
+                service_results=rows,
+            )
+        ],
+    )
+    before = {"Shows": State(active_intent="GetDates", slot_values={"city": ["San Diego"]})}
+    read = {"Shows": State(active_intent="FindShows", slot_values={"date": ["the 9th"]})}
+    said = [act("INFORM_INTENT", "intent", ["FindShows"]), act("INFORM", "date", ["the 9th"])]
+    context = TurnContext(Schemas([schema]), [system], before)
+    turn = PatternTurn("is there a show on the 9th?", context, {"Shows": said}, read)
+    assert PickResult().applies(turn)
+    after = PickResult().apply(turn)
+    assert [a.act for a in after.acts["Shows"]] == ["INFORM"]
+    assert after.state["Shows"].active_intent == "GetDates"
+    booking = {"Shows": [act("INFORM_INTENT", "intent", ["Buy"]), said[1]]}
+    assert not PickResult().applies(turn.amended(acts=booking))  # a booking is no pick
+    city = {"Shows": [act("INFORM", "city", ["Boston"])]}
+    assert not PickResult().applies(turn.amended(acts=city))  # the search takes a city

@@ -261,3 +261,32 @@ async def test_a_question_about_another_result_is_answered_from_it_before_the_ne
     acts = [a("REQUEST", "phone"), a("INFORM", "cafe_name", "Blue Basil")]
     plan = await decide(state, acts, [found])
     assert [str(x) for x in plan.actions] == ["INFORM(phone=222)", "REQUEST(time)"]
+
+
+async def test_a_value_the_search_returns_but_does_not_take_offers_the_result_holding_it() -> None:
+    search = ServiceCall(method="FindCafes", parameters={"city": "Oslo"})
+    rows = [
+        {"cafe_name": "Grind", "city": "Oslo", "phone": "111"},
+        {"cafe_name": "Blue Basil", "city": "Oslo", "phone": "222"},
+    ]
+    found = Turn(
+        speaker="SYSTEM",
+        utterance="...",
+        frames=[
+            Frame(
+                service=SERVICE,
+                actions=[a("OFFER", "cafe_name", "Grind")],
+                service_call=search,
+                service_results=rows,
+            )
+        ],
+    )
+    state = State(
+        active_intent="FindCafes",
+        slot_values={"city": ["Oslo"], "phone": ["222"]},
+    )
+    plan = await decide(state, [a("INFORM", "phone", "222")], [found])
+    assert [str(x) for x in plan.actions][:2] == ["OFFER(phone=222)", "OFFER(cafe_name=Blue Basil)"]
+    none = state.model_copy(update={"slot_values": {**state.slot_values, "phone": ["999"]}})
+    plan = await decide(none, [a("INFORM", "phone", "999")], [found])
+    assert "OFFER(phone=999)" not in [str(x) for x in plan.actions]

@@ -294,6 +294,50 @@ class Another:
         return turn.amended(acts=acts)
 
 
+# ------------------------------------------------------------------ a result picked by a value
+
+
+@dataclass(frozen=True)
+class PickResult:
+    """ "is there a show on the 9th?" while a search's results are on offer (the dates an
+    artist plays): a value of a slot the search returns but does not take picks among its
+    results; the search stays the task (the NLU, reading a value another search of the
+    service takes, would start that one), and the policy offers the result holding it."""
+
+    name: str = "pick_result"
+
+    def _search(self, turn: PatternTurn) -> tuple[str, IntentSchema] | None:
+        service = turn.service
+        if service is None or not offer_stands(turn, service):
+            return None
+        before = turn.context.state.get(service)
+        schema = turn.context.schemas.get(service)
+        search = schema.intent(before.active_intent) if schema and before else None
+        if search is None or search.is_transactional:
+            return None
+        acts = turn.acts.get(service, [])
+        opened = [a.values[0] for a in acts if a.act == "INFORM_INTENT" and a.values]
+        said = {a.slot for a in acts if a.act == "INFORM" and a.slot}
+        picks = set(search.result_slots) - _slots_of(search)
+        other = schema.intent(opened[0]) if schema and opened else None
+        if not said or not said <= picks or (other is not None and other.is_transactional):
+            return None
+        return service, search
+
+    def applies(self, turn: PatternTurn) -> bool:
+        return self._search(turn) is not None
+
+    def apply(self, turn: PatternTurn) -> PatternTurn:
+        found = self._search(turn)
+        assert found is not None
+        service, search = found
+        acts = turn.acts_copy()
+        acts[service] = [a for a in acts[service] if a.act != "INFORM_INTENT"]
+        tracked = turn.state.get(service) or State()
+        state = {**turn.state, service: tracked.model_copy(update={"active_intent": search.name})}
+        return turn.amended(acts=acts, state=state)
+
+
 # ------------------------------------------------------------------ refinement
 
 

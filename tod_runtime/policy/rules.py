@@ -379,6 +379,26 @@ class _Decision:
                 confirm.append(act("CONFIRM", slot, values[:1], [exact]))
         return confirm
 
+    def picked(self, results: list[dict[str, str]]) -> tuple[dict[str, str], list[str]] | None:
+        """The first result holding every value the user said this turn of a slot the
+        search returns but does not take (a date among an artist's dates), compared in the
+        backend's form, and those slots; None when nothing such was said or no result
+        holds it."""
+        assert self.intent is not None
+        inputs = {*self.intent.required_slots, *self.intent.optional_slots}
+        wanted = {
+            a.slot: self.backend_value(self.state.slot_values[a.slot], a.slot).strip().lower()
+            for a in self.acts
+            if a.act == "INFORM"
+            and a.slot in self.intent.result_slots
+            and a.slot not in inputs
+            and self.state.slot_values.get(a.slot)
+        }
+        for row in results if wanted else []:
+            if all(row.get(slot, "").strip().lower() == v for slot, v in wanted.items()):
+                return row, list(wanted)
+        return None
+
     def search(self, search: Frame | None, results: list[dict[str, str]], shown: int) -> SystemPlan:
         assert self.intent is not None
         params = self.parameters(self.intent)
@@ -388,6 +408,13 @@ class _Decision:
         entity = entity_on_offer(self.history, self.service, self.state)
         if "REQUEST_ALTS" in self.user:
             return self.another(self.intent, results, shown)
+        picked = self.picked(results)
+        if picked is not None:  # "is there one on the 9th?": the result holding it
+            row, slots = picked
+            said = [act("OFFER", slot, [row[slot]]) for slot in slots]
+            rest = [a for a in offer(row, self.schema, self.state) if a.slot not in slots]
+            asked = inform(row, self.state.requested_slots)
+            return self.done(*said, *rest, *asked)
         if self.state.requested_slots and entity is not None:
             return self.done(*inform(entity, self.state.requested_slots))
         if self.user & {"SELECT", "AFFIRM"} and entity is not None:

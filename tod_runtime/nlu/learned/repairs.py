@@ -33,6 +33,7 @@ from tod_runtime.nlu.learned.routing import (
     ServiceByKnownName,
     ServiceByValues,
     TaskSwitch,
+    ValuesOverNone,
 )
 from tod_runtime.nlu.learned.text import QUESTION_WORDS, tokens
 from tod_runtime.nlu.values import DATE, NUMBER, TIME, number_value
@@ -240,6 +241,7 @@ class QuestionSlot:
 
 
 REPAIRS: tuple[Repair, ...] = (
+    ValuesOverNone(),
     ServiceByValues(),
     TaskSwitch(),
     AfterDone(),

@@ -87,6 +87,39 @@ def _near_intents(parts: Parts, ranked: Ranked, service: str, intent: str) -> li
     ]
 
 
+class ValuesOverNone:
+    """ "any comedies in boston?" with no task under way: the scorer put no task (NONE) first,
+    though intents scored within ``service_margin`` of it take values the turn holds (a
+    genre and a city). The one of them taking most (``service_for_values``) is chosen when
+    it takes one at least; never for thanks."""
+
+    name = "values_over_none"
+    step = "route"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        current = r.intents.get(r.turn.current[0] or "", "NONE")
+        return r.predicted is None and current == "NONE" and r.ranked[0][1] is None
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        if THANKS.search(r.text.lower()):
+            return r
+        top = r.ranked[0][0]
+        near = tuple(
+            (score, c)
+            for score, c in r.ranked
+            if c is not None and top - score < parts.thresholds.service_margin
+        )
+        if not near:
+            return r
+        service, intent = await service_for_values(parts, r.text, r.context, near)
+        said = r.context.history.last_system_acts(service)
+        read = await parts.read_values(r.text, service, [intent], said)
+        if not parts.takes(service, intent, {a.slot for a in read}):
+            return r
+        tasks = tuple((score, c) for score, c in r.ranked if c is not None)
+        return replace(r, ranked=tasks, predicted=(service, intent))
+
+
 class ServiceByValues:
     """The service whose intent takes more of the values read (``service_for_values``)."""
 
