@@ -33,7 +33,7 @@ from functools import cached_property
 from itertools import groupby
 
 from tod_runtime.dialogue.models import Action, change_asks, found_nothing
-from tod_runtime.nlg.compose import CHANGE
+from tod_runtime.nlg.compose import CHANGE, PROPOSE
 from tod_runtime.nlg.index import TableIndexes
 from tod_runtime.nlg.mine import Table
 from tod_runtime.nlg.neighbours import (
@@ -124,6 +124,10 @@ class Realiser:
     # a template that says a value alone ("{director}.") is not used: in a reply of several
     # sentences it reads as a stray name. A user's answer may be the value alone ("Oslo.").
     bare_values = False
+    # a template never leaves out a value of its acts: a question proposing a value no
+    # template says is asked without it, then the value proposed ("Where do you want to pick
+    # it up from? How about Long Beach?"). The user's side keeps the value-less question.
+    every_value = True
 
     def __init__(
         self,
@@ -197,9 +201,13 @@ class Realiser:
         if not entries:
             return None
         # a key's templates with and without a request's value: those saying exactly the
-        # acts' values first
+        # acts' values first; with ``every_value``, only those ("When would you like to
+        # visit?" drops the date a REQUEST(visit_date=March 4th) proposes: ``realise`` asks
+        # the question, then proposes the value)
         wanted = frozenset(sig.values)
         exact = [e for e in entries if self._holders(e[0]) == wanted]
+        if not exact and self.every_value:
+            return None
         entries = exact or entries
         if brief and self.brief_pieces and len(entries) > 1:
             # a piece of a reply is said briefly: the shortest of the key's choices
@@ -433,6 +441,16 @@ class Realiser:
         whole = self.lookup(service, schema, actions, say, seed, sources)
         if whole is not None:
             return _stop(whole)
+        proposed = _proposed(actions) if self.every_value else []
+        if proposed:  # the questions as asked without their values, then the values
+            asked = [
+                a.model_copy(update={"values": [], "canonical_values": []})
+                if any(a is p for p in proposed)
+                else a
+                for a in actions
+            ]
+            question = _stop(self.realise(service, schema, asked, seed))
+            return f"{question} {self.compose(PROPOSE, proposed, schema, said)}"
 
         placed: list[tuple[int, str]] = []  # (order of its first act, sentence)
         mixed = self.cover_mixed(actions, sources, seed) if self.mixed_kinds else None
@@ -494,6 +512,18 @@ def _generic(
         if values and info is not None and info.label in VAGUE_LABELS:
             return None
     return generic_signature(actions, schema)
+
+
+def _proposed(actions: Sequence[Action]) -> list[Action]:
+    """The REQUESTs proposing one value (SGD's "Would March 4th work?", REQUEST(visit_date=
+    March 4th)); not a yes/no slot's, whose value is part of its key, nor a list of options
+    (those the composed question gives as examples)."""
+    out = []
+    for action in actions:
+        values = action.values or action.canonical_values
+        if action.act == "REQUEST" and len(values) == 1 and not is_bool(values[0]):
+            out.append(action)
+    return out
 
 
 def _alike(actions: Sequence[Action], schema: ServiceSchema | None) -> frozenset[str]:
