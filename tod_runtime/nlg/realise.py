@@ -126,7 +126,8 @@ class Realiser:
     bare_values = False
     # a template never leaves out a value of its acts: a question proposing a value no
     # template says is asked without it, then the value proposed ("Where do you want to pick
-    # it up from? How about Long Beach?"). The user's side keeps the value-less question.
+    # it up from? How about Long Beach?", ``_run``). The user's side keeps the value-less
+    # question.
     every_value = True
 
     def __init__(
@@ -202,7 +203,7 @@ class Realiser:
             return None
         # a key's templates with and without a request's value: those saying exactly the
         # acts' values first; with ``every_value``, only those ("When would you like to
-        # visit?" drops the date a REQUEST(visit_date=March 4th) proposes: ``realise`` asks
+        # visit?" drops the date a REQUEST(visit_date=March 4th) proposes: ``_run`` asks
         # the question, then proposes the value)
         wanted = frozenset(sig.values)
         exact = [e for e in entries if self._holders(e[0]) == wanted]
@@ -441,16 +442,6 @@ class Realiser:
         whole = self.lookup(service, schema, actions, say, seed, sources)
         if whole is not None:
             return _stop(whole)
-        proposed = _proposed(actions) if self.every_value else []
-        if proposed:  # the questions as asked without their values, then the values
-            asked = [
-                a.model_copy(update={"values": [], "canonical_values": []})
-                if any(a is p for p in proposed)
-                else a
-                for a in actions
-            ]
-            question = _stop(self.realise(service, schema, asked, seed))
-            return f"{question} {self.compose(PROPOSE, proposed, schema, said)}"
 
         placed: list[tuple[int, str]] = []  # (order of its first act, sentence)
         mixed = self.cover_mixed(actions, sources, seed) if self.mixed_kinds else None
@@ -487,6 +478,16 @@ class Realiser:
             if kind in ONCE and left:
                 facts = [a.model_copy(update={"act": "INFORM"}) for a in left]
                 return sentences + self._run("INFORM", facts, sources, seed, schema, said)
+        proposed = _proposed(left) if kind == "REQUEST" and self.every_value else []
+        if proposed:  # the questions no template asks with their values, then the values
+            asked = [
+                a.model_copy(update={"values": [], "canonical_values": []})
+                if any(a is p for p in proposed)
+                else a
+                for a in left
+            ]
+            sentences += self._run(kind, asked, sources, seed, schema, said)
+            return [*sentences, self.compose(PROPOSE, proposed, schema, said)]
         if left:
             sentences.append(self.compose(kind, left, schema, said))
         return sentences
