@@ -11,7 +11,7 @@ from conftest import FIXTURES
 from stage_helpers import SERVICE, a, schemas
 
 from tod_runtime.cli import main
-from tod_runtime.metrics.acts import slot_errors
+from tod_runtime.metrics.acts import slot_error_details, slot_errors
 from tod_runtime.nlg.mine import KeyStats, Mined, MineSettings, corpus_choice, mine_frame
 from tod_runtime.nlg.store import read_side
 from tod_runtime.nlg.user import realise_user, user_realiser
@@ -127,6 +127,9 @@ def test_slot_errors_count_missing_and_invented_values() -> None:
     assert slot_errors(acts, "It is at 14:30.") == (0, 1)
     assert slot_errors(acts, "They have wifi.") == (1, 1)
     assert slot_errors(acts, "It is at 2:30 pm for 4 people.") == (1, 1)
+    # which values: missing, and numbers no value holds (scripts/ser_errors.py lists them)
+    assert slot_error_details(acts, "They have wifi.") == (["14:30"], [], 1)
+    assert slot_error_details(acts, "At 2:30 pm for 4 people.") == ([], ["4"], 1)
 
 
 def test_a_key_leads_with_its_most_representative_template() -> None:

@@ -137,6 +137,32 @@ async def test_mined_templates_are_used_when_the_signature_is_covered(tmp_path: 
     assert "When should I book it for?" in mixed and "city" in mixed
 
 
+async def test_a_question_proposing_a_value_is_never_asked_without_it(tmp_path: Path) -> None:
+    """SGD's REQUEST(city=Oslo) ("Would Oslo suit you?") shares its key with the plain
+    question: a template leaving the value out is asked, then the value proposed; one saying
+    it is used as it is."""
+    folder = write_templates(
+        tmp_path,
+        {
+            SERVICE: {
+                "templates": {
+                    "REQUEST(city)": [["Where should I look?", 9]],
+                    "REQUEST(time)": [["When?", 9], ["Is {time} good?", 2]],
+                    "REQUEST(city) REQUEST(time)": [["Where and when?", 3]],
+                }
+            }
+        },
+    )
+    nlg = generator(templates=folder)
+    assert await nlg.generate(SERVICE, [a("REQUEST", "city")]) == "Where should I look?"
+    assert await nlg.generate(SERVICE, [a("REQUEST", "city", "Oslo")]) == (
+        "Where should I look? How about Oslo?"
+    )
+    assert await nlg.generate(SERVICE, [a("REQUEST", "time", "18:30")]) == "Is 6:30 pm good?"
+    both = [a("REQUEST", "time"), a("REQUEST", "city", "Oslo")]
+    assert await nlg.generate(SERVICE, both) == "Where and when? How about Oslo?"
+
+
 async def test_a_template_of_acts_of_several_kinds_covers_part_of_a_frame(
     tmp_path: Path,
 ) -> None:

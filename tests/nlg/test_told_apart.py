@@ -49,8 +49,14 @@ def test_a_count_of_a_unit_says_what_takes_them() -> None:
     )
 
 
-def test_a_value_the_description_explains_is_said_as_it_means() -> None:
-    assert compose_system("INFORM", [a("INFORM", "guide", "None")], SCHEMA, say) == ("No guide.")
+def test_a_value_the_description_explains_is_said_with_what_it_means() -> None:
+    """The value itself is said too (a reply says its acts' values: the slot error rate)."""
+    assert compose_system("INFORM", [a("INFORM", "guide", "None")], SCHEMA, say) == (
+        "The guide is None (no guide)."
+    )
+    assert compose_system("INFORM", [a("INFORM", "guide", "Ann")], SCHEMA, say) == (
+        "The guide is Ann."
+    )
 
 
 def test_a_questions_preposition_is_said_once() -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from tod_runtime.dialogue.models import DONTCARE, Action, ServiceCall
 from tod_runtime.values.say import say_amount, say_date, say_time
@@ -77,10 +78,24 @@ def _forms(value: str) -> list[str]:
     return sorted((f.strip().lower() for f in forms if f.strip()), key=len, reverse=True)
 
 
-def slot_errors(actions: Sequence[Action], text: str) -> tuple[int, int]:
-    """(missing + invented values, values) of one reply for its acts."""
+class SlotErrors(NamedTuple):
+    """What ``slot_errors`` counted in one reply: the values missing from it, the numbers it
+    says that are no part of a value (invented), and how many values its acts have."""
+
+    missing: list[str]
+    invented: list[str]
+    values: int
+
+    @property
+    def errors(self) -> int:
+        return len(self.missing) + len(self.invented)
+
+
+def slot_error_details(actions: Sequence[Action], text: str) -> SlotErrors:
+    """The missing and invented values of one reply for its acts (``slot_errors``)."""
     lowered = text.lower()
-    errors = total = 0
+    missing: list[str] = []
+    total = 0
     all_forms: list[str] = []
     for action in actions:
         if not action.slot or action.act in _NOT_SAID:
@@ -92,8 +107,13 @@ def slot_errors(actions: Sequence[Action], text: str) -> tuple[int, int]:
             forms = _forms(value)
             all_forms += forms
             if not any(f in lowered for f in forms):
-                errors += 1
+                missing.append(value)
     for form in sorted(all_forms, key=len, reverse=True):
         lowered = lowered.replace(form, " ")
-    errors += len(_NUMBER.findall(lowered))
-    return errors, total
+    return SlotErrors(missing, _NUMBER.findall(lowered), total)
+
+
+def slot_errors(actions: Sequence[Action], text: str) -> tuple[int, int]:
+    """(missing + invented values, values) of one reply for its acts."""
+    found = slot_error_details(actions, text)
+    return found.errors, found.values

@@ -242,7 +242,8 @@ def names_entity(schema: ServiceSchema | None, slot: str) -> bool:
 
 def explained(schema: ServiceSchema | None, slot: str, value: str) -> str:
     """What the slot's description says a value means ("Language to use for subtitles (or
-    None for no subtitles)": None is "no subtitles"), else ""."""
+    None for no subtitles)": None is "no subtitles"), else "". Said after the value: "the
+    language is None (no subtitles)"."""
     spec = schema.slot(slot) if schema else None
     if spec is None or not value.strip():
         return ""
@@ -258,7 +259,9 @@ def _clause(action: Action, schema: ServiceSchema | None, say: Say, name: str | 
     name = name or short_noun_phrase(schema, action.slot)
     value = say(action)
     if meant := explained(schema, action.slot, value):  # "None for no subtitles"
-        return meant
+        # the value itself is said too: a reply must say its acts' values (replay's slot
+        # error rate counted "no subtitles" alone as a miss, 80 of dev's 157)
+        return f"the {name} is {value} ({meant})"
     unit = _unit(schema, action.slot)
     if unit and value.isdigit():  # "Length of stay in days": "the length of stay is 3 days"
         value += f" {unit}" if value != "1" else f" {unit[:-1]}"
@@ -303,6 +306,8 @@ CAN_DO = {
 
 # the question which detail to change (``dialogue.models.change_asks``)
 CHANGE = "CHANGE"
+# the values a system's questions propose, after the questions (``realise._proposed``)
+PROPOSE = "PROPOSE"
 
 
 def _request(acts: Sequence[Action], schema: ServiceSchema | None) -> str:
@@ -348,6 +353,8 @@ def compose_system(
     if kind == CHANGE:
         options = [f"the {n} ({say(a)})" for a, n in zip(acts, names(acts, schema), strict=True)]
         return "What would you like to change: " + join(options).replace(" and ", " or ") + "?"
+    if kind == PROPOSE:  # "How about Long Beach?"
+        return f"How about {join([say(a) for a in acts])}?"
     if kind == "REQUEST":
         return _request(acts, schema)
     if kind in ("INFORM", "CONFIRM"):

@@ -33,7 +33,7 @@ from functools import cached_property
 from itertools import groupby
 
 from tod_runtime.dialogue.models import Action, change_asks, found_nothing
-from tod_runtime.nlg.compose import CHANGE
+from tod_runtime.nlg.compose import CHANGE, PROPOSE
 from tod_runtime.nlg.index import TableIndexes
 from tod_runtime.nlg.mine import Table
 from tod_runtime.nlg.neighbours import (
@@ -124,6 +124,11 @@ class Realiser:
     # a template that says a value alone ("{director}.") is not used: in a reply of several
     # sentences it reads as a stray name. A user's answer may be the value alone ("Oslo.").
     bare_values = False
+    # a template never leaves out a value of its acts: a question proposing a value no
+    # template says is asked without it, then the value proposed ("Where do you want to pick
+    # it up from? How about Long Beach?", ``_run``). The user's side keeps the value-less
+    # question.
+    every_value = True
 
     def __init__(
         self,
@@ -197,9 +202,13 @@ class Realiser:
         if not entries:
             return None
         # a key's templates with and without a request's value: those saying exactly the
-        # acts' values first
+        # acts' values first; with ``every_value``, only those ("When would you like to
+        # visit?" drops the date a REQUEST(visit_date=March 4th) proposes: ``_run`` asks
+        # the question, then proposes the value)
         wanted = frozenset(sig.values)
         exact = [e for e in entries if self._holders(e[0]) == wanted]
+        if not exact and self.every_value:
+            return None
         entries = exact or entries
         if brief and self.brief_pieces and len(entries) > 1:
             # a piece of a reply is said briefly: the shortest of the key's choices
@@ -469,6 +478,16 @@ class Realiser:
             if kind in ONCE and left:
                 facts = [a.model_copy(update={"act": "INFORM"}) for a in left]
                 return sentences + self._run("INFORM", facts, sources, seed, schema, said)
+        proposed = _proposed(left) if kind == "REQUEST" and self.every_value else []
+        if proposed:  # the questions no template asks with their values, then the values
+            asked = [
+                a.model_copy(update={"values": [], "canonical_values": []})
+                if any(a is p for p in proposed)
+                else a
+                for a in left
+            ]
+            sentences += self._run(kind, asked, sources, seed, schema, said)
+            return [*sentences, self.compose(PROPOSE, proposed, schema, said)]
         if left:
             sentences.append(self.compose(kind, left, schema, said))
         return sentences
@@ -494,6 +513,18 @@ def _generic(
         if values and info is not None and info.label in VAGUE_LABELS:
             return None
     return generic_signature(actions, schema)
+
+
+def _proposed(actions: Sequence[Action]) -> list[Action]:
+    """The REQUESTs proposing one value (SGD's "Would March 4th work?", REQUEST(visit_date=
+    March 4th)); not a yes/no slot's, whose value is part of its key, nor a list of options
+    (those the composed question gives as examples)."""
+    out = []
+    for action in actions:
+        values = action.values or action.canonical_values
+        if action.act == "REQUEST" and len(values) == 1 and not is_bool(values[0]):
+            out.append(action)
+    return out
 
 
 def _alike(actions: Sequence[Action], schema: ServiceSchema | None) -> frozenset[str]:

@@ -254,6 +254,7 @@ class UserWording(Realiser):
     mixed_kinds = False
     bare_values = True
     generic_questions = True
+    every_value = False
     # the system's corpus-level choices (docs/nlg.md) were tuned on the system's replies
     brief_pieces = False
 
