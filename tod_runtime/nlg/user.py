@@ -198,47 +198,51 @@ def compose_said(kind: str, acts: Sequence[Action], schema: ServiceSchema | None
 
 def _composed(kind: str, acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> str:
     if kind == "REQUEST":
-        specs = [schema.slot(a.slot) if schema else None for a in acts]
-        flags = [
-            statements(spec.description).question
-            for a, spec in zip(acts, specs, strict=True)
-            if spec is not None and _flag(schema, a.slot)
-        ]
-        plain = [asked_about(schema, a.slot) for a in acts if not _flag(schema, a.slot)]
-        asked = (
-            [
-                f"What is the {plain[0]}?"
-                if len(plain) == 1
-                else f"Can you tell me the {join(plain)}?"
-            ]
-            if plain
-            else []
-        )
-        return " ".join(asked + flags)
+        return _asked(acts, schema)
     if kind == "INFORM":
-        counts = [a for a in acts if counted(schema, a.slot) and (a.values or [""])[0].isdigit()]
-        said = []
-        if counts:
-            numbers = [f"{say(a)} {counted(schema, a.slot)}" for a in counts]
-            said.append(f"I need it for {join(numbers)}.")
-        shared = _shared_labels(schema)
-        clauses = []
-        for a in acts:
-            if a in counts:
-                continue
-            spec = schema.slot(a.slot) if schema else None
-            if spec is not None and _flag(schema, a.slot):
-                truth = statements(spec.description)
-                true = (a.values or [""])[0].lower() == "true"
-                clauses.append(lower_first((truth.yes if true else truth.no).rstrip(".")))
-            else:
-                clauses.append(
-                    f"the {informed(schema, a.slot, a.slot in shared)} should be {say(a)}"
-                )
-        if clauses:
-            said.append(upper_first(join(clauses)) + ".")
-        return " ".join(said)
+        return _wishes(acts, schema, say)
     return compose_user(kind, acts, schema, say)
+
+
+def _asked(acts: Sequence[Action], schema: ServiceSchema | None) -> str:
+    """The user's questions: the plain slots' in one, then each yes/no slot's."""
+    specs = [schema.slot(a.slot) if schema else None for a in acts]
+    flags = [
+        statements(spec.description).question
+        for a, spec in zip(acts, specs, strict=True)
+        if spec is not None and _flag(schema, a.slot)
+    ]
+    plain = [asked_about(schema, a.slot) for a in acts if not _flag(schema, a.slot)]
+    asked = []
+    if plain:
+        asked.append(
+            f"What is the {plain[0]}?" if len(plain) == 1 else f"Can you tell me the {join(plain)}?"
+        )
+    return " ".join(asked + flags)
+
+
+def _wishes(acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> str:
+    """The user's values: counts with their unit first, then each value as a wish."""
+    counts = [a for a in acts if counted(schema, a.slot) and (a.values or [""])[0].isdigit()]
+    said = []
+    if counts:
+        numbers = [f"{say(a)} {counted(schema, a.slot)}" for a in counts]
+        said.append(f"I need it for {join(numbers)}.")
+    shared = _shared_labels(schema)
+    clauses = []
+    for a in acts:
+        if a in counts:
+            continue
+        spec = schema.slot(a.slot) if schema else None
+        if spec is not None and _flag(schema, a.slot):
+            truth = statements(spec.description)
+            true = (a.values or [""])[0].lower() == "true"
+            clauses.append(lower_first((truth.yes if true else truth.no).rstrip(".")))
+        else:
+            clauses.append(f"the {informed(schema, a.slot, a.slot in shared)} should be {say(a)}")
+    if clauses:
+        said.append(upper_first(join(clauses)) + ".")
+    return " ".join(said)
 
 
 def _is_dontcare(action: Action) -> bool:

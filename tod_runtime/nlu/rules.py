@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 from tod_runtime.components import ComponentContext
 from tod_runtime.dialogue.context import TurnContext, UserActs
-from tod_runtime.dialogue.models import DONTCARE, Action, act
+from tod_runtime.dialogue.models import DONTCARE, Action, UserActName, act
 from tod_runtime.nlu.values import (
     DATE,
     NUMBER,
@@ -81,6 +81,28 @@ def _keys(text: str) -> set[str]:
 
 def _camel(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", " ", name)
+
+
+def _answer(
+    text: str, sys_kinds: set[str], same_service: bool, new_intent: bool
+) -> UserActName | None:
+    """The act a turn answers the system's last acts with: yes or no to an offered intent or
+    a confirmation, another or this one of an offer, no or yes to "anything else?"."""
+    yes, no = bool(YES.search(text)), bool(NO.search(text))
+    alts = bool(ALTS.search(text))
+    if same_service and "OFFER_INTENT" in sys_kinds and (yes or no):
+        return "NEGATE_INTENT" if no else "AFFIRM_INTENT"
+    if same_service and "CONFIRM" in sys_kinds and (yes or no):
+        return "NEGATE" if no else "AFFIRM"
+    if same_service and "OFFER" in sys_kinds and not alts and (yes or new_intent) and not no:
+        return "SELECT"
+    if same_service and alts:
+        return "REQUEST_ALTS"
+    if no and sys_kinds & {"REQ_MORE", "NOTIFY_SUCCESS", "NOTIFY_FAILURE"}:
+        return "NEGATE"
+    if yes and "REQ_MORE" in sys_kinds:
+        return "AFFIRM"  # "yes" to "anything else?": more, to be said
+    return None
 
 
 class RulesNLU:
@@ -176,22 +198,7 @@ class RulesNLU:
     def _dialogue_acts(
         self, text: str, sys_kinds: set[str], same_service: bool, new_intent: bool
     ) -> list[Action]:
-        out: list[Action] = []
-        yes, no = bool(YES.search(text)), bool(NO.search(text))
-        if same_service and "OFFER_INTENT" in sys_kinds and (yes or no):
-            out.append(act("NEGATE_INTENT" if no else "AFFIRM_INTENT"))
-        elif same_service and "CONFIRM" in sys_kinds and (yes or no):
-            out.append(act("NEGATE" if no else "AFFIRM"))
-        elif same_service and "OFFER" in sys_kinds and ALTS.search(text):
-            out.append(act("REQUEST_ALTS"))
-        elif same_service and "OFFER" in sys_kinds and (yes or new_intent) and not no:
-            out.append(act("SELECT"))
-        elif ALTS.search(text) and same_service:
-            out.append(act("REQUEST_ALTS"))
-        elif no and sys_kinds & {"REQ_MORE", "NOTIFY_SUCCESS", "NOTIFY_FAILURE"}:
-            out.append(act("NEGATE"))
-        elif yes and "REQ_MORE" in sys_kinds:
-            out.append(act("AFFIRM"))  # "yes" to "anything else?": more, to be said
+        out = [act(kind)] if (kind := _answer(text, sys_kinds, same_service, new_intent)) else []
         if THANKS.search(text):
             out.append(act("THANK_YOU"))
         if BYE.search(text) and not ANSWER_THATS_IT.search(text):

@@ -101,18 +101,21 @@ def parse_time(text: str) -> str | None:
     reading = _reading([t for t in tokens if t not in parts])
     if reading is None:
         return None
-    hour, minute = reading
-    part = parts[0] if parts else None
+    hour, minute = _in_part(reading[0], parts[0] if parts else None), reading[1]
+    if hour is None or not (0 <= hour < 24 and 0 <= minute < 60):
+        return None
+    return f"{hour:02d}:{minute:02d}"
+
+
+def _in_part(hour: int, part: str | None) -> int | None:
+    """The 24-hour hour of ``hour`` said with ``part`` of the day ("pm", "evening",
+    "night"), else None ("14 am")."""
     if part is not None and hour > 12:
-        return None if part in MORNING else f"{hour:02d}:{minute:02d}"
+        return None if part in MORNING else hour
     if part in MORNING and hour == 12:
         hour = 0
     elif part in AFTERNOON and hour < 12:
         hour += 12
     elif part in NIGHT:
         hour = 0 if hour == 12 else hour + 12 if hour >= 5 else hour
-    if hour == 24:
-        hour = 0
-    if not (0 <= hour < 24 and 0 <= minute < 60):
-        return None
-    return f"{hour:02d}:{minute:02d}"
+    return 0 if hour == 24 else hour
