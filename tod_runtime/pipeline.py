@@ -35,7 +35,7 @@ from tod_runtime.dialogue.steps import SystemStep, TurnResult, UserStep
 from tod_runtime.dst.base import Tracker
 from tod_runtime.errors import StageFailed, TodError
 from tod_runtime.nlg.base import Generator
-from tod_runtime.nlu.base import NLU, NotUnderstood
+from tod_runtime.nlu.base import NLU, NotUnderstood, choices_of
 from tod_runtime.patterns import Patterns, PatternTurn
 from tod_runtime.policy.base import Policy
 
@@ -136,7 +136,7 @@ class Pipeline:
         )
         if not read_text or not self.patterns.units:
             return UserStep(text=text, acts=acts, state=state)
-        turn = self.patterns.apply(PatternTurn(text, context, acts, state))
+        turn = self.patterns.apply(PatternTurn(text, context, acts, state, choices_of(acts)))
         answer = list(turn.answer) if turn.answer is not None else None
         return UserStep(
             text=text,

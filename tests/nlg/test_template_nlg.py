@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from stage_helpers import SERVICE, a, schemas
 
-from tod_runtime.dialogue.models import SYSTEM_ACTS, Action
+from tod_runtime.dialogue.models import SYSTEM_ACTS, Action, act
 from tod_runtime.errors import ConfigError
 from tod_runtime.nlg.compose import compose_system, short_noun_phrase, yes_no
 from tod_runtime.nlg.neighbours import service_words, words
@@ -622,3 +622,9 @@ def test_a_clock_time_is_said_as_the_nlu_settled_it() -> None:
     assert times_as_meant([said], schema)[0].values == ["7:30 pm"]  # already says it
     city = act("CONFIRM", "city", ["sf"], ["San Francisco"])
     assert times_as_meant([city], schema)[0].values == ["sf"]
+
+
+def test_a_clarification_asks_which_task_by_the_intents_descriptions() -> None:
+    asked = act("CLARIFY", "intent", ["find a restaurant", "find and book a hotel"], ["R/F", "H/B"])
+    said = compose_system("CLARIFY", [asked], None, lambda a: a.values[0])
+    assert said == "Do you want to find a restaurant or find and book a hotel?"

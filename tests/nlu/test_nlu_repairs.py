@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from stage_helpers import SERVICE, a, schemas, system
+from stage_helpers import SERVICE, a, schemas, system, user
 
 from tod_runtime.config import embedded_services_dir
 from tod_runtime.dialogue.context import TurnContext
@@ -411,3 +411,35 @@ async def test_values_over_none_opens_the_task_whose_intent_takes_the_values() -
         assert (await rt.ValuesOverNone().apply(nlu, plain)).predicted is None
     busy = reading(nlu, "any comedies in boston?", None, {"Movies": "FindMovies"}, ranked=ranked)
     assert not rt.ValuesOverNone().applies(nlu, busy)  # a task under way: not an opening
+
+
+async def test_unsure_names_two_services_doing_different_things_that_score_alike() -> None:
+    nlu = nlu_of(embedded("Movies", "Hotels", "Restaurants"))
+    nlu.thresholds = replace(nlu.thresholds, clarify_margin=0.5)
+    chosen = ("Restaurants", "FindRestaurants")
+    ranked = ((1.0, chosen), (0.9, ("Hotels", "SearchHotel")), (0.1, ("Movies", "FindMovies")))
+    r = reading(nlu, "whats on in chicago this afternoon", chosen, {}, ranked=ranked)
+    assert rt.Unsure().applies(nlu, r)
+    assert (await rt.Unsure().apply(nlu, r)).choices == (chosen, ("Hotels", "SearchHotel"))
+    apart = replace(r, ranked=((1.0, chosen), (0.2, ("Hotels", "SearchHotel"))))
+    assert (await rt.Unsure().apply(nlu, apart)).choices == ()  # not close
+    nlu.thresholds = replace(nlu.thresholds, clarify_margin=0.0)
+    assert not rt.Unsure().applies(nlu, r)  # off
+
+
+async def test_clarified_reads_the_answer_with_the_unclear_turn() -> None:
+    nlu = nlu_of(embedded("Movies", "Hotels", "Restaurants"))
+    asked = system(
+        a("CLARIFY", "intent", "find a restaurant", "search for a hotel",
+          canonical=("Restaurants/FindRestaurants", "Hotels/SearchHotel")),
+        service="Restaurants",
+    )  # fmt: skip
+    unclear = user(a("INFORM", "city", "chicago"), service="Restaurants")
+    unclear = unclear.model_copy(update={"utterance": "whats on in chicago"})
+    for said, meant in (("the second one", "Hotels"), ("a restaurant please", "Restaurants")):
+        r = reading(nlu, said, None, {}, [unclear, asked])
+        assert rt.Clarified().applies(nlu, r)
+        picked = await rt.Clarified().apply(nlu, r)
+        assert picked.predicted is not None and picked.predicted[0] == meant
+        assert picked.text.startswith("whats on in chicago")
+    assert not rt.Clarified().applies(nlu, reading(nlu, "a hotel", None, {}, [unclear]))

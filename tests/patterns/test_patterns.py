@@ -305,3 +305,14 @@ def test_a_value_the_search_returns_picks_among_its_results_and_the_search_stays
     assert not PickResult().applies(turn.amended(acts=booking))  # a booking is no pick
     city = {"Shows": [act("INFORM", "city", ["Boston"])]}
     assert not PickResult().applies(turn.amended(acts=city))  # the search takes a city
+
+
+async def test_clarify_asks_which_task_and_the_answer_keeps_the_values() -> None:
+    asked, answered = await _talk(["hey whats on in chicago this afternoon", "a restaurant"])
+    assert [a.act for a in asked.actions] == ["CLARIFY"]
+    assert asked.utterance.startswith("Do you want to ") and " or " in asked.utterance
+    assert asked.state == {}  # nothing started
+    state = answered.state["Restaurants"]
+    assert state.active_intent == "FindRestaurants" and state.slot_values["city"] == ["Chicago"]
+    (guess,) = await _talk(["hey whats on in chicago this afternoon"], off=("clarify",))
+    assert "CLARIFY" not in _acts(guess)  # off: the NLU's guess stands

@@ -307,8 +307,10 @@ def test_sgd_replay_leaves_the_booked_values_unsaid_unless_the_config_asks(tmp_p
     root = str(Path(__file__).parents[1] / "fixtures" / "sgd_mini")
     sgd = ReplayOptions(root=root, split="dev").runtime_config()
     assert sgd.options["policy"]["say_booked"] is False
+    assert "clarify" in sgd.patterns_off  # SGD's users answer no question they were not asked
     chat = ReplayOptions(root=root, split="dev", services=root + ":dev").runtime_config()
     assert "say_booked" not in chat.options.get("policy", {})
+    assert "clarify" not in chat.patterns_off
     config = tmp_path / "c.toml"
     config.write_text("[options.policy]\nsay_booked = true\n")
     asked = ReplayOptions(root=root, split="dev", config=str(config)).runtime_config()

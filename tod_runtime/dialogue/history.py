@@ -262,8 +262,11 @@ def _named(entity: dict[str, str], results: Sequence[dict[str, str]], start: int
 
 
 def _about_no_service(action: Action) -> bool:
-    """A greeting, or a fallback saying what the system can do (over the intents)."""
-    return action.act == "GREETING" or (action.act == "FALLBACK" and action.slot == "intent")
+    """A greeting, a fallback saying what the system can do (over the intents), or a
+    question which of two tasks is meant."""
+    return action.act in ("GREETING", "CLARIFY") or (
+        action.act == "FALLBACK" and action.slot == "intent"
+    )
 
 
 def as_history(turns: Sequence[Turn]) -> History:

@@ -39,11 +39,14 @@ SystemActName = Literal[
     "GREETING",
     "FALLBACK",
     "CANCEL",
+    "CLARIFY",
 ]
-"""SGD's system acts, and three of the runtime's own: ``CANCEL`` (the task was dropped, as the
+"""SGD's system acts, and four of the runtime's own: ``CANCEL`` (the task was dropped, as the
 user asked), ``GREETING`` and ``FALLBACK`` (nothing understood), whose values, when they
 have any, are what the system can do (intent descriptions; canonical values: the intent
-names)."""
+names), and ``CLARIFY`` (the NLU could not tell two tasks apart: "Do you want to find a
+restaurant or find a hotel?"; values: the intents' descriptions, canonical values:
+``Service/Intent`` of each)."""
 ActName = Literal[
     "INFORM_INTENT",
     "NEGATE_INTENT",
@@ -66,6 +69,7 @@ ActName = Literal[
     "GREETING",
     "FALLBACK",
     "CANCEL",
+    "CLARIFY",
 ]
 USER_ACTS: frozenset[str] = frozenset(get_args(UserActName))
 SYSTEM_ACTS: frozenset[str] = frozenset(get_args(SystemActName))

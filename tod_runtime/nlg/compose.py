@@ -41,10 +41,10 @@ def upper_first(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def join(parts: Sequence[str]) -> str:
+def join(parts: Sequence[str], last: str = "and") -> str:
     if len(parts) <= 1:
         return "".join(parts)
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
+    return ", ".join(parts[:-1]) + f" {last} " + parts[-1]
 
 
 def noun_phrase(schema: ServiceSchema | None, slot: str) -> str:
@@ -372,6 +372,8 @@ def compose_system(
     can = [v for a in acts for v in a.values]
     if kind in CAN_DO and (can or kind != "REQ_MORE"):  # the policies' own: what it can do
         return CAN_DO[kind] + (f" I can help you {join(can)}." if can else "")
+    if kind == "CLARIFY":  # which of the tasks the NLU could not tell apart
+        return f"Do you want to {join(can, 'or')}?"
     if kind == "OFFER_INTENT":
         vals = acts[0].values or acts[0].canonical_values
         return f"Would you like to {_intent_phrase(schema, vals[0] if vals else '')}?"

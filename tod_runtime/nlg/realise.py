@@ -67,6 +67,7 @@ ORDER = {
             "INFORM_INTENT",
             "INFORM_COUNT", "OFFER", "SELECT", "AFFIRM", "AFFIRM_INTENT", "NEGATE", "NEGATE_INTENT",
             "INFORM", "REQUEST", "REQUEST_ALTS", "OFFER_INTENT", "REQ_MORE", "THANK_YOU", "GOODBYE",
+            "CLARIFY",
         )
     )
 }  # fmt: skip

@@ -29,7 +29,8 @@ def plain_words(text: str) -> str:
 @dataclass(frozen=True)
 class PatternTurn:
     """One user turn as the patterns see it. ``context.state`` is the state before the turn;
-    ``acts`` and ``state`` what the NLU and the tracker made of it; ``answer`` the system acts
+    ``acts`` and ``state`` what the NLU and the tracker made of it (``choices``: the tasks the
+    NLU hesitated between, its guess first); ``answer`` the system acts
     a pattern says instead of the policy (for ``answer_service``), None when the policy
     decides."""
 
@@ -37,6 +38,7 @@ class PatternTurn:
     context: TurnContext
     acts: UserActs
     state: DialogueState
+    choices: tuple[tuple[str, str], ...] = ()  # tasks the NLU could not tell apart (``Unsure``)
     answer: tuple[Action, ...] | None = None
     answer_service: str | None = None
     applied: tuple[str, ...] = ()

@@ -138,6 +138,33 @@ class Greeting:
         return turn.amended(acts={}, state=as_before(turn), answer=answer, answer_service=service)
 
 
+# ------------------------------------------------------------------ clarification
+
+
+@dataclass(frozen=True)
+class Clarify:
+    """The NLU could not tell two tasks apart ("whats on in chicago this afternoon": a
+    restaurant or a hotel?): the user is asked which, by the intents' descriptions, and
+    nothing is started. The NLU reads the answer ("the second", "a hotel") with the unclear
+    turn's values (its ``clarified`` repair)."""
+
+    name: str = "clarify"
+
+    def applies(self, turn: PatternTurn) -> bool:
+        return len(turn.choices) > 1 and all(s in turn.context.schemas for s, _ in turn.choices)
+
+    def apply(self, turn: PatternTurn) -> PatternTurn:
+        said, names = [], []
+        for service, name in turn.choices:
+            intent = turn.context.schemas[service].intent(name)
+            phrase = (intent.description if intent else name).split(",")[0].rstrip(". ")
+            said.append(phrase[:1].lower() + phrase[1:])
+            names.append(f"{service}/{name}")
+        answer = (act("CLARIFY", "intent", said, names),)
+        service = turn.choices[0][0]
+        return turn.amended(acts={}, state=as_before(turn), answer=answer, answer_service=service)
+
+
 # ------------------------------------------------------------------ cancellation
 
 

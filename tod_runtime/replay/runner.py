@@ -57,7 +57,9 @@ class ReplayOptions:
         """The configured runtime on the split's services. Replaying SGD's own recordings
         (no ``services`` given), the rules policy does not say what a booking did unless the
         config asks (``say_booked``): SGD's system never does, and replay scores the system's
-        acts against SGD's. A recorded chat (``--services``) replays as it was chatted."""
+        acts against SGD's; nor does the runtime ask which task is meant (the ``clarify``
+        pattern), which SGD's users could not answer. A recorded chat (``--services``)
+        replays as it was chatted."""
         config = load_config(
             self.config,
             services=self.services or f"{self.root}:{self.split}",
@@ -67,6 +69,10 @@ class ReplayOptions:
         )
         if config.policy == "rules" and self.services is None:
             config.options.setdefault("policy", {}).setdefault("say_booked", False)
+        if self.services is None and "clarify" not in config.patterns_off:
+            # SGD's recorded users answer no question they were not asked: the NLU's guess
+            # stands where it would ask which task is meant
+            config.patterns_off.append("clarify")
         return config
 
 

@@ -170,6 +170,7 @@ class Thresholds:
     service_margin: float = 0.0  # ... and another service's best intent, the same way
     switch_margin: float = math.inf  # an opening of another service leaves the task mid-way
     ask_floor: float = math.nan  # a bare question asks about its likeliest slot; default: ``slots``
+    clarify_margin: float = 0.5  # two services this close at an opening: ask which (0: never)
 
     def __post_init__(self) -> None:
         for name, default in (

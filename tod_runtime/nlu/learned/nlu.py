@@ -20,6 +20,7 @@ from pathlib import Path
 from tod_runtime.components import ComponentContext
 from tod_runtime.dialogue.context import TurnContext, UserActs
 from tod_runtime.dialogue.models import Action, act
+from tod_runtime.nlu.base import Unsure
 from tod_runtime.nlu.learned.casual import Aliases
 from tod_runtime.nlu.learned.features import service_description_words, slot_description_words
 from tod_runtime.nlu.learned.model import NLUModel, load_model
@@ -177,7 +178,8 @@ class LearnedNLU(RulesNLU):
             return {}
         r = await self._repair("read", await self._read(r, service))
         r = await self._repair("acts", self._acts(r))
-        return {service: dedupe(list(r.acts))} if r.acts else {}
+        acts = {service: dedupe(list(r.acts))} if r.acts else {}
+        return Unsure(acts, r.choices) if r.choices else acts
 
     async def _route(self, text: str, context: TurnContext) -> Reading:
         """The scorer's choice of frame, repaired (step ``route``)."""

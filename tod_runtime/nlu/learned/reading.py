@@ -36,6 +36,7 @@ class Reading:
     intents: Mapping[str, str]  # each frame's active intent before the turn
     ranked: Ranked
     predicted: Intent | None  # the frame chosen; None: the scorer says no task (NONE)
+    choices: tuple[Intent, ...] = ()  # tasks it could not tell apart, the chosen one first
     # read: the service's acts in the system's last turn; the intent's near rivals
     said: tuple[Action, ...] = ()
     near: tuple[tuple[float, str], ...] = ()  # (logits under the chosen, intent)

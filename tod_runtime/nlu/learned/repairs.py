@@ -29,10 +29,12 @@ from tod_runtime.nlu.learned.routing import (
     ON_TABLE,
     AfterDone,
     AskOrTell,
+    Clarified,
     IntentByValues,
     ServiceByKnownName,
     ServiceByValues,
     TaskSwitch,
+    Unsure,
     ValuesOverNone,
 )
 from tod_runtime.nlu.learned.text import QUESTION_WORDS, tokens
@@ -241,11 +243,13 @@ class QuestionSlot:
 
 
 REPAIRS: tuple[Repair, ...] = (
+    Clarified(),
     ValuesOverNone(),
     ServiceByValues(),
     TaskSwitch(),
     AfterDone(),
     ServiceByKnownName(),
+    Unsure(),
     IntentByValues(),
     AskOrTell(),
     AskedBackstop(),

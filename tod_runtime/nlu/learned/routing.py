@@ -127,7 +127,8 @@ class ServiceByValues:
     step = "route"
 
     def applies(self, parts: Parts, r: Reading) -> bool:
-        return r.predicted is not None
+        # the scorer's choice; one made otherwise (the answer to a clarification) stands
+        return r.predicted is not None and r.predicted == r.ranked[0][1]
 
     async def apply(self, parts: Parts, r: Reading) -> Reading:
         predicted = await service_for_values(parts, r.text, r.context, r.ranked)
@@ -312,6 +313,101 @@ class KnownNames:
                 if f" {name} " in padded and value not in mine:
                     return slot
         return None
+
+
+class Unsure:
+    """An opening the scorer could not settle between two services: their best intents
+    within ``clarify_margin`` logits and the values read taking as many of each one's
+    slots, when no repair before moved the choice. The reading names both (``choices``);
+    the conversation pattern ``clarify`` asks which is meant ("Do you want to find a
+    restaurant or search for a hotel?"). Off when the margin is 0."""
+
+    name = "unsure"
+    step = "route"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return (
+            parts.thresholds.clarify_margin > 0
+            and r.predicted is not None
+            and r.predicted == r.ranked[0][1]
+            and all(intent == "NONE" for intent in r.intents.values())
+        )
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        assert r.predicted is not None
+        top, margin, chosen = r.ranked[0][0], parts.thresholds.clarify_margin, r.predicted
+        near = [
+            c
+            for score, c in r.ranked[1:]
+            if c and c[0] != chosen[0] and top - score < margin and not _alike(parts, chosen, c)
+        ]
+        rival = near[0] if near else None
+        if rival is None:
+            return r
+        taken = []
+        for service, intent in (r.predicted, rival):
+            said = r.context.history.last_system_acts(service)
+            read = await parts.read_values(r.text, service, [intent], said)
+            taken.append(parts.takes(service, intent, {a.slot for a in read}))
+        return r if taken[0] != taken[1] else replace(r, choices=(r.predicted, rival))
+
+
+def _alike(parts: Parts, one: Intent, other: Intent) -> bool:
+    """Two services' intents that do the same (sister services: "search for one-way flights
+    to a destination" and "search for a one way flight with your set of preferences"): the
+    same name but for a plural, or a noun of their descriptions' heads in common. Either
+    will do; asking which would be no help."""
+    if one[1].lower().rstrip("s") == other[1].lower().rstrip("s"):
+        return True
+    return bool(parts.nouns.get(one, frozenset()) & parts.nouns.get(other, frozenset()))
+
+
+FIRST = frozenset({"first", "former", "1st"})
+SECOND = frozenset({"second", "latter", "2nd", "last"})
+
+
+def clarifying(context: TurnContext) -> list[Intent]:
+    """The tasks the system's last turn asked the user to choose between (``CLARIFY``)."""
+    last = context.history.last_system_turn
+    acts = [a for f in (last.frames if last else []) for a in f.actions if a.act == "CLARIFY"]
+    pairs = [tuple(v.split("/", 1)) for a in acts for v in a.canonical_values if "/" in v]
+    return [(s, i) for s, i in pairs if s in context.schemas]
+
+
+class Clarified:
+    """The answer to "Do you want to X or Y?" (``CLARIFY``): "the first", "the second", else
+    the choice the scorer ranks best for the answer ("a hotel"), when it is within
+    ``switch_margin`` of the best of all (else the user said something else, read as
+    usual). The values are read from the answer and the turn that was unclear together
+    ("whats on in chicago this afternoon" ... "movies")."""
+
+    name = "clarified"
+    step = "route"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return bool(clarifying(r.context))
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        choices = clarifying(r.context)
+        words = set(tokens(r.text))
+        if words & FIRST:
+            picked: Intent | None = choices[0]
+        elif words & SECOND:
+            picked = choices[-1]
+        else:
+            top = r.ranked[0][0]
+            picked = next(
+                (
+                    c
+                    for score, c in r.ranked
+                    if c in choices and top - score < parts.thresholds.switch_margin
+                ),
+                None,
+            )
+        if picked is None:
+            return r
+        before = next((t.utterance for t in reversed(r.context.history) if t.speaker == "USER"), "")
+        return replace(r, text=f"{before} {r.text}".strip(), predicted=picked)
 
 
 class ServiceByKnownName:
