@@ -172,7 +172,7 @@ class RedisStore:
         key = self._key("lock", session_id)
         deadline, pause = time.monotonic() + self.lock_wait, 0.001
         keys = [key, self._key("fence")]
-        args = [secrets.token_hex(6), int(self.lock_timeout * 1000)]
+        args: list[str | int] = [secrets.token_hex(6), int(self.lock_timeout * 1000)]
         try:
             while not (taken := await self._lock_script(keys=keys, args=args)):
                 if time.monotonic() > deadline:
