@@ -2,7 +2,7 @@
 
     python benchmarks/serve_load.py load [--stores memory,sqlite,redis] [--clients 64]
         [--seconds 20] [--pipeline default|rules|echo] [--rate TURNS_PER_S]
-        [--session-turns N]
+        [--session-turns N] [--workers N] [--profile FILE]
     python benchmarks/serve_load.py kill [--turns 10000] [--sessions 32] [--idempotent]
         [--stall S [--stall-how sigstop|debug-sleep|pause-writes] [--redis-timeout T]]
 
@@ -23,7 +23,8 @@ runs), this process's CPU time per turn (the clients', on the same machine: it c
 the machine's two cores), the 1-minute load average at the end (and before the server
 started), and the server's RSS (now and peak, MiB). Pipelines: ``default`` (the learned NLU,
 the embedded services and a restaurant conversation), ``rules`` (the same with the rules NLU)
-or ``echo`` (the tiny echo plugin: the server and store alone).
+or ``echo`` (the tiny echo plugin: the server and store alone). ``--profile FILE``: the one
+server (one store, one worker) runs under cProfile and writes FILE when it stops.
 
 ``kill``: a private redis-server, two servers sharing it; N sessions whose turns alternate
 between the two servers, 10,000 turns in all; server A is killed with -9 halfway and
