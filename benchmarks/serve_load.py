@@ -2,8 +2,9 @@
 
     python benchmarks/serve_load.py load [--stores memory,sqlite,redis] [--clients 64]
         [--seconds 20] [--pipeline default|rules|echo] [--rate TURNS_PER_S]
-        [--session-turns N]
-    python benchmarks/serve_load.py kill [--turns 10000] [--sessions 32]
+        [--session-turns N] [--workers N] [--profile FILE]
+    python benchmarks/serve_load.py kill [--turns 10000] [--sessions 32] [--idempotent]
+        [--stall S [--stall-how sigstop|debug-sleep|pause-writes] [--redis-timeout T]]
 
 ``load``: one server process per store; N concurrent clients, each with its own session, for
 a bounded time (after a short warm-up). Closed loop (the default): each client sends its next
@@ -22,7 +23,8 @@ runs), this process's CPU time per turn (the clients', on the same machine: it c
 the machine's two cores), the 1-minute load average at the end (and before the server
 started), and the server's RSS (now and peak, MiB). Pipelines: ``default`` (the learned NLU,
 the embedded services and a restaurant conversation), ``rules`` (the same with the rules NLU)
-or ``echo`` (the tiny echo plugin: the server and store alone).
+or ``echo`` (the tiny echo plugin: the server and store alone). ``--profile FILE``: the one
+server (one store, one worker) runs under cProfile and writes FILE when it stops.
 
 ``kill``: a private redis-server, two servers sharing it; N sessions whose turns alternate
 between the two servers, 10,000 turns in all; server A is killed with -9 halfway and
@@ -31,6 +33,15 @@ session's history before it is sent again, as a client would. Prints JSON: turns
 acknowledged, turns in flight at the kill (and how many of them had been stored), lost
 (acknowledged but not in the history), duplicated (in the history twice), half-written
 turns, and whether every session's history equals the one-process replay of its turns.
+Lost and duplicated turns are counted twice: from the servers' answers (``GET`` of each
+session) and from the store itself (each session's log read from redis, ``store_*``).
+``--idempotent``: every turn carries an Idempotency-Key, and a failed one is sent again with
+it (no history lookup). ``--stall S``: at a quarter of the run, while turns are in flight,
+redis stops answering for S seconds: ``sigstop`` (the default: SIGSTOP, then SIGCONT, the
+whole process frozen), ``debug-sleep`` (``DEBUG SLEEP S``: the server blocks) or
+``pause-writes`` (``CLIENT PAUSE S WRITE``: only writes wait). ``--redis-timeout T``: the
+servers' redis socket timeout (default: the store's own, 10 s); below S, appends in flight
+time out in the server (503) and may still land when redis resumes.
 Needs redis-server, the echo plugin and the redis-store plugin.
 """
 
@@ -111,9 +122,13 @@ async def wait_listening(port: int, proc: subprocess.Popen[bytes], timeout: floa
     raise SystemExit("tod serve did not start")
 
 
-def serve(store: str, port: int, pipeline: list[str], workers: int = 1) -> subprocess.Popen[bytes]:
-    """`tod serve` with no per-client rate limit (every client here is 127.0.0.1)."""
-    cmd = [sys.executable, "-m", "tod_runtime.cli", "serve", "--port", str(port)]
+def serve(
+    store: str, port: int, pipeline: list[str], workers: int = 1, profile: str = ""
+) -> subprocess.Popen[bytes]:
+    """`tod serve` with no per-client rate limit (every client here is 127.0.0.1); with
+    ``profile``, under cProfile, which writes that file when the server stops."""
+    cmd = [sys.executable, "-m", "cProfile", "-o", profile] if profile else [sys.executable]
+    cmd += ["-m", "tod_runtime.cli", "serve", "--port", str(port)]
     cmd += ["--client-rate", "0", "--workers", str(workers)]
     return subprocess.Popen([*cmd, "--store", store, *pipeline], stdout=subprocess.DEVNULL)
 
@@ -126,12 +141,10 @@ def family(pid: int) -> list[int]:
     return pids
 
 
-def redis_server(folder: str) -> tuple[subprocess.Popen[bytes], str]:
+def redis_server(folder: str, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
-    proc = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", folder],
-        stdout=subprocess.DEVNULL,
-    )
+    cmd = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir"]
+    proc = subprocess.Popen([*cmd, folder, *extra], stdout=subprocess.DEVNULL)
     time.sleep(0.5)
     return proc, f"redis://127.0.0.1:{port}/0"
 
@@ -158,7 +171,7 @@ def percentile(sorted_values: list[float], q: float) -> float | None:
 async def load_one(store: str, args: argparse.Namespace) -> dict[str, Any]:
     port = free_port()
     load_before = load_average()
-    proc = serve(store, port, PIPELINES[args.pipeline], args.workers)
+    proc = serve(store, port, PIPELINES[args.pipeline], args.workers, args.profile)
     try:
         await wait_listening(port, proc)
         base = f"http://127.0.0.1:{port}"
@@ -265,13 +278,19 @@ async def run_load(args: argparse.Namespace) -> None:
 
 async def run_kill(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        redis, url = redis_server(tmp)
+        debug = ["--enable-debug-command", "local"] if args.stall_how == "debug-sleep" else []
+        redis, url = redis_server(tmp, *debug)
+        served = url  # what the servers are given: with --redis-timeout, their socket timeout
+        if args.redis_timeout:
+            served += f"?socket_timeout={args.redis_timeout}"
+            served += f"&socket_connect_timeout={args.redis_timeout}"
         ports = [free_port(), free_port()]
-        procs = [serve(url, p, ECHO) for p in ports]
+        procs = [serve(served, p, ECHO) for p in ports]
         try:
             for port, proc in zip(ports, procs, strict=True):
                 await wait_listening(port, proc)
-            print(json.dumps(await kill_run(args, url, ports, procs)), flush=True)
+            result = await kill_run(args, served, ports, procs, redis)
+            print(json.dumps(result | await store_counts(url, result.pop("acked"))), flush=True)
         finally:
             for proc in procs:
                 stop(proc)
@@ -299,23 +318,51 @@ async def one_process(texts: list[str]) -> list[tuple[str, str]]:
         return [(t.speaker, t.utterance) for t in (await runtime.dialogue("s")).turns]
 
 
+async def store_counts(url: str, acked: dict[str, list[str]]) -> dict[str, Any]:
+    """Lost and duplicated turns read from the store itself (each session's log in redis),
+    not through a server; and the keyed answers it holds beyond one per turn."""
+    import redis.asyncio as aioredis
+
+    from tod_runtime.session import EVENT_ADAPTER, UserUttered
+
+    client = aioredis.from_url(url)
+    lost = duplicated = answers = 0
+    try:
+        for sid, texts in acked.items():
+            rows = await client.lrange(f"tod:log:{sid}", 0, -1)
+            events = [EVENT_ADAPTER.validate_json(row) for row in rows]
+            said = [e.text for e in events if isinstance(e, UserUttered)]
+            lost += sum(1 for t in texts if t not in said)
+            duplicated += len(said) - len(set(said))
+            answers += int(await client.hlen(f"tod:answers:{sid}"))
+    finally:
+        await client.aclose()
+    return {"store_lost": lost, "store_duplicated": duplicated, "store_answers": answers}
+
+
 async def kill_run(
-    args: argparse.Namespace, url: str, ports: list[int], procs: list[subprocess.Popen[bytes]]
+    args: argparse.Namespace,
+    url: str,
+    ports: list[int],
+    procs: list[subprocess.Popen[bytes]],
+    redis: subprocess.Popen[bytes],
 ) -> dict[str, Any]:
     per_session, extra = divmod(args.turns, args.sessions)
     acked: dict[str, list[str]] = {}
     counts = {"acknowledged": 0, "refused": 0, "in_flight_at_kill": 0, "in_flight_stored": 0}
-    counts["resent"] = 0
+    counts |= {"resent": 0, "failed_status": 0, "failed_disconnected": 0, "in_flight": 0}
     killed = asyncio.Event()
 
     async def history(http: aiohttp.ClientSession, sid: str) -> list[dict[str, Any]]:
-        for port in (ports[1], ports[0]) * 50:
+        for port in (ports[1], ports[0]) * 300:
             try:
                 async with http.get(f"http://127.0.0.1:{port}/v1/sessions/{sid}") as r:
-                    turns: list[dict[str, Any]] = (await r.json())["turns"]
-                    return turns
+                    if r.status == 200:  # else the store stalled (503): ask again
+                        turns: list[dict[str, Any]] = (await r.json())["turns"]
+                        return turns
             except aiohttp.ClientError:
-                await asyncio.sleep(0.1)
+                pass
+            await asyncio.sleep(0.1)
         raise SystemExit("no server answers")
 
     async def session(http: aiohttp.ClientSession, n: int) -> None:
@@ -329,16 +376,23 @@ async def kill_run(
             while True:
                 try:
                     url = f"http://127.0.0.1:{port}/v1/sessions/{sid}/turns"
-                    async with http.post(url, json={"text": text}, headers=key) as r:
-                        if r.status != 200:
-                            raise aiohttp.ClientError(f"status {r.status}")
-                        await r.read()
+                    counts["in_flight"] += 1
+                    try:
+                        async with http.post(url, json={"text": text}, headers=key) as r:
+                            if r.status != 200:
+                                counts["failed_status"] += 1  # a 503: the store stalled
+                                raise aiohttp.ClientError(f"status {r.status}")
+                            await r.read()
+                    finally:
+                        counts["in_flight"] -= 1
                     break
                 except aiohttp.ClientConnectorError:  # its server is down: not sent
                     counts["refused"] += 1
                     port = ports[(port == ports[0]) * 1]  # the other server
                     continue
-                except aiohttp.ClientError:  # its server died under it: was it stored?
+                except aiohttp.ClientError as exc:  # it failed in flight: was it stored?
+                    if not str(exc).startswith("status"):
+                        counts["failed_disconnected"] += 1  # its server died under it
                     counts["in_flight_at_kill"] += 1
                     if args.idempotent:  # the same key again: stored once, whatever happened
                         counts["resent"] += 1
@@ -359,19 +413,28 @@ async def kill_run(
                 killed.set()
 
     async def staller() -> None:
-        """``--stall S``: at a quarter of the run, redis pauses its writes for S seconds
-        (CLIENT PAUSE WRITE): appends in flight stall, time out in the server (503) or
-        complete late, and the clients retry."""
+        """``--stall S``: at a quarter of the run, while turns are in flight, redis stops
+        for S seconds (``--stall-how``): appends in flight stall, time out in the server
+        (503) or complete late, and the clients retry."""
         if not args.stall:
             return
         import redis.asyncio as aioredis
 
-        while counts["acknowledged"] < args.turns // 4:
-            await asyncio.sleep(0.05)
-        client = aioredis.from_url(url)
-        await client.execute_command("CLIENT", "PAUSE", int(args.stall * 1000), "WRITE")
+        while counts["acknowledged"] < args.turns // 4 or not counts["in_flight"]:
+            await asyncio.sleep(0.005)
+        counts["in_flight_at_stall"] = counts["in_flight"]
+        if args.stall_how == "sigstop":
+            redis.send_signal(signal.SIGSTOP)
+            await asyncio.sleep(args.stall)
+            redis.send_signal(signal.SIGCONT)
+        else:
+            client = aioredis.from_url(url.split("?")[0])
+            if args.stall_how == "debug-sleep":  # answered when the sleep ends
+                await client.execute_command("DEBUG", "SLEEP", args.stall)
+            else:
+                await client.execute_command("CLIENT", "PAUSE", int(args.stall * 1000), "WRITE")
+            await client.aclose()
         counts["stalls"] = counts.get("stalls", 0) + 1
-        await client.aclose()
 
     async def killer() -> None:
         await killed.wait()
@@ -404,6 +467,7 @@ async def kill_run(
         "duplicated": duplicated,
         "half_written": int(half),
         "histories_equal_one_process": mismatched == 0,
+        "acked": acked,
     }
 
 
@@ -438,6 +502,13 @@ def main() -> None:
         default=1,
         help="server processes on the port (tod serve --workers; memory is skipped above 1)",
     )
+    load.add_argument(
+        "--profile",
+        default="",
+        metavar="FILE",
+        help="run the server under cProfile and write its profile to FILE (one store, "
+        "--workers 1; read it with python -m pstats FILE)",
+    )
     kill = sub.add_parser("kill")
     kill.add_argument("--turns", type=int, default=10_000)
     kill.add_argument("--sessions", type=int, default=32)
@@ -447,10 +518,23 @@ def main() -> None:
         help="send an Idempotency-Key with every turn; a failed turn is resent with it "
         "(no history lookup)",
     )
+    kill.add_argument("--stall", type=float, default=0.0, metavar="S", help="stop redis S seconds")
     kill.add_argument(
-        "--stall", type=float, default=0.0, metavar="S", help="pause redis writes S seconds"
+        "--stall-how",
+        choices=["sigstop", "debug-sleep", "pause-writes"],
+        default="sigstop",
+        help="SIGSTOP/SIGCONT the redis-server (default), DEBUG SLEEP, or CLIENT PAUSE WRITE",
+    )
+    kill.add_argument(
+        "--redis-timeout",
+        type=float,
+        default=0.0,
+        metavar="T",
+        help="the servers' redis socket timeout in seconds (default: the store's, 10)",
     )
     args = parser.parse_args()
+    if args.mode == "load" and args.profile and (args.workers > 1 or "," in args.stores):
+        parser.error("--profile profiles one server: one store and --workers 1")
     asyncio.run(run_load(args) if args.mode == "load" else run_kill(args))
 
 

@@ -39,7 +39,7 @@ from tod_runtime.schema.loader import Schemas
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.schema.roles import bind_values
 from tod_runtime.session import Event, SessionLog, SessionReset, system_events, user_events
-from tod_runtime.stores.base import AnswerStore, SessionStore, StoreConflict
+from tod_runtime.stores.base import AnswerStore, SessionStore, StoreConflict, deleted
 
 
 def check_message(text: str, limit: int) -> str | None:
@@ -173,10 +173,28 @@ class Runtime:
         return self._locks.setdefault(session_id, asyncio.Lock())
 
     async def _session(self, session_id: str) -> SessionLog:
-        """The session folded up to the store's newest event (only new events are read)."""
+        """The session folded up to the store's newest event (only new events are read).
+
+        A session already folded is read from its last folded event on: if that event is
+        gone, the log is shorter than what was folded, so another process deleted (or
+        expired) the session, and this is ``SessionDeleted`` before anything runs on the
+        stale copy. (A log only grows otherwise: a deleted id is never written again.)"""
         log = self._sessions.setdefault(session_id, SessionLog())
-        log.apply(await self.store.load(session_id, log.count))
+        if not log.count:
+            log.apply(await self.store.load(session_id))
+            return log
+        events = await self.store.load(session_id, log.count - 1)
+        if not events:
+            self.forget([session_id])
+            raise deleted(session_id)
+        log.apply(events[1:])
         return log
+
+    def holds(self, session_id: str) -> bool:
+        """Whether this runtime holds the session folded (it existed when last read; a turn
+        finds out, before it runs, if another process deleted it since: ``_session``)."""
+        log = self._sessions.get(session_id)
+        return log is not None and log.count > 0
 
     async def events(self, session_id: str) -> list[Event]:
         return await self.store.load(session_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from aiohttp import web
 from serve_helpers import ECHO_CONFIG as ECHO
 from serve_helpers import Client, MakeClient
@@ -199,3 +200,23 @@ async def test_tod_serve_freezes_long_lived_objects() -> None:
         gc.unfreeze()
     assert all(cb.__name__ != "after_collection" for cb in gc.callbacks)
     assert gc.get_threshold() == thresholds
+
+
+async def test_a_turn_on_a_session_the_server_holds_asks_the_store_nothing_more(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = client.app[RUNTIME].store
+    real, asked = store.length, list[str]()
+
+    async def length(session_id: str) -> int:
+        asked.append(session_id)
+        return await real(session_id)
+
+    monkeypatch.setattr(store, "length", length)
+    sid = await new_session(client)
+    for text in ("city=Lima", "size=small"):
+        assert (await client.post(f"/v1/sessions/{sid}/turns", json={"text": text})).status == 200
+    assert asked == [sid]  # the first turn: not held yet, so asked whether it exists
+    assert (await client.post("/v1/sessions/nope/turns", json={"text": "x"})).status == 404
+    assert (await client.delete(f"/v1/sessions/{sid}")).status == 200
+    assert (await client.post(f"/v1/sessions/{sid}/turns", json={"text": "x"})).status == 404

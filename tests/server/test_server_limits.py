@@ -11,6 +11,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 from aiohttp import web
+from pydantic import ValidationError
 from serve_helpers import ECHO_CONFIG, Client, MakeClient
 
 from tod_runtime.errors import ConfigError
@@ -125,6 +126,27 @@ async def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_rate(
         serve_settings(serve_args(trusted_proxies=["not-an-address"]))
 
 
+@pytest.mark.parametrize(
+    ("value", "network"), [("10.0.0.1/8", "10.0.0.0/8"), ("2001:db8::1/32", "2001:db8::/32")]
+)
+def test_a_trusted_proxy_with_host_bits_set_is_refused_not_widened(
+    value: str, network: str
+) -> None:
+    with pytest.raises(ConfigError, match=f"--trusted-proxy: '{value}' has host bits.*'{network}'"):
+        serve_settings(serve_args(trusted_proxies=[value]))
+    with pytest.raises(ValidationError, match="host bits"):
+        ServeSettings(trusted_proxies=[value])
+    with pytest.raises(ValueError, match=network):
+        trusted_networks([value])
+
+
+def test_a_bare_trusted_proxy_address_is_that_one_address() -> None:
+    settings = serve_settings(serve_args(trusted_proxies=["10.0.0.1", " ::1 ", "10.0.0.0/8"]))
+    one, loopback, wide = trusted_networks(settings.trusted_proxies)
+    assert (str(one), str(loopback), str(wide)) == ("10.0.0.1/32", "::1/128", "10.0.0.0/8")
+    assert client_of("10.0.0.2", ["1.2.3.4"], (one,)) == "10.0.0.2"  # a neighbour is not trusted
+
+
 async def serving(settings: ServeSettings) -> tuple[web.AppRunner, asyncio.Server, ConnectionGuard]:
     from serve_helpers import ECHO_CONFIG as config
 
@@ -219,3 +241,17 @@ def test_a_port_in_use_is_an_io_error(capsys: pytest.CaptureFixture[str]) -> Non
                 "--policy", "echo", "--generator", "echo"]  # fmt: skip
         assert main(["serve", "--port", str(port), *echo]) == 5
     assert "cannot listen" in capsys.readouterr().err
+
+
+def test_tod_serve_with_a_widened_trusted_proxy_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tod_runtime.cli import main
+
+    with socket.socket() as busy:  # without the check, it ends at once, unable to listen
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = str(busy.getsockname()[1])
+        assert main(["serve", "--port", port, "--trusted-proxy", "10.0.0.1/8"]) == 2
+    err = capsys.readouterr().err
+    assert "'10.0.0.1/8' has host bits set" in err and "'10.0.0.0/8'" in err

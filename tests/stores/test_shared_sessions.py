@@ -84,3 +84,35 @@ async def test_the_turn_limit(tmp_path: Path) -> None:
         with pytest.raises(Exception, match="limit of 2 turns"):
             await rt.handle("s", "city=c")
         assert len((await rt.dialogue("s")).turns) == 4
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+async def test_a_turn_on_a_session_deleted_elsewhere_runs_nothing(
+    tmp_path: Path, kind: str
+) -> None:
+    """The runtime holding the session folded finds out before its pipeline runs: no
+    service is called for a session that no longer exists."""
+    from tod_runtime.stores.base import SessionDeleted
+
+    async def both(url: str | None) -> None:
+        def make() -> SessionStore:
+            if url is None:
+                return SQLiteStore(tmp_path / "s.db")
+            from tod_redis_store import RedisStore
+
+            return RedisStore(url)
+
+        async with runtime(make()) as a, runtime(make()) as b:
+            await a.handle("s", "city=Lima")
+            await b.delete("s")
+            tod_echo.observed.clear()
+            with pytest.raises(SessionDeleted):
+                await a.handle("s", "call")  # would call the service
+            assert not [name for name, _ in tod_echo.observed if name == "service_called"]
+            assert not a.holds("s") and await a.store.length("s") == 0
+
+    if kind == "sqlite":
+        await both(None)
+    else:
+        with redis_server(tmp_path) as url:
+            await both(url)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ipaddress
+
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -62,14 +64,32 @@ class ServeSettings(BaseModel):
     @field_validator("trusted_proxies")
     @classmethod
     def _networks(cls, proxies: list[str]) -> list[str]:
-        import ipaddress
-
         for proxy in proxies:
-            try:
-                ipaddress.ip_network(proxy.strip(), strict=False)
-            except ValueError:
-                raise ValueError(f"{proxy!r} is not an IP address or network") from None
+            proxy_network(proxy)
         return proxies
+
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def proxy_network(value: str) -> Network:
+    """A ``--trusted-proxy`` value (an address, a /32 or /128, or a network such as
+    ``10.0.0.0/8``) as a network: the one parser of the setting. A ValueError names a
+    value that is neither, and a network with host bits set (``10.0.0.1/8``), which would
+    otherwise widen silently to the whole network, with the network form to write."""
+    text = value.strip()
+    try:
+        return ipaddress.ip_network(text)
+    except ValueError:
+        pass
+    try:
+        wide = ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        raise ValueError(f"{value!r} is not an IP address or network") from None
+    raise ValueError(
+        f"{value!r} has host bits set: write the network as {str(wide)!r}, "
+        f"or the address alone for one proxy"
+    )
 
 
 RUNTIME = web.AppKey("runtime", Runtime)

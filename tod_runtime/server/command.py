@@ -146,7 +146,9 @@ def serve_settings(args: argparse.Namespace) -> ServeSettings:
         error = exc.errors()[0]
         field = str(error["loc"][0]) if error["loc"] else ""
         flag = FLAGS.get(field, field)
-        raise ConfigError(f"{flag}: {error['msg']}", hint="see tod serve --help") from None
+        cause = error.get("ctx", {}).get("error")  # a validator's own ValueError
+        message = str(cause) if isinstance(cause, ValueError) else error["msg"]
+        raise ConfigError(f"{flag}: {message}", hint="see tod serve --help") from None
 
 
 def _check(config: Config, settings: ServeSettings) -> None:

@@ -20,7 +20,13 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
-from tod_runtime.server.base import SETTINGS, ServeSettings, error_response
+from tod_runtime.server.base import (
+    SETTINGS,
+    Network,
+    ServeSettings,
+    error_response,
+    proxy_network,
+)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 _BUSY_BODY = b'{"error": "too many connections", "status": 503}'
@@ -188,13 +194,12 @@ class RateLimiter:
 
 
 RATE = web.AppKey("rate", RateLimiter)
-Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 def trusted_networks(proxies: list[str]) -> tuple[Network, ...]:
-    """``--trusted-proxy`` values (addresses or networks such as ``10.0.0.0/8``) as networks;
-    a value that is neither is a ValueError."""
-    return tuple(ipaddress.ip_network(proxy.strip(), strict=False) for proxy in proxies)
+    """``--trusted-proxy`` values as networks, read by ``base.proxy_network`` (a value that
+    is not an address or network, or has host bits set, is a ValueError)."""
+    return tuple(proxy_network(proxy) for proxy in proxies)
 
 
 def _trusted(address: str, networks: tuple[Network, ...]) -> bool:

@@ -103,7 +103,9 @@ async def delete_session(request: web.Request) -> web.Response:
 
 
 async def turn(request: web.Request) -> web.Response:
-    runtime, session_id = await _known(request)
+    runtime, session_id = request.app[RUNTIME], request.match_info["id"]
+    if not runtime.holds(session_id):  # else the turn reads the session and checks it
+        await _known(request)
     text = parse_turn(await read_body(request))
     result = await runtime.handle(session_id, text, key=idempotency_key(request))
     return web.Response(body=result.model_dump_json(), content_type="application/json")

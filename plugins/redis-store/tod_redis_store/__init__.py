@@ -43,6 +43,13 @@ if ARGV[5] ~= '' then redis.call('HSET', KEYS[4], ARGV[5], ARGV[6]) end
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[4])
 return {0, n + #ARGV - 6}
 """
+# KEYS: lock, fence. ARGV: random part of the token, lock timeout (ms). One round trip: the
+# next fence number and the lock taken with it (its token), or nil while another holds it.
+_LOCK = """
+local token = redis.call('INCR', KEYS[2]) .. ':' .. ARGV[1]
+if redis.call('SET', KEYS[1], token, 'NX', 'PX', ARGV[2]) then return token end
+return false
+"""
 _UNLOCK = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -78,6 +85,7 @@ class RedisStore:
         timeouts = {} if "timeout" in url else {"socket_timeout": 10, "socket_connect_timeout": 5}
         self._redis: Any = aioredis.from_url(url, **timeouts)  # a stall is an error, not a hang
         self._append_script = self._redis.register_script(_APPEND)
+        self._lock_script = self._redis.register_script(_LOCK)
         self._unlock_script = self._redis.register_script(_UNLOCK)
         self._renew_script = self._redis.register_script(_RENEW)
         self._held: dict[str, str] = {}  # session -> this process's lock token
@@ -163,10 +171,10 @@ class RedisStore:
     async def session_lock(self, session_id: str) -> AsyncIterator[None]:
         key = self._key("lock", session_id)
         deadline, pause = time.monotonic() + self.lock_wait, 0.001
+        keys = [key, self._key("fence")]
+        args: list[str | int] = [secrets.token_hex(6), int(self.lock_timeout * 1000)]
         try:
-            fence = await self._redis.incr(self._key("fence"))
-            token = f"{fence}:{secrets.token_hex(6)}"
-            while not await self._redis.set(key, token, nx=True, px=int(self.lock_timeout * 1000)):
+            while not (taken := await self._lock_script(keys=keys, args=args)):
                 if time.monotonic() > deadline:
                     raise LockTimeout(
                         f"session {session_id!r} is locked by another process",
@@ -177,6 +185,7 @@ class RedisStore:
                 pause = min(pause * 2, 0.05)
         except RedisError as exc:
             raise self._failed(exc) from None
+        token = taken.decode() if isinstance(taken, bytes) else str(taken)
         self._held[session_id] = token
         renewing = asyncio.create_task(self._renew(key, token))
         try:
