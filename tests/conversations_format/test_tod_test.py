@@ -74,3 +74,29 @@ def test_an_existing_report_is_kept_without_force(tmp_path: Path) -> None:
     report.write_text("keep")
     assert main(["test", str(folder), "--report", str(report)]) != 0
     assert report.read_text() == "keep"
+
+
+def test_a_failing_component_is_its_conversations_error_and_the_run_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "fragile.py").write_text(
+        "from tod_runtime import hookimpl\n"
+        "from tod_runtime.nlu.rules import RulesNLU\n"
+        "class Fragile(RulesNLU):\n"
+        "    async def parse(self, text, context):\n"
+        "        if 'hello' in text:\n"
+        "            raise ValueError('cannot cope')\n"
+        "        return await super().parse(text, context)\n"
+        "@hookimpl\n"
+        "def register_nlu(register):\n"
+        "    register('fragile', Fragile)\n"
+    )
+    crashing = "# says hello\n# services: embedded\n# expect: FindRestaurants(city=Boston)\nhello\n"
+    folder = _write(tmp_path / "mixed", b=crashing, c=PASSING)
+    code = main(["test", str(folder), "--nlu", "fragile", "--plugins-dir", str(plugins)])
+    out = capsys.readouterr().out
+    assert code == 3  # a conversation could not run
+    assert "ERROR b: turn 1 ('hello')" in out and "cannot cope" in out
+    assert "  c:" in out and "of 2 passed, 1 could not run" in out  # the run went on

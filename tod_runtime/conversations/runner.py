@@ -21,7 +21,7 @@ from tod_runtime.conversations.judge import AnsweredTurn, judge
 from tod_runtime.conversations.script import Script, ScriptError, load_script
 from tod_runtime.data.fetch import default_data_dir
 from tod_runtime.dialogue.steps import TurnResult
-from tod_runtime.errors import TodError
+from tod_runtime.errors import StageFailed, TodError
 from tod_runtime.progress import progress
 from tod_runtime.runtime import Runtime
 from tod_runtime.values.dates import TODAY_ENV
@@ -115,7 +115,12 @@ async def run_script(runtime: Runtime, script: Script) -> Outcome:
     turns: list[AnsweredTurn] = []
     with pinned_today(script.today):
         for line in script.lines:
-            result = await runtime.handle(session, line.text)
+            try:
+                result = await runtime.handle(session, line.text)
+            except StageFailed as failed:  # a stage's bug: this conversation's error, not the run's
+                await runtime.delete(session)
+                outcome.error = f"turn {len(turns) + 1} ({line.text!r}): {failed}"
+                return outcome
             turn = answered(runtime, line.text, result)
             turns.append(turn)
             outcome.transcript.append(_transcript_row(turn))
