@@ -45,10 +45,19 @@ def is_question(sentence: str) -> bool:
     return first in QUESTION_WORDS and (second in AUX or second == "about")
 
 
+def _sentences(template: str) -> list[str]:
+    """A template's sentences, the last ended with the stop the reply gives it if it has
+    none ("When are you leaving and where are you going")."""
+    sentences = _SENTENCES.split(template.strip())
+    if sentences and sentences[-1] and sentences[-1][-1] not in ".?!":
+        sentences[-1] += "."
+    return sentences
+
+
 def form_defects(template: str, key: str = "") -> list[str]:
     """The defects of form of ``template`` (said for the acts of ``key``); [] when none."""
     found = []
-    sentences = _SENTENCES.split(template.strip())
+    sentences = _sentences(template)
     if any(s.endswith(".") and is_question(s[:-1]) for s in sentences):
         found.append("question_stop")
     if "?" not in template and any(item in ASKING for item in key.split(" ")):
@@ -60,7 +69,7 @@ def repaired(template: str) -> str:
     """``template`` with each question it ends with a stop ended with a question mark ("What
     should I name it? And for what time?"): said when no template of the acts is free of
     defects, rather than smaller pieces that read worse."""
-    sentences = _SENTENCES.split(template.strip())
+    sentences = _sentences(template)
     return " ".join(
         s[:-1] + "?" if s.endswith(".") and is_question(s[:-1]) else s for s in sentences
     )
