@@ -139,6 +139,13 @@ def test_an_offer_of_what_is_not_a_proper_name_names_what_it_is() -> None:
     )
     lamp = [act("OFFER", "thing_name", ["Lamp"])]
     assert named_offers("How about Lamp?", lamp, THINGS, say) == "How about Lamp?"
+    assert proper_name("2g Japanese Brasserie")
+    # composed, what it is and when in one question
+    said = lambda a: a.values[0]  # noqa: E731
+    offer = [act("OFFER", "date", ["March 8th"]), act("OFFER", "alarm_name", ["Pick up kids"])]
+    assert compose_system("OFFER", offer, THINGS, said) == (
+        "How about the alarm Pick up kids on March 8th?"
+    )
 
 
 def test_an_explained_value_names_its_slot() -> None:

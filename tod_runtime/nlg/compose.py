@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tod_runtime.dialogue.models import Action
-from tod_runtime.nlg.signature import head_words
+from tod_runtime.nlg.signature import head_words, schema_info
 from tod_runtime.nlg.success import success
 from tod_runtime.schema.models import ServiceSchema, SlotSchema
 from tod_runtime.schema.roles import FUNCTION_WORDS
@@ -380,8 +380,22 @@ def _offer(acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> st
     if _BARE_NUMBER.fullmatch(say(first)) or _is_bool(first):
         # "How about 13?" names nothing: what is offered is said ("The humidity is 13.")
         return upper_first(join(clauses(acts, schema, say))) + "."
-    tail = " " + upper_first(join(clauses(acts, schema, say)[1:])) + "." if rest else ""
-    return f"How about {say(first)}?{tail}"
+    named = say(first)
+    single = len(first.values or first.canonical_values) == 1  # not a list of options
+    if not (noun := offered_noun(schema, first.slot, named) if single else ""):
+        tail = " " + upper_first(join(clauses(acts, schema, say)[1:])) + "." if rest else ""
+        return f"How about {named}?{tail}"
+    # not a proper name: what it is, and when, in one question ("How about the alarm Pick up
+    # kids at 4:30 pm?", was "What about Pick up kids? It starts at 4:30 pm.")
+    named = f"the {noun} {named}"
+    kinds = schema_info(schema)[0] if schema else {}
+    for kind, word in (("date", "on"), ("time", "at")):
+        when = next((a for a in rest if a.slot in kinds and kinds[a.slot].kind == kind), None)
+        if when is not None:
+            named += f" {word} {say(when)}"
+            rest = [a for a in rest if a is not when]
+    tail = " " + upper_first(join(clauses(rest, schema, say))) + "." if rest else ""
+    return f"How about {named}?{tail}"
 
 
 def compose_system(
@@ -468,8 +482,32 @@ def proper_name(value: str) -> bool:
     """Whether a value reads as a proper name: each word a capital or a digit first, the
     small words of a title aside ("Auntie Mame", "How to Train Your Dragon"; not "Pick up
     kids", an alarm's label)."""
-    found = [w for w in re.findall(r"[A-Za-z][A-Za-z'-]*", value) if w.lower() not in _NAME_SMALL]
-    return bool(found) and all(w[0].isupper() for w in found)
+    found = [w.strip("\"'(),.:;!?&-") for w in value.split()]
+    found = [w for w in found if w and w.lower() not in _NAME_SMALL]
+    return bool(found) and all(not w[0].isalpha() or w[0].isupper() for w in found)
+
+
+def offered_noun(schema: ServiceSchema | None, slot: str, said: str) -> str:
+    """What an entity offered as ``said`` is, when the value is not a proper name and the
+    slot's description says it ("Name of the alarm": "alarm"); else ""."""
+    if not names_entity(schema, slot) or not said.strip() or proper_name(said):
+        return ""
+    spec = schema.slot(slot) if schema else None
+    words = description_phrase(spec).split() if spec else []
+    if words[1:2] != ["of"] or said.split()[0].lower() in ARTICLES:
+        return ""
+    return " ".join(w for w in _of_what(words)[2:] if w.lower() not in ARTICLES)
+
+
+def unnamed_offer(acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> bool:
+    """Whether ``acts`` offer an entity whose value is not a proper name (``offered_noun``):
+    composed as one question ("How about the alarm Pick up kids at 4:30 pm?")."""
+    return any(
+        a.act == "OFFER"
+        and len(a.values or a.canonical_values) == 1
+        and offered_noun(schema, a.slot, say(a))
+        for a in acts
+    )
 
 
 def named_offers(
@@ -483,16 +521,11 @@ def named_offers(
     nouns: dict[str, str] = {}
     for action in acts:
         values = action.values or action.canonical_values
-        if action.act != "OFFER" or len(values) != 1 or not names_entity(schema, action.slot):
+        if action.act != "OFFER" or len(values) != 1:
             continue
         said = say(action.slot, values[0])
-        spec = schema.slot(action.slot)
-        words = description_phrase(spec).split() if spec else []
-        if proper_name(said) or words[1:2] != ["of"] or said.split()[0].lower() in ARTICLES:
-            continue
-        what = [w for w in _of_what(words)[2:] if w.lower() not in ARTICLES]
-        if what:
-            nouns[said] = " ".join(what)
+        if noun := offered_noun(schema, action.slot, said):
+            nouns[said] = noun
 
     def named(match: re.Match[str]) -> str:
         noun = nouns.get(match[2].strip())

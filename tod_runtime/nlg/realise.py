@@ -33,7 +33,7 @@ from functools import cached_property
 from itertools import groupby
 
 from tod_runtime.dialogue.models import Action, change_asks, found_nothing
-from tod_runtime.nlg.compose import CHANGE, PROPOSE, named_offers
+from tod_runtime.nlg.compose import CHANGE, PROPOSE, named_offers, unnamed_offer
 from tod_runtime.nlg.form import form_defects, repaired
 from tod_runtime.nlg.index import TableIndexes
 from tod_runtime.nlg.mine import Table
@@ -359,7 +359,7 @@ class Realiser:
             return None
         _, _, source, acts = best
         left = [a for a in run if not any(a is u for u in acts)]
-        unsaid = _unsaid(source, acts, left)
+        unsaid = _unsaid(source, acts, left) if run[0].act in ("CONFIRM", "OFFER") else frozenset()
         text = self._said(source, acts, seed, brief=True, unsaid=unsaid)
         if text is None and self.well_formed:
             text = self._said(source, acts, seed, brief=True, unsaid=unsaid, lenient=True)
@@ -483,9 +483,12 @@ class Realiser:
                 else question
             )
         sources = self.sources(service, schema, say, _alike(actions, schema))
+        # only generic wording (no own or neighbour's templates): it does not know what the
+        # service offers, so an offer of what is not a proper name says what it is
+        unnamed = all(s.table is self.generic for s in sources)
         whole = self.lookup(service, schema, actions, say, seed, sources)
         if whole is not None:
-            return self._named(service, _stop(whole), actions, schema, say)
+            return self._named(unnamed, _stop(whole), actions, schema, say)
 
         placed: list[tuple[int, str]] = []  # (order of its first act, sentence)
         mixed = self.cover_mixed(actions, sources, seed) if self.mixed_kinds else None
@@ -495,23 +498,24 @@ class Realiser:
             actions = [a for a in actions if not any(a is u for u in used)]
         ordered = sorted(actions, key=_rank)
         for kind, group in groupby(ordered, key=lambda a: a.act):
-            sentences = self._run(kind, list(group), sources, seed, schema, said)
+            sentences = self._run(kind, list(group), sources, seed, schema, said, unnamed)
             placed += [(ORDER.get(kind, len(ORDER)), s) for s in sentences]
         placed.sort(key=lambda p: p[0])
         text = " ".join(_stop(s) for _, s in placed if s.strip()) or self.empty
-        return self._named(service, text, actions, schema, say)
+        return self._named(unnamed, text, actions, schema, say)
 
+    @staticmethod
     def _named(
-        self,
-        service: str,
+        unnamed: bool,
         text: str,
         actions: Sequence[Action],
         schema: ServiceSchema | None,
         say: Say,
     ) -> str:
-        """``compose.named_offers`` for a service without its own templates (a service's
-        own know what it offers: "How about 45 park lane?" is a hotel's)."""
-        return text if service in self.services else named_offers(text, actions, schema, say)
+        """``compose.named_offers`` where only generic wording is said (a service's own
+        templates or its neighbour's know what it offers: "How about 45 park lane?" is a
+        hotel's)."""
+        return named_offers(text, actions, schema, say) if unnamed else text
 
     def _run(
         self,
@@ -521,11 +525,16 @@ class Realiser:
         seed: int,
         schema: ServiceSchema | None,
         said: Callable[[Action], str],
+        unnamed: bool = False,
     ) -> list[str]:
         """A run of acts of one kind: the templates covering most of it, the rest composed.
         An offer or a confirmation is said once: the acts its template leaves are facts
         (INFORM acts, with their own templates)."""
         sentences: list[str] = []
+        if kind == "OFFER" and unnamed and unnamed_offer(left, schema, said):
+            # an entity that is not a proper name ("Pick up kids", an alarm): composed, what
+            # it is and when in one question (``compose._offer``)
+            return [self.compose(kind, left, schema, said)]
         while left:
             found = self.cover(left, sources, seed)
             if found is None:
@@ -604,6 +613,7 @@ def _unsaid(source: Source, said: Sequence[Action], left: Sequence[Action]) -> f
     the slots of ``said`` lack, in ``source``'s naming: a piece's template saying one reads
     as if it said that act too, without its value ("Please confirm: room at {hotel_name}
     checking in {check_in_date}." beside a number of rooms said after it)."""
+    left = [a for a in left if not is_bool((a.values or a.canonical_values or [""])[0])]
     if not left:
         return frozenset()
 
