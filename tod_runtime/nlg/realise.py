@@ -208,16 +208,7 @@ class Realiser:
         unsaid: frozenset[str] = frozenset(),
         lenient: bool = False,
     ) -> str | None:
-        entries = [
-            e
-            for e in source.table.get(sig.key, ())
-            if source.fits(e[0])
-            and (self.bare_values or _worded(e[0]))
-            and (not self.well_formed or self._formed(e[0], sig.key, lenient))
-            and (not unsaid or unsaid.isdisjoint(template_words(e[0])))
-        ]
-        if lenient:  # the questions ended with a stop, ended with a question mark
-            entries = [(repaired(t), n) for t, n in entries]
+        entries = self._usable(source, sig.key, unsaid, lenient)
         if not entries:
             return None
         # a key's templates with and without a request's value: those saying exactly the
@@ -245,6 +236,23 @@ class Realiser:
                     return text
             return None
         return text
+
+    def _usable(
+        self, source: Source, key: str, unsaid: frozenset[str], lenient: bool
+    ) -> list[tuple[str, int]]:
+        """The templates of ``key`` that may be said for the service: fitting it, worded,
+        free of defects of form (``lenient``: mended), not saying an ``unsaid`` slot."""
+        entries = [
+            e
+            for e in source.table.get(key, ())
+            if source.fits(e[0])
+            and (self.bare_values or _worded(e[0]))
+            and (not self.well_formed or self._formed(e[0], key, lenient))
+            and (not unsaid or unsaid.isdisjoint(template_words(e[0])))
+        ]
+        if lenient:  # the questions ended with a stop, ended with a question mark
+            entries = [(repaired(t), n) for t, n in entries]
+        return entries
 
     def _formed(self, template: str, key: str, lenient: bool = False) -> bool:
         """Whether ``template`` has no defect of form (``lenient``: none but a question
