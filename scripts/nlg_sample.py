@@ -1,9 +1,12 @@
-"""Replies to read: a random sample of system frames of the dev-only services (services in dev
-not in train), each realised by the default generator with the recording's values in the
-backend's form (its canonical values), beside what the recording's system said, and the
-defects ``nlg.check`` finds in it (docs/nlg.md, "Read as a user would").
+"""Replies to read: a random sample of system frames, each realised by the default generator
+with the recording's values in the backend's form (its canonical values), beside what the
+recording's system said, and the defects ``nlg.check`` finds in it (docs/nlg.md, "Read as a
+user would"). The frames are those of the split's services not in train (dev's unseen ones)
+or, for train itself, of all its services; ``--services A,B`` takes those services instead
+(to check a change on services that have their own templates).
 
     python scripts/nlg_sample.py SGD_DIR_OR_ZIP [--split dev] [--n 100] [--seed 0]
+        [--services NAME,NAME]
 """
 
 from __future__ import annotations
@@ -24,10 +27,16 @@ def main() -> None:
     parser.add_argument("--split", default="dev")
     parser.add_argument("--n", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--services", default="", help="comma-separated services to sample")
     args = parser.parse_args()
     split = open_split(args.sgd, args.split)
     schemas = split.schemas()
-    seen = sgd_train_services()
+    chosen = {s for s in args.services.split(",") if s}
+    seen = set() if args.split == "train" else sgd_train_services()
+
+    def wanted(service: str) -> bool:
+        return service in chosen if chosen else service not in seen
+
     frames: list[tuple[str, list[Action], str]] = []
     for file in split.dialogue_files():
         for dialogue in split.read_raw(file):
@@ -35,7 +44,7 @@ def main() -> None:
                 if turn["speaker"] != "SYSTEM":
                     continue
                 for frame in turn["frames"]:
-                    if frame["service"] in seen:
+                    if not wanted(frame["service"]):
                         continue
                     acts = [
                         Action(

@@ -78,6 +78,7 @@ def test_each_detector_finds_its_defect_and_passes_the_right_reply() -> None:
         ("other_slot", "The car has SFO Airport stops.", "The car leaves from SFO Airport.", [act("INFORM", "origin_airport", ["SFO Airport"])]),
         ("bare_value", "Camry.", "The car is Camry.", [act("INFORM", "car_name", ["Camry"])]),
         ("vague_success", "Your request was successful.", "I have reserved the car.", [act("NOTIFY_SUCCESS")]),
+        ("question_stop", "So, do you want Camry.", "So, do you want Camry?", [act("OFFER", "car_name", ["Camry"])]),
     ]  # fmt: skip
     for name, bad, good, acts in cases:
         assert name in found(bad, *acts), (name, bad)

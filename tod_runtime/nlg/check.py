@@ -16,7 +16,9 @@
   entity's name that the acts offer;
 * ``other_slot``: a value said with another slot's words ("Sky Harbor Airport stops" for an
   airport, "pick up on" before the drop-off date);
-* ``vague_success``: "Your request was successful." where the success could be said.
+* ``vague_success``: "Your request was successful." where the success could be said;
+* ``question_stop``: a question ended with a full stop ("So, do you wish to rebook ...
+  at 1:30 pm."; ``nlg.form``).
 
 ``tests/nlg/test_reply_check.py`` runs the generator over every act combination SGD train
 and dev hold and fails on any of these (docs/nlg.md, "The reply check").
@@ -29,6 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tod_runtime.dialogue.models import Action
+from tod_runtime.nlg.form import form_defects
 from tod_runtime.nlg.signature import is_bool, schema_info, service_signature
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.schema.roles import FUNCTION_WORDS
@@ -242,6 +245,8 @@ def defects(
         found.append("other_slot")
     if VAGUE_SUCCESS in text:
         found.append("vague_success")
+    if "question_stop" in form_defects(bare.replace(MASK, "{value}")):
+        found.append("question_stop")
     return found
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tod_runtime.dialogue.models import Action
-from tod_runtime.nlg.signature import head_words
+from tod_runtime.nlg.signature import head_words, schema_info
 from tod_runtime.nlg.success import success
 from tod_runtime.schema.models import ServiceSchema, SlotSchema
 from tod_runtime.schema.roles import FUNCTION_WORDS
@@ -199,8 +199,31 @@ def names(acts: Sequence[Action], schema: ServiceSchema | None) -> list[str]:
         spec = schema.slot(action.slot) if schema else None
         if spec is not None and (short.count(phrase) > 1 or phrase in shared or _units(phrase)):
             phrase = description_phrase(spec)
-        out.append(phrase)
+        out.append(_numbered_name(phrase, schema, action.slot))
     return out
+
+
+# the prepositions and particles that may end a participle's phrase ("flying out from")
+_PARTICLES = frozenset({"to", "from", "at", "in", "on", "into", "out", "for", "with", "by"})
+
+
+def _numbered_name(phrase: str, schema: ServiceSchema | None, slot: str) -> str:
+    """A name its description calls a number ("Number of the airport flying to" for the slot
+    ``destination_airport_name``: its own name says it is a name) said as what it names,
+    and a participle that ends in a preposition said of the user ("the airport you are
+    flying to", was "the airport flying to")."""
+    if schema is None or not phrase.startswith("number of "):
+        return phrase
+    if not {"name", "title"} & set(slot.split("_")):  # a count, as its description says
+        return phrase
+    words = phrase.removeprefix("number of ").split()
+    if words[:1] and words[0] in ARTICLES:
+        words = words[1:]
+    verb = next((i for i, w in enumerate(words) if w.endswith("ing") and i > 0), None)
+    tail = words[verb + 1 :] if verb is not None else []
+    if verb is not None and tail and all(w in _PARTICLES for w in tail):
+        words = [*words[:verb], "you", "are", *words[verb:]]
+    return " ".join(words)
 
 
 def _units(phrase: str) -> bool:
@@ -251,6 +274,21 @@ def explained(schema: ServiceSchema | None, slot: str, value: str) -> str:
     return found[1] if found else ""
 
 
+def _slot_named(schema: ServiceSchema | None, slot: str, name: str) -> str:
+    """A one-word name said with the slot's own name when that name is the word after the
+    words its description holds ("subtitle_language", "Language to use for subtitles":
+    "subtitle language", not "language"): said of an explained value, whose meaning needs
+    to know what the value is of ("the subtitle language is None (no subtitles)")."""
+    parts = slot.split("_")
+    spec = schema.slot(slot) if schema else None
+    if spec is None or len(parts) < 2 or parts[-1] != name:
+        return name
+    said = [w.lower() for w in re.findall(r"[A-Za-z]+", spec.description)]
+    if all(any(w.startswith(p) for w in said) for p in parts[:-1]):
+        return " ".join(parts)
+    return name
+
+
 def _clause(action: Action, schema: ServiceSchema | None, say: Say, name: str | None = None) -> str:
     """ "the city is Oslo", or a boolean's statement (without its final stop)."""
     if _is_bool(action):
@@ -261,7 +299,7 @@ def _clause(action: Action, schema: ServiceSchema | None, say: Say, name: str | 
     if meant := explained(schema, action.slot, value):  # "None for no subtitles"
         # the value itself is said too: a reply must say its acts' values (replay's slot
         # error rate counted "no subtitles" alone as a miss, 80 of dev's 157)
-        return f"the {name} is {value} ({meant})"
+        return f"the {_slot_named(schema, action.slot, name)} is {value} ({meant})"
     unit = _unit(schema, action.slot)
     if unit and value.isdigit():  # "Length of stay in days": "the length of stay is 3 days"
         value += f" {unit}" if value != "1" else f" {unit[:-1]}"
@@ -342,8 +380,22 @@ def _offer(acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> st
     if _BARE_NUMBER.fullmatch(say(first)) or _is_bool(first):
         # "How about 13?" names nothing: what is offered is said ("The humidity is 13.")
         return upper_first(join(clauses(acts, schema, say))) + "."
-    tail = " " + upper_first(join(clauses(acts, schema, say)[1:])) + "." if rest else ""
-    return f"How about {say(first)}?{tail}"
+    named = say(first)
+    single = len(first.values or first.canonical_values) == 1  # not a list of options
+    if not (noun := offered_noun(schema, first.slot, named) if single else ""):
+        tail = " " + upper_first(join(clauses(acts, schema, say)[1:])) + "." if rest else ""
+        return f"How about {named}?{tail}"
+    # not a proper name: what it is, and when, in one question ("How about the alarm Pick up
+    # kids at 4:30 pm?", was "What about Pick up kids? It starts at 4:30 pm.")
+    named = f"the {noun} {named}"
+    kinds = schema_info(schema)[0] if schema else {}
+    for kind, word in (("date", "on"), ("time", "at")):
+        when = next((a for a in rest if a.slot in kinds and kinds[a.slot].kind == kind), None)
+        if when is not None:
+            named += f" {word} {say(when)}"
+            rest = [a for a in rest if a is not when]
+    tail = " " + upper_first(join(clauses(rest, schema, say))) + "." if rest else ""
+    return f"How about {named}?{tail}"
 
 
 def compose_system(
@@ -420,3 +472,65 @@ def compose_user(kind: str, acts: Sequence[Action], schema: ServiceSchema | None
         "GOODBYE": "Goodbye.",
     }
     return fixed.get(kind, "Okay.")
+
+
+# words a proper name may keep in lower case ("How to Train Your Dragon", "Pirates of the
+# Caribbean", "Beauty and the Beast")
+_NAME_SMALL = FUNCTION_WORDS | ARTICLES | {"and", "in", "a", "de", "la", "le", "y", "von"}
+_OFFERED = re.compile(r"\b((?:How|What) about )([^?]+)\?")
+
+
+def proper_name(value: str) -> bool:
+    """Whether a value reads as a proper name: each word a capital or a digit first, the
+    small words of a title aside ("Auntie Mame", "How to Train Your Dragon"; not "Pick up
+    kids", an alarm's label)."""
+    found = [w.strip("\"'(),.:;!?&-") for w in value.split()]
+    found = [w for w in found if w and w.lower() not in _NAME_SMALL]
+    return bool(found) and all(not w[0].isalpha() or w[0].isupper() for w in found)
+
+
+def offered_noun(schema: ServiceSchema | None, slot: str, said: str) -> str:
+    """What an entity offered as ``said`` is, when the value is not a proper name and the
+    slot's description says it ("Name of the alarm": "alarm"); else ""."""
+    if not names_entity(schema, slot) or not said.strip() or proper_name(said):
+        return ""
+    spec = schema.slot(slot) if schema else None
+    words = description_phrase(spec).split() if spec else []
+    if words[1:2] != ["of"] or said.split()[0].lower() in ARTICLES:
+        return ""
+    return " ".join(w for w in _of_what(words)[2:] if w.lower() not in ARTICLES)
+
+
+def unnamed_offer(acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> bool:
+    """Whether ``acts`` offer an entity whose value is not a proper name (``offered_noun``):
+    composed as one question ("How about the alarm Pick up kids at 4:30 pm?")."""
+    return any(
+        a.act == "OFFER"
+        and len(a.values or a.canonical_values) == 1
+        and offered_noun(schema, a.slot, say(a))
+        for a in acts
+    )
+
+
+def named_offers(
+    text: str, acts: Sequence[Action], schema: ServiceSchema | None, say: Callable[[str, str], str]
+) -> str:
+    """An offer of an entity whose value is not a proper name names what it is: "How about
+    the alarm Pick up kids?" (was "What about Pick up kids?", as if a place), the noun from
+    the slot's description ("Name of the alarm")."""
+    if schema is None or "about" not in text:
+        return text
+    nouns: dict[str, str] = {}
+    for action in acts:
+        values = action.values or action.canonical_values
+        if action.act != "OFFER" or len(values) != 1:
+            continue
+        said = say(action.slot, values[0])
+        if noun := offered_noun(schema, action.slot, said):
+            nouns[said] = noun
+
+    def named(match: re.Match[str]) -> str:
+        noun = nouns.get(match[2].strip())
+        return f"{match[1]}the {noun} {match[2]}?" if noun else match[0]
+
+    return _OFFERED.sub(named, text) if nouns else text

@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from tod_runtime.nlg.compose import UNITS
 from tod_runtime.nlg.signature import PLACEHOLDER, schema_info
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.schema.roles import FUNCTION_WORDS
@@ -166,15 +167,23 @@ def _common(profile: Profile) -> frozenset[str]:
     return frozenset(w for w, n in counts.items() if n >= limit)
 
 
+def counted_kind(kind: str, description: str) -> str:
+    """A slot's kind for matching: a text whose description ends in a unit ("Length of stay
+    in days") is a count (of days), as "Number of days in the reservation" is."""
+    tail = description.lower().rstrip(". ").split()[-2:]
+    return "count" if kind == "text" and tail[:1] == ["in"] and tail[-1:][0] in UNITS else kind
+
+
 def align(target: Profile, source_name: str, source: Profile) -> Alignment:
     mine_common, theirs_common = _common(target), _common(source)
     common = mine_common | theirs_common
     pairs = []
-    for slot, (kind, description) in target.slots.items():
+    for slot, (text_kind, description) in target.slots.items():
+        kind = counted_kind(text_kind, description)
         mine = words(slot, description)
         every = all_words(slot, description)
         for other, (other_kind, other_description) in source.slots.items():
-            if other_kind == kind:
+            if counted_kind(other_kind, other_description) == kind:
                 theirs = words(other, other_description)
                 tie = _jaccard(every, all_words(other, other_description))
                 pairs.append((_weighted_jaccard(mine, theirs, common), tie, slot, other))
@@ -210,8 +219,10 @@ def _pair_the_last_of_a_kind(target: Profile, source: Profile, slot_map: dict[st
     word in common, the same part in a booking). Not counted in the services' closeness."""
     taken = set(slot_map.values())
     for kind in SINGLE_KINDS:
-        mine = [s for s, (k, _) in target.slots.items() if k == kind and s not in slot_map]
-        theirs = [s for s, (k, _) in source.slots.items() if k == kind and s not in taken]
+        mine = [s for s, (k, d) in target.slots.items() if counted_kind(k, d) == kind]
+        theirs = [s for s, (k, d) in source.slots.items() if counted_kind(k, d) == kind]
+        mine = [s for s in mine if s not in slot_map]
+        theirs = [s for s in theirs if s not in taken]
         if len(mine) == 1 and len(theirs) == 1:
             slot_map[mine[0]] = theirs[0]
 

@@ -33,7 +33,8 @@ from functools import cached_property
 from itertools import groupby
 
 from tod_runtime.dialogue.models import Action, change_asks, found_nothing
-from tod_runtime.nlg.compose import CHANGE, PROPOSE
+from tod_runtime.nlg.compose import CHANGE, PROPOSE, named_offers, unnamed_offer
+from tod_runtime.nlg.form import form_defects, repaired
 from tod_runtime.nlg.index import TableIndexes
 from tod_runtime.nlg.mine import Table
 from tod_runtime.nlg.neighbours import (
@@ -130,6 +131,10 @@ class Realiser:
     # it up from? How about Long Beach?", ``_run``). The user's side keeps the value-less
     # question.
     every_value = True
+    # a template with a defect of form (``nlg.form``: a question ended with a stop, a
+    # REQ_MORE that asks nothing) is passed over for the key's others, else for pieces and
+    # composed wording. The user's side keeps them (its wording is measured by task success).
+    well_formed = True
 
     def __init__(
         self,
@@ -149,6 +154,7 @@ class Realiser:
         self._fits: dict[tuple[str, int], Fits] = {}
         self._placeholders: dict[str, frozenset[str]] = {}
         self._lengths: dict[str, int] = {}
+        self._form: dict[tuple[str, str], tuple[str, ...]] = {}
         self.choices = max(1, choices)
         self.empty = empty
 
@@ -194,12 +200,16 @@ class Realiser:
             pick -= n
         return pool[-1][0]  # pragma: no cover - pick < total
 
-    def _from(self, source: Source, sig: Signature, seed: int, brief: bool = False) -> str | None:
-        entries = [
-            e
-            for e in source.table.get(sig.key, ())
-            if source.fits(e[0]) and (self.bare_values or _worded(e[0]))
-        ]
+    def _from(
+        self,
+        source: Source,
+        sig: Signature,
+        seed: int,
+        brief: bool = False,
+        unsaid: frozenset[str] = frozenset(),
+        lenient: bool = False,
+    ) -> str | None:
+        entries = self._usable(source, sig.key, unsaid, lenient)
         if not entries:
             return None
         # a key's templates with and without a request's value: those saying exactly the
@@ -227,6 +237,31 @@ class Realiser:
                     return text
             return None
         return text
+
+    def _usable(
+        self, source: Source, key: str, unsaid: frozenset[str], lenient: bool
+    ) -> list[tuple[str, int]]:
+        """The templates of ``key`` that may be said for the service: fitting it, worded,
+        free of defects of form (``lenient``: mended), not saying an ``unsaid`` slot."""
+        entries = [
+            e
+            for e in source.table.get(key, ())
+            if source.fits(e[0])
+            and (self.bare_values or _worded(e[0]))
+            and (not self.well_formed or self._formed(e[0], key, lenient))
+            and (not unsaid or unsaid.isdisjoint(template_words(e[0])))
+        ]
+        if lenient:  # the questions ended with a stop, ended with a question mark
+            entries = [(repaired(t), n) for t, n in entries]
+        return entries
+
+    def _formed(self, template: str, key: str, lenient: bool = False) -> bool:
+        """Whether ``template`` has no defect of form (``lenient``: none but a question
+        ended with a stop, which ``form.repaired`` mends)."""
+        found = self._form.get((template, key))
+        if found is None:
+            found = self._form[(template, key)] = tuple(form_defects(template, key))
+        return not found or (lenient and found == ("question_stop",))
 
     def _length(self, template: str) -> int:
         found = self._lengths.get(template)
@@ -297,11 +332,15 @@ class Realiser:
         seed: int = 0,
         sources: Sequence[Source] | None = None,
     ) -> str | None:
-        """A mined template for exactly these acts, filled; None when none covers them."""
-        for source in self.sources(service, schema, say) if sources is None else sources:
-            found = self._said(source, actions, seed)
-            if found is not None:
-                return found
+        """A mined template for exactly these acts, filled; None when none covers them. A
+        template of any source free of defects of form (``nlg.form``) goes before a mended
+        one."""
+        sources = self.sources(service, schema, say) if sources is None else sources
+        for lenient in (False, True) if self.well_formed else (False,):
+            for source in sources:
+                found = self._said(source, actions, seed, lenient=lenient)
+                if found is not None:
+                    return found
         return None
 
     def cover(
@@ -328,7 +367,11 @@ class Realiser:
         if best is None:
             return None
         _, _, source, acts = best
-        text = self._said(source, acts, seed, brief=True)
+        left = [a for a in run if not any(a is u for u in acts)]
+        unsaid = _unsaid(source, acts, left) if run[0].act in ("CONFIRM", "OFFER") else frozenset()
+        text = self._said(source, acts, seed, brief=True, unsaid=unsaid)
+        if text is None and self.well_formed:
+            text = self._said(source, acts, seed, brief=True, unsaid=unsaid, lenient=True)
         return None if text is None else (text, acts)
 
     def cover_mixed(
@@ -356,17 +399,26 @@ class Realiser:
                 continue
             acts = [items[i] for i in best[2].split(" ")]
             text = self._said(source, acts, seed, brief=True)
+            if text is None and self.well_formed:
+                text = self._said(source, acts, seed, brief=True, lenient=True)
             if text is not None:
                 return text, acts
         return None
 
     def _said(
-        self, source: Source, acts: Sequence[Action], seed: int, brief: bool = False
+        self,
+        source: Source,
+        acts: Sequence[Action],
+        seed: int,
+        brief: bool = False,
+        unsaid: frozenset[str] = frozenset(),
+        lenient: bool = False,
     ) -> str | None:
         """``acts`` said with one of ``source``'s templates for their signature, if any
-        (``brief``: the shortest, for a piece of a reply)."""
+        (``brief``: the shortest, for a piece of a reply; ``unsaid``: words of the slots
+        the piece leaves to others, which its template must not say, ``_unsaid``)."""
         sig = source.signature(acts)
-        return self._from(source, sig, seed, brief) if sig is not None else None
+        return self._from(source, sig, seed, brief, unsaid, lenient) if sig is not None else None
 
     def neighbours(self, service: str, schema: ServiceSchema) -> list[Alignment]:
         """The closest services with templates, for a service without (computed once)."""
@@ -440,9 +492,12 @@ class Realiser:
                 else question
             )
         sources = self.sources(service, schema, say, _alike(actions, schema))
+        # only generic wording (no own or neighbour's templates): it does not know what the
+        # service offers, so an offer of what is not a proper name says what it is
+        unnamed = all(s.table is self.generic for s in sources)
         whole = self.lookup(service, schema, actions, say, seed, sources)
         if whole is not None:
-            return _stop(whole)
+            return self._named(unnamed, _stop(whole), actions, schema, say)
 
         placed: list[tuple[int, str]] = []  # (order of its first act, sentence)
         mixed = self.cover_mixed(actions, sources, seed) if self.mixed_kinds else None
@@ -452,10 +507,24 @@ class Realiser:
             actions = [a for a in actions if not any(a is u for u in used)]
         ordered = sorted(actions, key=_rank)
         for kind, group in groupby(ordered, key=lambda a: a.act):
-            sentences = self._run(kind, list(group), sources, seed, schema, said)
+            sentences = self._run(kind, list(group), sources, seed, schema, said, unnamed)
             placed += [(ORDER.get(kind, len(ORDER)), s) for s in sentences]
         placed.sort(key=lambda p: p[0])
-        return " ".join(_stop(s) for _, s in placed if s.strip()) or self.empty
+        text = " ".join(_stop(s) for _, s in placed if s.strip()) or self.empty
+        return self._named(unnamed, text, actions, schema, say)
+
+    @staticmethod
+    def _named(
+        unnamed: bool,
+        text: str,
+        actions: Sequence[Action],
+        schema: ServiceSchema | None,
+        say: Say,
+    ) -> str:
+        """``compose.named_offers`` where only generic wording is said (a service's own
+        templates or its neighbour's know what it offers: "How about 45 park lane?" is a
+        hotel's)."""
+        return named_offers(text, actions, schema, say) if unnamed else text
 
     def _run(
         self,
@@ -465,11 +534,16 @@ class Realiser:
         seed: int,
         schema: ServiceSchema | None,
         said: Callable[[Action], str],
+        unnamed: bool = False,
     ) -> list[str]:
         """A run of acts of one kind: the templates covering most of it, the rest composed.
         An offer or a confirmation is said once: the acts its template leaves are facts
         (INFORM acts, with their own templates)."""
         sentences: list[str] = []
+        if kind == "OFFER" and unnamed and unnamed_offer(left, schema, said):
+            # an entity that is not a proper name ("Pick up kids", an alarm): composed, what
+            # it is and when in one question (``compose._offer``)
+            return [self.compose(kind, left, schema, said)]
         while left:
             found = self.cover(left, sources, seed)
             if found is None:
@@ -541,6 +615,25 @@ def _alike(actions: Sequence[Action], schema: ServiceSchema | None) -> frozenset
     for slot in said:
         seen.setdefault(labels[slot].label, []).append(slot)
     return frozenset(s for group in seen.values() if len(group) > 1 for s in group)
+
+
+def _unsaid(source: Source, said: Sequence[Action], left: Sequence[Action]) -> frozenset[str]:
+    """The words of the slots of ``left`` (the acts of a run a piece leaves to others) that
+    the slots of ``said`` lack, in ``source``'s naming: a piece's template saying one reads
+    as if it said that act too, without its value ("Please confirm: room at {hotel_name}
+    checking in {check_in_date}." beside a number of rooms said after it)."""
+    left = [a for a in left if not is_bool((a.values or a.canonical_values or [""])[0])]
+    if not left:
+        return frozenset()
+
+    def slot_words(acts: Sequence[Action]) -> frozenset[str]:
+        slots = set()
+        for action in acts:
+            sig = source.signature([action]) if action.slot else None
+            slots |= set(sig.slots.values()) if sig is not None and sig.slots else {action.slot}
+        return words(*(s.replace("_", " ") for s in slots))
+
+    return slot_words(left) - slot_words(said)
 
 
 def _items(source: Source, actions: Sequence[Action]) -> dict[str, Action]:

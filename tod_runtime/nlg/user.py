@@ -259,6 +259,7 @@ class UserWording(Realiser):
     bare_values = True
     generic_questions = True
     every_value = False
+    well_formed = False
     # the system's corpus-level choices (docs/nlg.md) were tuned on the system's replies
     brief_pieces = False
 

@@ -1,0 +1,75 @@
+"""Defects of form in a template people typed, found in its text and its key alone.
+
+A mined template is said as people typed it (in sentence case: ``signature.cased``), so a
+wording with a defect of form reads wrong on any service that says it. Two are found here,
+for any schema, and the generator passes such a template over for the key's others (or for
+smaller pieces and composed wording, which say every value):
+
+* ``question_stop``: a question ended with a full stop ("So, do you wish to rebook the
+  appointment with {doctor_name} on {appointment_date}.", "How about {name} at {venue}.");
+  a question is a sentence that opens, after leading words set off by commas ("So,",
+  "Okay,"), with an auxiliary and its subject ("do you", "would that", "can I") or with a
+  question word and an auxiliary or "about" ("What should", "How about");
+* ``unasked``: a key with ``REQ_MORE`` whose template asks nothing ("I couldn't find
+  anything else.", mined for a failed search and said for a refused rental): the act is a
+  question, and a reply without a question mark leaves it unsaid.
+"""
+
+from __future__ import annotations
+
+import re
+
+AUX = frozenset(
+    {"do", "does", "did", "would", "will", "shall", "should", "can", "could", "is", "are",
+     "was", "were", "may", "might", "am"}
+)  # fmt: skip
+QUESTION_WORDS = frozenset({"what", "when", "where", "which", "who", "whom", "whose", "how"})
+SUBJECTS = frozenset(
+    {"you", "i", "we", "they", "it", "he", "she", "there", "this", "that", "these", "those",
+     "the", "a", "an", "your", "my", "any", "anything"}
+)  # fmt: skip
+ASKING = frozenset({"REQ_MORE"})  # acts that are a question whatever their slots
+_LEAD = re.compile(r"^(?:[A-Za-z']+,\s+)+")  # "So, ", "Okay, great, "
+_TOKEN = re.compile(r"\{[^}]*\}|[A-Za-z']+")
+_SENTENCES = re.compile(r"(?<=[.?!])\s+")
+
+
+def is_question(sentence: str) -> bool:
+    """Whether a sentence (its end stop aside) is worded as a question."""
+    words = _TOKEN.findall(_LEAD.sub("", sentence.strip()).lower())
+    if len(words) < 2:
+        return False
+    first, second = words[0], words[1]
+    if first in AUX:
+        return second in SUBJECTS or second.startswith("{")
+    return first in QUESTION_WORDS and (second in AUX or second == "about")
+
+
+def _sentences(template: str) -> list[str]:
+    """A template's sentences, the last ended with the stop the reply gives it if it has
+    none ("When are you leaving and where are you going")."""
+    sentences = _SENTENCES.split(template.strip())
+    if sentences and sentences[-1] and sentences[-1][-1] not in ".?!":
+        sentences[-1] += "."
+    return sentences
+
+
+def form_defects(template: str, key: str = "") -> list[str]:
+    """The defects of form of ``template`` (said for the acts of ``key``); [] when none."""
+    found = []
+    sentences = _sentences(template)
+    if any(s.endswith(".") and is_question(s[:-1]) for s in sentences):
+        found.append("question_stop")
+    if "?" not in template and any(item in ASKING for item in key.split(" ")):
+        found.append("unasked")
+    return found
+
+
+def repaired(template: str) -> str:
+    """``template`` with each question it ends with a stop ended with a question mark ("What
+    should I name it? And for what time?"): said when no template of the acts is free of
+    defects, rather than smaller pieces that read worse."""
+    sentences = _sentences(template)
+    return " ".join(
+        s[:-1] + "?" if s.endswith(".") and is_question(s[:-1]) else s for s in sentences
+    )
