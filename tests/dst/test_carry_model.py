@@ -101,6 +101,25 @@ def test_a_value_never_moves_to_a_slot_of_another_type() -> None:
     assert frame.slot_values == {"day": ["Friday"]}
 
 
+def _counts(name: str, slots: list[tuple[str, str]]) -> ServiceSchema:
+    """A transactional service whose slots are counts (categorical, 1 to 4)."""
+    schema = _service(name, slots, True).model_dump()
+    for slot in schema["slots"]:
+        slot.update(is_categorical=True, possible_values=["1", "2", "3", "4"])
+    return ServiceSchema.model_validate(schema)
+
+
+def test_a_count_of_people_never_moves_to_a_count_of_nights() -> None:
+    # "a table for 2" then a hotel: the stay's nights are no party size, though both are numbers
+    table = _counts("Tables_1", [("seats", "Number of people in the party")])
+    stay = _counts("Stays_1", [("nights", "Number of nights of the stay"), ("guests", "Guests")])
+    both = {"Tables_1": table, "Stays_1": stay}
+    state = {"Tables_1": State(slot_values={"seats": ["2"]})}
+    opened = State(active_intent="DoStays_1")
+    found = candidates(opened, "Stays_1", state, both, History(), opening=True)
+    assert {c.target: c.same_type for c in found} == {"nights": False, "guests": True}
+
+
 def _booked_turn(parameters: dict[str, str], results: list[dict[str, str]]) -> History:
     call = ServiceCall(method="DoShows_1", parameters=parameters)
     frame = Frame(service="Shows_1", actions=[act("NOTIFY_SUCCESS")], service_call=call)

@@ -251,6 +251,25 @@ async def test_just_me_is_a_count_of_one() -> None:
     assert cs.JustMe().applies(nlu, replace(r, text="only me at 7:30"))
 
 
+async def test_just_tonight_is_one_night() -> None:
+    nlu = nlu_of(embedded("Hotels"))
+    intent = ("Hotels", "BookHotel")
+    r = reading(
+        nlu,
+        "ok book that, just tonight",
+        intent,
+        {},
+        acts=(a("INFORM", "check_in_date", "tonight"),),
+    )
+    assert cs.JustTonight().applies(nlu, r)
+    acts = texts((await cs.JustTonight().apply(nlu, r)).acts)
+    assert acts == ["INFORM(check_in_date=tonight)", "INFORM(number_of_nights=1)"]
+    assert not cs.JustTonight().applies(nlu, replace(r, text="tonight for 3 nights"))
+    assert not cs.JustTonight().applies(nlu, replace(r, text="just me tonight"))
+    seats = reading(nlu, "just tonight", ("Restaurants", "ReserveRestaurant"), {})
+    assert not cs.JustTonight().applies(nlu_of(embedded("Restaurants")), seats)  # no count of time
+
+
 def test_clock_at_is_a_time_after_at_not_a_place() -> None:
     found = [cs.clock_at(t) for t in ("2 ppl tonight at 7", "at 7:30 please", "at seven")]
     assert found == ["7", "7:30", "seven"]

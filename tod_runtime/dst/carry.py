@@ -43,8 +43,10 @@ date empty).
 
 A categorical target only takes one of its possible values, spelled as its schema spells it,
 and a target only takes a value of a slot of its own value type (``schema.roles``: on SGD
-train no value ever moved between a date, a time, a number, a bool and text); the model
-still scores every pair, so it is trained on the rows it was trained on before.
+train no value ever moved between a date, a time, a number, a bool and text; a count of
+time, "Number of nights of the stay", is a type of its own: a party of 2 is no stay of 2
+nights); the model still scores every pair, so it is trained on the rows it was trained on
+before.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ from tod_runtime.dst.learned.features import (
 )
 from tod_runtime.dst.learned.model import CarryModel
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
+from tod_runtime.schema.roles import counts_time
 
 SOURCE_FRAMES = 3  # the newest other frames a value may come from
 # System acts made only once the active intent's required slots are known.
@@ -86,7 +89,8 @@ class Candidate:
     target: str
     values: list[str]
     features: tuple[int, ...]
-    same_type: bool = True  # both slots hold the same type of value (bool, number, date...)
+    same_type: bool = True  # both slots hold the same type of value (bool, number, date...;
+    # a count of time is a type of its own: ``_span``)
     fallback: tuple[int, ...] = ()  # the fallback model's features (``unknown_source``)
     source_view: SlotView | None = None
     reworded: tuple[int, ...] = ()  # the reworded model's features (``CarryModel.reworded``)
@@ -141,7 +145,7 @@ def candidates(
                 fallback = tuple(i + (1 << bits) for i in hashed(unknown_source(strings), bits))
                 # and the reworded model's follow those (the main model's features)
                 reworded = tuple(i + (2 << bits) for i in found)
-                same = source.value_type == view.value_type
+                same = source.value_type == view.value_type and _span(source) == _span(view)
                 out.append(Candidate(other, target, taken, found, same, fallback, source, reworded))
     return out
 
@@ -321,6 +325,12 @@ def _proposed(history: History, service: str) -> dict[str, str]:
         if a.act == "REQUEST" and a.slot
         for v in a.values
     }
+
+
+def _span(view: SlotView) -> bool:
+    """Whether ``view`` counts a span of time: a number moves between counts of people or
+    things, and between spans of time, never across."""
+    return view.value_type == "number" and counts_time(view.words)
 
 
 def _distinct(schema: ServiceSchema, slot: str) -> bool:

@@ -22,7 +22,7 @@ service to another is learned (``tod_runtime.dst.learned``), from the same kind 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
@@ -173,6 +173,18 @@ class SlotRoles(Mapping[str, SlotRole]):
 
 
 _KEY = "roles.slot_roles"
+
+
+# the units of a count of time ("Number of nights of the stay", "Number of days ...")
+TIME_UNITS = frozenset(
+    {"night", "nights", "day", "days", "week", "weeks", "month", "months", "year", "years"}
+)
+
+
+def counts_time(words: Iterable[str]) -> bool:
+    """Whether a number slot described with ``words`` counts a span of time (nights, days),
+    not people or things: a party of 2 is no stay of 2 nights."""
+    return not TIME_UNITS.isdisjoint(w.lower() for w in words)
 
 
 def slot_roles(schema: ServiceSchema) -> SlotRoles:

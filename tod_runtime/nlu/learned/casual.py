@@ -14,6 +14,7 @@ from tod_runtime.dialogue.models import Action, act
 from tod_runtime.nlu.learned.reading import AliasIndex, Parts, Reading
 from tod_runtime.nlu.learned.text import STOP
 from tod_runtime.nlu.values import DATE, NUMBER, TIME, number_value
+from tod_runtime.schema.roles import counts_time
 from tod_runtime.values.numbers import UNITS
 from tod_runtime.values.times import AFTERNOON, MORNING, NIGHT, parse_time
 
@@ -224,6 +225,37 @@ class JustMe:
 
     async def apply(self, parts: Parts, r: Reading) -> Reading:
         slot = slots_of_type(parts, r, "number")[0]
+        spec = parts.schemas[r.service or ""].slot(slot)
+        if spec is not None and spec.possible_values and "1" not in spec.possible_values:
+            return r
+        acts = [a for a in r.acts if not (a.act == "INFORM" and a.slot == slot)]
+        return replace(r.with_acts([*acts, act("INFORM", slot, ["1"])]), filled=r.filled | {slot})
+
+
+ONE_DAY = re.compile(r"\b(?:just|only)(?: for)? (?:tonight|today|the night|this night|the day)\b")
+
+
+class JustTonight:
+    """ "just tonight", "only for today": a count of 1 for the intent's one count of time
+    (a number slot whose description names nights or days, ``roles.counts_time``), when
+    the turn says no other number; the day itself is read as the date as ever."""
+
+    name = "just_tonight"
+    step = "acts"
+
+    def _slot(self, parts: Parts, r: Reading) -> str | None:
+        if not r.predicted or not ONE_DAY.search(r.text.lower()) or says_a_count(r.text):
+            return None
+        views = {v.name: v for v in parts.views[r.service or ""]}
+        spans = [s for s in slots_of_type(parts, r, "number") if counts_time(views[s].description)]
+        return spans[0] if len(spans) == 1 else None
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return self._slot(parts, r) is not None
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        slot = self._slot(parts, r)
+        assert slot is not None
         spec = parts.schemas[r.service or ""].slot(slot)
         if spec is not None and spec.possible_values and "1" not in spec.possible_values:
             return r
