@@ -462,3 +462,15 @@ async def test_clarified_reads_the_answer_with_the_unclear_turn() -> None:
         assert picked.predicted is not None and picked.predicted[0] == meant
         assert picked.text.startswith("whats on in chicago")
     assert not rt.Clarified().applies(nlu, reading(nlu, "a hotel", None, {}, [unclear]))
+
+
+async def test_any_of_a_value_is_no_dontcare_for_the_slot_asked() -> None:
+    nlu = nlu_of(embedded("Movies"))
+    intent = ("Movies", "FindMovies")
+    read = (a("INFORM", "genre", "Comedy"), a("INFORM", "city", "dontcare"))
+    r = reading(nlu, "any comedies?", intent, {}, acts=read)
+    assert cs.AnyOfAValue().applies(nlu, r)
+    assert texts((await cs.AnyOfAValue().apply(nlu, r)).acts) == ["INFORM(genre=Comedy)"]
+    for said in ("any comedy is fine", "any city, comedies please", "i dont care, any comedies"):
+        kept = await cs.AnyOfAValue().apply(nlu, replace(r, text=said))
+        assert "INFORM(city=dontcare)" in texts(kept.acts)

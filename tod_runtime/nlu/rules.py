@@ -55,6 +55,13 @@ ALTS = re.compile(
     r"\b(anything else|something else|other options?|others|another|different one|"
     r"what else|any other|alternatives?)\b"
 )
+# saying any value will do, over plain words (lower case, no apostrophes): "i don't care",
+# "any is fine" (the conversation pattern ``skip``; the learned NLU's ``any_of_a_value``)
+SKIP_SAID = (
+    r"i dont care|dont care|doesnt matter|does not matter|no preference|(?:any|anything|either"
+    r"|whatever)(?: \w+)? (?:is|are|will be|would be|works?|sounds) (?:fine|ok|okay|good|great)"
+    r"|up to you|surprise me|i dont mind|not fussy|no matter"
+)
 DONTCARE_CUE = re.compile(
     r"\b(any|anything|doesn't matter|does not matter|don't care|whatever|no preference|"
     r"don't know|do not know|not sure|you choose|surprise me)\b"

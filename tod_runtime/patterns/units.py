@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from tod_runtime.dialogue.models import DONTCARE, Action, ServiceCall, State, act
+from tod_runtime.nlu.rules import SKIP_SAID
 from tod_runtime.patterns.base import PatternTurn, plain_words
 from tod_runtime.policy.history import entity_on_offer
 from tod_runtime.policy.rules import offer
@@ -230,11 +231,7 @@ class Cancel:
 # ------------------------------------------------------------------ skip
 
 
-SKIP_PHRASES = _says(
-    r"i dont care|dont care|doesnt matter|does not matter|no preference|(?:any|anything|either"
-    r"|whatever)(?: \w+)? (?:is|are|will be|would be|works?|sounds) (?:fine|ok|okay|good|great)"
-    r"|up to you|surprise me|i dont mind|not fussy|no matter"
-)
+SKIP_PHRASES = _says(SKIP_SAID)
 SKIP_ALONE = frozenset({"any", "anything", "whatever", "either", "any one", "anyone", "either one"})
 
 

@@ -10,9 +10,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from tod_runtime.dialogue.models import Action, act
+from tod_runtime.dialogue.models import DONTCARE, Action, act
 from tod_runtime.nlu.learned.reading import AliasIndex, Parts, Reading
 from tod_runtime.nlu.learned.text import STOP
+from tod_runtime.nlu.rules import SKIP_SAID
 from tod_runtime.nlu.values import DATE, NUMBER, TIME, number_value
 from tod_runtime.schema.roles import counts_time
 from tod_runtime.values.numbers import UNITS
@@ -261,6 +262,41 @@ class JustTonight:
             return r
         acts = [a for a in r.acts if not (a.act == "INFORM" and a.slot == slot)]
         return replace(r.with_acts([*acts, act("INFORM", slot, ["1"])]), filled=r.filled | {slot})
+
+
+ANY = frozenset({"any", "anything", "some", "something"})
+SKIPS = re.compile(rf"(?:^| )(?:{SKIP_SAID})(?: |$)")
+
+
+class AnyOfAValue:
+    """ "any comedies?" to "Where are you located?": the "any" is the genre's (the word after
+    it begins a value read for another slot), not "any city": a "dontcare" read for a slot
+    goes when every "any" of the turn so leans on another value, and no skip phrase ("any
+    is fine", "i don't care") is said."""
+
+    name = "any_of_a_value"
+    step = "acts"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return any(a.act == "INFORM" and a.values == [DONTCARE] for a in r.acts)
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        words = _WORD.findall(r.text.lower().replace("'", "").replace("’", ""))
+        anys = [i for i, w in enumerate(words) if w in ANY]
+        if not anys or SKIPS.search(" ".join(words)):
+            return r
+        said = {
+            w[:4]
+            for a in r.acts
+            if a.act == "INFORM" and a.values != [DONTCARE]
+            for v in a.values
+            for w in _WORD.findall(v.lower())
+            if len(w) >= 4
+        }
+        if not all(i + 1 < len(words) and words[i + 1][:4] in said for i in anys):
+            return r
+        kept = [a for a in r.acts if not (a.act == "INFORM" and a.values == [DONTCARE])]
+        return r.with_acts(kept)
 
 
 def initials(value: str) -> str:

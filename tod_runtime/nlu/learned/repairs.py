@@ -17,6 +17,7 @@ from tod_runtime.dialogue.models import CLOSING_ACTS, Action, act, change_asks
 from tod_runtime.errors import ConfigError
 from tod_runtime.nlu.learned.casual import (
     AliasSearch,
+    AnyOfAValue,
     AtClock,
     AtOrFor,
     JustMe,
@@ -263,6 +264,7 @@ REPAIRS: tuple[Repair, ...] = (
     AtClock(),
     JustMe(),
     JustTonight(),
+    AnyOfAValue(),
     NamedValue(),
     ValueAlias(),
     TimeOfDay(),

@@ -377,9 +377,9 @@ def clarifying(context: TurnContext) -> list[Intent]:
 class Clarified:
     """The answer to "Do you want to X or Y?" (``CLARIFY``): "the first", "the second", else
     the choice the scorer ranks best for the answer ("a hotel"), when it is within
-    ``switch_margin`` of the best of all (else the user said something else, read as
-    usual). The values are read from the answer and the turn that was unclear together
-    ("whats on in chicago this afternoon" ... "movies")."""
+    ``switch_margin`` of the best of all (else the user named another task: "movies
+    please", read as usual). Either way the values are read from the answer and the turn
+    that was unclear together ("whats on in chicago this afternoon" ... "movies")."""
 
     name = "clarified"
     step = "route"
@@ -404,10 +404,9 @@ class Clarified:
                 ),
                 None,
             )
-        if picked is None:
-            return r
         before = next((t.utterance for t in reversed(r.context.history) if t.speaker == "USER"), "")
-        return replace(r, text=f"{before} {r.text}".strip(), predicted=picked)
+        text = f"{before} {r.text}".strip()
+        return replace(r, text=text) if picked is None else replace(r, text=text, predicted=picked)
 
 
 class ServiceByKnownName:
