@@ -650,7 +650,8 @@ class FollowSearch:
         state = dict(turn.state)
         tracked = state.get(service) or State()
         values = dict(tracked.slot_values)
-        entity = entity_on_offer(turn.context.history, service, tracked) or {}
+        said = turn.acts.get(service, [])
+        entity = entity_on_offer(turn.context.history, service, tracked, said) or {}
         intent = turn.context.schemas[service].intent(meant)
         for slot in intent.required_slots if intent else []:
             if slot not in values and slot in entity:

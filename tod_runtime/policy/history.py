@@ -101,21 +101,36 @@ def addressed_service(
     return active or next(reversed(list(state)), None)
 
 
-def entity_on_offer(history: History, service: str, state: State) -> dict[str, str] | None:
+def entity_on_offer(
+    history: History, service: str, state: State, said: Sequence[Action] = ()
+) -> dict[str, str] | None:
     """The result of the last search that is on offer: of the results the newest offer named
     (several when it listed them, "A, B or C"), the one holding most of the state's values
-    (the one the user took), else the first; but another result of the search holding more
-    of them is the one meant ("is paper moons playing?" after Broken Compass was offered).
-    None before any offer."""
+    (the one the user took), else the first. When it contradicts a value the user ``said``
+    this turn and another result of the search holds every such value, that one ("is paper
+    moons playing?" with Broken Compass on offer). None before any offer."""
     search, _ = history.last_search(service)
     results = (search.service_results or []) if search is not None else []
-    offered = [i for i in history.on_offer(service) if i < len(results)]
-    if not offered:
+    named = [results[i] for i in history.on_offer(service) if i < len(results)]
+    if not named:
         return None
-    said = {slot: {v.strip().lower() for v in values} for slot, values in state.slot_values.items()}
 
     def held(result: dict[str, str]) -> int:
-        return sum(value.strip().lower() in said.get(slot, ()) for slot, value in result.items())
+        return sum(
+            value.strip().lower() in {v.strip().lower() for v in state.slot_values.get(slot, [])}
+            for slot, value in result.items()
+        )
 
-    rest = [i for i in range(len(results)) if i not in offered]
-    return max((results[i] for i in (*offered, *rest)), key=held)  # the first of equals
+    best = max(named, key=held)  # the first of equals
+    told = {
+        a.slot: {v.strip().lower() for v in (*a.values, *a.canonical_values)}
+        for a in said
+        if a.act == "INFORM" and a.values
+    }
+
+    def holds(result: dict[str, str]) -> bool:
+        return all(result[s].strip().lower() in vs for s, vs in told.items() if s in result)
+
+    if holds(best):
+        return best
+    return next((r for r in results if any(s in r for s in told) and holds(r)), best)

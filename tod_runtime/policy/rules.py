@@ -204,7 +204,7 @@ class _Decision:
             if finder is not None:  # asked already, and the user does not know: look it up
                 return self.about_found(finder) or self.find(finder)
             # what the user asks of the result on offer is answered before the next question
-            entity = entity_on_offer(self.history, self.service, self.state) or {}
+            entity = entity_on_offer(self.history, self.service, self.state, self.acts) or {}
             answers = inform(entity, self.state.requested_slots)
             return self.done(*answers, *self.request(missing).actions)
         if self.intent.is_transactional:
@@ -220,7 +220,7 @@ class _Decision:
         if "AFFIRM" in self.user or self.intent is None:  # a yes: the booking's result answers
             return None
         booked = self.history.last_success(self.service, self.intent.name)
-        entity = entity_on_offer(self.history, self.service, self.state)
+        entity = entity_on_offer(self.history, self.service, self.state, self.acts)
         told = booked[1] if booked is not None else {}
         asked = [s for s in lookup.unanswered(self.state, entity, self.acts) if s not in told]
         search = lookup.search_for(self.schema, self.state, asked, self.intent) if asked else None
