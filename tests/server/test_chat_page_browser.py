@@ -74,3 +74,24 @@ def test_type_a_message_and_see_the_reply_and_the_state(browser: object, tmp_pat
         print(f"screenshot: {shot}")
     finally:
         stop(server)
+
+
+def test_the_inspector_shows_a_searchs_results_as_tables(browser: object) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.remote.webdriver import WebDriver
+    from selenium.webdriver.support import expected_conditions as ready
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    assert isinstance(browser, WebDriver)
+    server, port = start_serve("memory://", args=())
+    try:
+        browser.get(f"http://127.0.0.1:{port}/")
+        wait = WebDriverWait(browser, 30)
+        wait.until(ready.text_to_be_present_in_element((By.ID, "services-hint"), "Restaurants"))
+        browser.find_element(By.ID, "text").send_keys("american food in chicago please\n")
+        wait.until(ready.presence_of_element_located((By.CSS_SELECTOR, ".msg.bot:not(.pending)")))
+        inspector = browser.find_element(By.ID, "inspector-body").text
+        assert "FindRestaurants(" in inspector and "restaurant_name" in inspector
+        assert "[object" not in inspector  # rows as tables, never an element's name
+    finally:
+        stop(server)
