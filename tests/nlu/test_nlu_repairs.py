@@ -460,6 +460,7 @@ async def test_clarified_reads_the_answer_with_the_unclear_turn() -> None:
         assert rt.Clarified().applies(nlu, r)
         picked = await rt.Clarified().apply(nlu, r)
         assert picked.predicted is not None and picked.predicted[0] == meant
+        assert picked.ranked[0][1] == picked.predicted  # its service's intents weighed after
         assert picked.text.startswith("whats on in chicago")
     assert not rt.Clarified().applies(nlu, reading(nlu, "a hotel", None, {}, [unclear]))
 

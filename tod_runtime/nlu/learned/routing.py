@@ -406,7 +406,12 @@ class Clarified:
             )
         before = next((t.utterance for t in reversed(r.context.history) if t.speaker == "USER"), "")
         text = f"{before} {r.text}".strip()
-        return replace(r, text=text) if picked is None else replace(r, text=text, predicted=picked)
+        if picked is None:
+            return replace(r, text=text)
+        # the choice first, so its service's other intents near it are weighed by the values
+        # read (``intent_by_values``: "a restaurant" with a city finds before it books)
+        ranked = ((r.ranked[0][0], picked), *((s, c) for s, c in r.ranked if c != picked))
+        return replace(r, text=text, ranked=ranked, predicted=picked)
 
 
 class ServiceByKnownName:
