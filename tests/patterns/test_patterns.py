@@ -316,3 +316,11 @@ async def test_clarify_asks_which_task_and_the_answer_keeps_the_values() -> None
     assert state.active_intent == "FindRestaurants" and state.slot_values["city"] == ["Chicago"]
     (guess,) = await _talk(["hey whats on in chicago this afternoon"], off=("clarify",))
     assert "CLARIFY" not in _acts(guess)  # off: the NLU's guess stands
+
+
+async def test_an_acknowledgement_to_a_question_asked_twice_lets_the_policy_go_on() -> None:
+    lines = ["i need a table for 2 in chicago tomorrow at 7pm", "sure", "sure"]
+    asked, again, moved = await _talk(lines)
+    assert again.utterance == asked.utterance  # asked once more
+    assert moved.utterance != asked.utterance  # then the policy looks it up or moves on
+    assert [str(a) for a in moved.user_acts.get("Restaurants", [])] == ["AFFIRM()"]

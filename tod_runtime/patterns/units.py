@@ -743,8 +743,23 @@ class Acknowledge:
 
     def apply(self, turn: PatternTurn) -> PatternTurn:
         service = turn.service or next(iter(turn.context.schemas), None)
-        answer = tuple(_questions(turn.previous())) or (act("REQ_MORE"),)
+        questions = _questions(turn.previous())
+        if service is not None and questions and _asked_again(turn, service, questions):
+            # "sure" to a question already asked twice: the policy goes on (it looks up what
+            # the user does not give, "Do you have a specific restaurant in mind?")
+            return turn.amended(acts={service: [act("AFFIRM")]}, state=as_before(turn))
+        answer = tuple(questions) or (act("REQ_MORE"),)
         return turn.amended(acts={}, state=as_before(turn), answer=answer, answer_service=service)
+
+
+def _asked_again(turn: PatternTurn, service: str, questions: list[Action]) -> bool:
+    """Whether the system turn before the last asked ``questions`` too."""
+    systems = [t for t in reversed(turn.context.history) if t.speaker == "SYSTEM"]
+    if len(systems) < 2:
+        return False
+    frame = systems[1].frame(service)
+    before = {(a.act, a.slot) for a in frame.actions} if frame is not None else set()
+    return all((q.act, q.slot) in before for q in questions)
 
 
 # ------------------------------------------------------------------ out of scope
