@@ -225,12 +225,17 @@ class JustMe:
         return len(counts) == 1 and not says_a_count(r.text)
 
     async def apply(self, parts: Parts, r: Reading) -> Reading:
-        slot = slots_of_type(parts, r, "number")[0]
-        spec = parts.schemas[r.service or ""].slot(slot)
-        if spec is not None and spec.possible_values and "1" not in spec.possible_values:
-            return r
-        acts = [a for a in r.acts if not (a.act == "INFORM" and a.slot == slot)]
-        return replace(r.with_acts([*acts, act("INFORM", slot, ["1"])]), filled=r.filled | {slot})
+        return count_of_one(parts, r, slots_of_type(parts, r, "number")[0])
+
+
+def count_of_one(parts: Parts, r: Reading, slot: str) -> Reading:
+    """The reading with 1 for ``slot`` in place of what was read for it (unchanged when the
+    slot's possible values hold no 1)."""
+    spec = parts.schemas[r.service or ""].slot(slot)
+    if spec is not None and spec.possible_values and "1" not in spec.possible_values:
+        return r
+    acts = [a for a in r.acts if not (a.act == "INFORM" and a.slot == slot)]
+    return replace(r.with_acts([*acts, act("INFORM", slot, ["1"])]), filled=r.filled | {slot})
 
 
 ONE_DAY = re.compile(r"\b(?:just|only)(?: for)? (?:tonight|today|the night|this night|the day)\b")
@@ -257,11 +262,7 @@ class JustTonight:
     async def apply(self, parts: Parts, r: Reading) -> Reading:
         slot = self._slot(parts, r)
         assert slot is not None
-        spec = parts.schemas[r.service or ""].slot(slot)
-        if spec is not None and spec.possible_values and "1" not in spec.possible_values:
-            return r
-        acts = [a for a in r.acts if not (a.act == "INFORM" and a.slot == slot)]
-        return replace(r.with_acts([*acts, act("INFORM", slot, ["1"])]), filled=r.filled | {slot})
+        return count_of_one(parts, r, slot)
 
 
 ANY = frozenset({"any", "anything", "some", "something"})
