@@ -34,3 +34,22 @@ def user(*actions: Action, service: str = SERVICE) -> Turn:
     return Turn(
         speaker="USER", utterance="...", frames=[Frame(service=service, actions=list(actions))]
     )
+
+
+def fragile_nlu(folder: Path, word: str) -> Path:
+    """A plugins folder holding NLU ``fragile``: the rules NLU, failing (ValueError('cannot
+    cope')) on every turn that says ``word``."""
+    folder.mkdir(exist_ok=True)
+    (folder / "fragile.py").write_text(
+        "from tod_runtime import hookimpl\n"
+        "from tod_runtime.nlu.rules import RulesNLU\n"
+        "class Fragile(RulesNLU):\n"
+        "    async def parse(self, text, context):\n"
+        f"        if {word!r} in text:\n"
+        "            raise ValueError('cannot cope')\n"
+        "        return await super().parse(text, context)\n"
+        "@hookimpl\n"
+        "def register_nlu(register):\n"
+        "    register('fragile', Fragile)\n"
+    )
+    return folder

@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from stage_helpers import fragile_nlu
 
 from tod_runtime.cli import main
 
@@ -79,20 +80,7 @@ def test_an_existing_report_is_kept_without_force(tmp_path: Path) -> None:
 def test_a_failing_component_is_its_conversations_error_and_the_run_goes_on(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    plugins = tmp_path / "plugins"
-    plugins.mkdir()
-    (plugins / "fragile.py").write_text(
-        "from tod_runtime import hookimpl\n"
-        "from tod_runtime.nlu.rules import RulesNLU\n"
-        "class Fragile(RulesNLU):\n"
-        "    async def parse(self, text, context):\n"
-        "        if 'hello' in text:\n"
-        "            raise ValueError('cannot cope')\n"
-        "        return await super().parse(text, context)\n"
-        "@hookimpl\n"
-        "def register_nlu(register):\n"
-        "    register('fragile', Fragile)\n"
-    )
+    plugins = fragile_nlu(tmp_path / "plugins", "hello")
     crashing = "# says hello\n# services: embedded\n# expect: FindRestaurants(city=Boston)\nhello\n"
     folder = _write(tmp_path / "mixed", b=crashing, c=PASSING)
     code = main(["test", str(folder), "--nlu", "fragile", "--plugins-dir", str(plugins)])

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from stage_helpers import SERVICE, a, schemas, system, user
 
+from tod_runtime.backends.mock import MockBackend
 from tod_runtime.config import embedded_services_dir
 from tod_runtime.dialogue.context import TurnContext
 from tod_runtime.dialogue.models import Action, State, Turn
@@ -27,8 +28,10 @@ def embedded(*names: str) -> Schemas:
     return Schemas(s for n in names for s in load_schema_file(root / n / "schema.json"))
 
 
-def nlu_of(services: Schemas, **options: Any) -> LearnedNLU:
-    return LearnedNLU(ComponentContext(schemas=services, backend=None, options=options))  # type: ignore[arg-type]
+def nlu_of(services: Schemas, *, known: bool = False, **options: Any) -> LearnedNLU:
+    """The learned NLU on ``services``; ``known``: knowing the embedded backend's values."""
+    backend = MockBackend(embedded_services_dir()) if known else None
+    return LearnedNLU(ComponentContext(schemas=services, backend=backend, options=options))  # type: ignore[arg-type]
 
 
 def reading(
@@ -384,12 +387,7 @@ async def test_after_done_reads_a_new_task_as_an_opening() -> None:
 
 
 async def test_service_by_known_name_follows_a_name_only_another_service_knows() -> None:
-    from tod_runtime.backends.mock import MockBackend
-
-    root = embedded_services_dir()
-    backend = MockBackend(root)
-    services = embedded("Movies", "Hotels")
-    nlu = LearnedNLU(ComponentContext(schemas=services, backend=backend, options={}))
+    nlu = nlu_of(embedded("Movies", "Hotels"), known=True)
     text = "i want to see winter garden in denver"
     chosen = ("Hotels", "BookHotel")
     r = reading(nlu, text, chosen, {})
@@ -409,11 +407,7 @@ async def test_service_by_known_name_follows_a_name_only_another_service_knows()
 
 
 async def test_values_over_none_opens_the_task_whose_intent_takes_the_values() -> None:
-    from tod_runtime.backends.mock import MockBackend
-
-    services = embedded("Movies", "Hotels", "Restaurants")
-    backend = MockBackend(embedded_services_dir())
-    nlu = LearnedNLU(ComponentContext(schemas=services, backend=backend, options={}))
+    nlu = nlu_of(embedded("Movies", "Hotels", "Restaurants"), known=True)
     ranked = (
         (1.0, None),
         (0.7, ("Hotels", "SearchHotel")),

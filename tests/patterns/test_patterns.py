@@ -8,7 +8,7 @@ import pytest
 from tod_runtime import Runtime
 from tod_runtime.config import Config, embedded_services_dir
 from tod_runtime.dialogue.context import TurnContext
-from tod_runtime.dialogue.models import Frame, ServiceCall, State, Turn, act
+from tod_runtime.dialogue.models import Action, Frame, ServiceCall, State, Turn, act
 from tod_runtime.dialogue.steps import TurnResult
 from tod_runtime.errors import ConfigError
 from tod_runtime.patterns import NAMES, Patterns, PatternTurn
@@ -173,6 +173,15 @@ FLIGHTS = {
 }  # fmt: skip
 
 
+def _offered(
+    service: str, method: str, params: dict[str, str], rows: list[dict[str, str]], *offer: Action
+) -> Turn:
+    """A system turn that searched ``service`` with ``method`` and offered from its rows."""
+    call = ServiceCall(method=method, parameters=params)
+    frame = Frame(service=service, actions=list(offer), service_call=call, service_results=rows)
+    return Turn(speaker="SYSTEM", utterance="...", frames=[frame])
+
+
 def test_follow_search_books_what_the_search_found() -> None:
     schema = ServiceSchema.model_validate(FLIGHTS)
     params = {
@@ -182,17 +191,8 @@ def test_follow_search_books_what_the_search_found() -> None:
         "return_date": "2019-03-10",
     }
     row = {**params, "airline": "Delta", "back_time": "13:05"}
-    system = Turn(
-        speaker="SYSTEM",
-        utterance="How about Delta?",
-        frames=[
-            Frame(
-                service="Flights",
-                actions=[act("OFFER", "airline", ["Delta"])],
-                service_call=ServiceCall(method="SearchRoundtrip", parameters=params),
-                service_results=[row],
-            )
-        ],
+    system = _offered(
+        "Flights", "SearchRoundtrip", params, [row], act("OFFER", "airline", ["Delta"])
     )
     values = {k: [v] for k, v in params.items()} | {"airline": ["Delta"]}
     state = {"Flights": State(active_intent="ReserveOneway", slot_values=values)}
@@ -280,18 +280,7 @@ def test_a_value_the_search_returns_picks_among_its_results_and_the_search_stays
     schema = ServiceSchema.model_validate(SHOWS)
     params = {"artist": "Lizzo", "city": "San Diego"}
     rows = [{**params, "date": "2019-03-02"}, {**params, "date": "2019-03-09"}]
-    system = Turn(
-        speaker="SYSTEM",
-        utterance="How about March 2nd?",
-        frames=[
-            Frame(
-                service="Shows",
-                actions=[act("OFFER", "date", ["2019-03-02"])],
-                service_call=ServiceCall(method="GetDates", parameters=params),
-                service_results=rows,
-            )
-        ],
-    )
+    system = _offered("Shows", "GetDates", params, rows, act("OFFER", "date", ["2019-03-02"]))
     before = {"Shows": State(active_intent="GetDates", slot_values={"city": ["San Diego"]})}
     read = {"Shows": State(active_intent="FindShows", slot_values={"date": ["the 9th"]})}
     said = [act("INFORM_INTENT", "intent", ["FindShows"]), act("INFORM", "date", ["the 9th"])]

@@ -232,27 +232,28 @@ async def test_a_booked_task_changed_without_booking_again_is_not_understood() -
     assert "CONFIRM(time)" in kinds(plan)
 
 
-async def test_a_question_about_another_result_is_answered_from_it_before_the_next_request() -> (
-    None
-):
-    # Grind on offer; "is blue basil in the list? what is its phone?" while booking
+def _two_cafes_grind_offered() -> Turn:
+    """A search of Oslo's cafes that found Grind (phone 111) and Blue Basil (222), Grind
+    offered."""
     search = ServiceCall(method="FindCafes", parameters={"city": "Oslo"})
     rows = [
         {"cafe_name": "Grind", "city": "Oslo", "phone": "111"},
         {"cafe_name": "Blue Basil", "city": "Oslo", "phone": "222"},
     ]
-    found = Turn(
-        speaker="SYSTEM",
-        utterance="...",
-        frames=[
-            Frame(
-                service=SERVICE,
-                actions=[a("OFFER", "cafe_name", "Grind")],
-                service_call=search,
-                service_results=rows,
-            )
-        ],
+    frame = Frame(
+        service=SERVICE,
+        actions=[a("OFFER", "cafe_name", "Grind")],
+        service_call=search,
+        service_results=rows,
     )
+    return Turn(speaker="SYSTEM", utterance="...", frames=[frame])
+
+
+async def test_a_question_about_another_result_is_answered_from_it_before_the_next_request() -> (
+    None
+):
+    # Grind on offer; "is blue basil in the list? what is its phone?" while booking
+    found = _two_cafes_grind_offered()
     state = State(
         active_intent="ReserveCafe",
         requested_slots=["phone"],
@@ -264,23 +265,7 @@ async def test_a_question_about_another_result_is_answered_from_it_before_the_ne
 
 
 async def test_a_value_the_search_returns_but_does_not_take_offers_the_result_holding_it() -> None:
-    search = ServiceCall(method="FindCafes", parameters={"city": "Oslo"})
-    rows = [
-        {"cafe_name": "Grind", "city": "Oslo", "phone": "111"},
-        {"cafe_name": "Blue Basil", "city": "Oslo", "phone": "222"},
-    ]
-    found = Turn(
-        speaker="SYSTEM",
-        utterance="...",
-        frames=[
-            Frame(
-                service=SERVICE,
-                actions=[a("OFFER", "cafe_name", "Grind")],
-                service_call=search,
-                service_results=rows,
-            )
-        ],
-    )
+    found = _two_cafes_grind_offered()
     state = State(
         active_intent="FindCafes",
         slot_values={"city": ["Oslo"], "phone": ["222"]},

@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from stage_helpers import fragile_nlu
 
 from tod_runtime.cli import main
 from tod_runtime.replay.aggregate import METRICS
@@ -274,20 +275,7 @@ def test_a_split_folder_is_not_replayed_under_another_splits_name(
 def test_a_failing_component_fails_its_dialogue_and_replay_goes_on(
     split: Path, tmp_path: Path
 ) -> None:
-    plugins = tmp_path / "plugins"
-    plugins.mkdir()
-    (plugins / "fragile.py").write_text(
-        "from tod_runtime import hookimpl\n"
-        "from tod_runtime.nlu.rules import RulesNLU\n"
-        "class Fragile(RulesNLU):\n"
-        "    async def parse(self, text, context):\n"
-        "        if 'phone' in text:\n"
-        "            raise ValueError('cannot cope')\n"
-        "        return await super().parse(text, context)\n"
-        "@hookimpl\n"
-        "def register_nlu(register):\n"
-        "    register('fragile', Fragile)\n"
-    )
+    plugins = fragile_nlu(tmp_path / "plugins", "phone")
     report = tmp_path / "r.json"
     junit = tmp_path / "r.xml"
     code = main(["replay", str(split), "--nlu", "fragile", "--plugins-dir", str(plugins),

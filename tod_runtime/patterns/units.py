@@ -342,9 +342,12 @@ class PickResult:
         acts = turn.acts.get(service, [])
         opened = [a.values[0] for a in acts if a.act == "INFORM_INTENT" and a.values]
         said = {a.slot for a in acts if a.act == "INFORM" and a.slot}
-        picks = set(search.result_slots) - _slots_of(search)
         other = schema.intent(opened[0]) if schema and opened else None
-        if not said or not said <= picks or (other is not None and other.is_transactional):
+        if (
+            not said
+            or not said <= set(search.found)
+            or (other is not None and other.is_transactional)
+        ):
             return None
         return service, search
 
@@ -551,16 +554,12 @@ class Digression:
 # ------------------------------------------------------------------ the booking a search leads to
 
 
-def _slots_of(intent: IntentSchema) -> set[str]:
-    return {*intent.required_slots, *intent.optional_slots}
-
-
 def transaction_after(schema: ServiceSchema, search: ServiceCall) -> IntentSchema:
     """The service's transaction a search leads to: the one taking most of its parameters
     (the first of equals; the service's first intent when it has no transaction)."""
     searched = set(search.parameters)
     transactions = [i for i in schema.intents if i.is_transactional] or list(schema.intents)
-    return max(transactions, key=lambda i: len(searched & _slots_of(i)))
+    return max(transactions, key=lambda i: len(searched & i.inputs))
 
 
 TAKES = _says(
@@ -632,7 +631,7 @@ class FollowSearch:
             return None
         best = transaction_after(schema, call)
         searched = set(call.parameters)
-        better = len(searched & _slots_of(best)) > len(searched & _slots_of(read))
+        better = len(searched & best.inputs) > len(searched & read.inputs)
         return service, read.name, (best if better else read).name
 
     def applies(self, turn: PatternTurn) -> bool:

@@ -95,6 +95,4 @@ def naming(schema: ServiceSchema, method: str, row: dict[str, str]) -> list[Acti
     intent = schema.intent(method)
     if intent is None:
         return []
-    inputs = {*intent.required_slots, *intent.optional_slots}
-    slots = [s for s in intent.result_slots if s not in inputs][:1]
-    return [act("OFFER", s, [row[s]]) for s in slots if s in row]
+    return [act("OFFER", s, [row[s]]) for s in intent.found[:1] if s in row]

@@ -144,8 +144,7 @@ def offer(entity: dict[str, str], schema: ServiceSchema, state: State) -> list[A
     entity is named."""
     found: list[str] = []
     if (search := schema.intent_map.get(state.active_intent)) is not None:
-        inputs = {*search.required_slots, *search.optional_slots}
-        found = [s for s in search.result_slots if s not in inputs][:1]
+        found = search.found[:1]
     required = [s for i in schema.intents if i.is_transactional for s in i.required_slots]
     needed = [s for s in required if s in entity and s not in state.slot_values]
     left_open = [s for s in required if s in entity and state.slot_values.get(s) == [DONTCARE]]
@@ -385,13 +384,11 @@ class _Decision:
         backend's form, and those slots; None when nothing such was said or no result
         holds it."""
         assert self.intent is not None
-        inputs = {*self.intent.required_slots, *self.intent.optional_slots}
         wanted = {
             a.slot: self.backend_value(self.state.slot_values[a.slot], a.slot).strip().lower()
             for a in self.acts
             if a.act == "INFORM"
-            and a.slot in self.intent.result_slots
-            and a.slot not in inputs
+            and a.slot in self.intent.found
             and self.state.slot_values.get(a.slot)
         }
         for row in results if wanted else []:

@@ -28,6 +28,18 @@ class IntentSchema(_SGDModel):
     optional_slots: dict[str, str]
     result_slots: list[str]
 
+    @property
+    def inputs(self) -> frozenset[str]:
+        """The slots the intent takes: required and optional."""
+        return frozenset((*self.required_slots, *self.optional_slots))
+
+    @property
+    def found(self) -> list[str]:
+        """The result slots that are no inputs, in order: what a search finds (the
+        restaurant's name, the date an artist plays), not what it was given."""
+        inputs = self.inputs
+        return [s for s in self.result_slots if s not in inputs]
+
 
 T = TypeVar("T")
 _DERIVED = "_derived"  # where ServiceSchema.derived keeps its values, in the object's __dict__
