@@ -58,6 +58,7 @@ from tod_runtime.nlu.learned.routing import (
     service_for_values,
 )
 from tod_runtime.nlu.learned.scorer import Scorer, view
+from tod_runtime.nlu.learned.text import with_bases
 from tod_runtime.nlu.learned.values import (
     candidate_spans,
     normalised,
@@ -862,6 +863,24 @@ async def test_services_taking_the_same_values_are_told_apart_by_their_descripti
     # no word of either's: the scorer's order stands
     plain = "a comedy please"
     assert await service_for_values(nlu, plain, context, ((1.0, browse), (0.5, rentals))) == browse
+
+
+async def test_a_superlative_meets_its_base_in_a_description() -> None:
+    """"the cheapest" speaks for the service of "cheap movies"; a word that is no comparative
+    meets nothing more."""
+    two = Schemas(
+        [_movie_service("Plain", "Find movies", None), _movie_service("Low", "Cheap movies", None)]
+    )
+    nlu = LearnedNLU(ComponentContext(schemas=two, backend=None))
+    context = TurnContext(two, [], {})
+    plain, low = ("Plain", "FindMovies"), ("Low", "FindMovies")
+    ranked = ((1.0, plain), (0.5, low))
+    assert await service_for_values(nlu, "the cheapest comedy", context, ranked) == low
+    assert await service_for_values(nlu, "the chapter of a comedy", context, ranked) == plain
+    assert with_bases(frozenset({"cheapest", "biggest", "larger", "or"})) == {
+        *("cheapest", "cheap", "cheape", "biggest", "bigg", "bigge", "big"),
+        *("larger", "larg", "large", "or"),
+    }
 
 
 async def test_a_rival_service_counts_the_values_its_near_intents_take() -> None:

@@ -15,7 +15,7 @@ from tod_runtime.dialogue.context import TurnContext
 from tod_runtime.dialogue.models import Action
 from tod_runtime.nlu.learned.reading import Parts, Ranked, Reading
 from tod_runtime.nlu.learned.scorer import Intent, TurnView, view
-from tod_runtime.nlu.learned.text import content, tokens
+from tod_runtime.nlu.learned.text import content, tokens, with_bases
 from tod_runtime.nlu.rules import QUESTION, THANKS
 from tod_runtime.schema.models import ServiceSchema
 
@@ -52,7 +52,7 @@ async def service_for_values(
             rivals.append(candidate)
     if len(rivals) == 1:
         return chosen
-    words = content(tokens(text))
+    words = with_bases(content(tokens(text)))
     best, most = chosen, (-1, -1)
     described = {service: len(words & parts.service_words[service]) for service, _ in rivals}
     for service, intent in rivals:

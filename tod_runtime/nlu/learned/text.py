@@ -28,6 +28,21 @@ def content(words: list[str]) -> frozenset[str]:
     return frozenset(w for w in words if w not in STOP)
 
 
+def with_bases(words: frozenset[str]) -> frozenset[str]:
+    """The words with the base forms their comparatives and superlatives may have, for
+    overlaps with descriptions: "cheapest" meets "cheap flights", "larger" meets "large",
+    "biggest" meets "big". A form that is no description's word matches nothing."""
+    bases = set(words)
+    for word in words:
+        for ending in ("est", "er"):
+            base = word[: -len(ending)]
+            if word.endswith(ending) and len(base) >= 3:
+                bases |= {base, base + "e"}
+                if base[-1] == base[-2]:
+                    bases.add(base[:-1])
+    return frozenset(bases)
+
+
 def question_cues(text: str, words: list[str]) -> list[str]:
     cues = [w for w in QUESTION_WORDS if w in words]
     if "?" in text:
