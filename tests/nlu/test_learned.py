@@ -866,8 +866,8 @@ async def test_services_taking_the_same_values_are_told_apart_by_their_descripti
 
 
 async def test_a_superlative_meets_its_base_in_a_description() -> None:
-    """A superlative ("cheapest") speaks for the service of "cheap movies"; a word that is no comparative
-    meets nothing more."""
+    """A superlative ("cheapest") speaks for the service of "cheap movies"; a word that is
+    no comparative meets nothing more."""
     two = Schemas(
         [_movie_service("Plain", "Find movies", None), _movie_service("Low", "Cheap movies", None)]
     )
