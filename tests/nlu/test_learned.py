@@ -238,6 +238,20 @@ def test_a_tokens_shape_keeps_digits_apart_from_letters() -> None:
     assert "vc:time|2" in reading.span_pair_strings(lower, 4, 6, [])
 
 
+def test_no_span_crosses_the_end_of_a_sentence() -> None:
+    """ "ok back to the hotel. 2 nights" holds no value across its full stop (the reader
+    took "hotel. 2 nights" for a hotel's name); an abbreviation's "." is no sentence end."""
+
+    def spans(text: str) -> set[str]:
+        turn = reading.value_turn(text, [], {})
+        return {turn.said(i, j) for i, j in candidate_spans(turn.tokens)}
+
+    said = spans("ok back to the hotel. 2 nights at 5. thanks! is it free? ok")
+    assert {"the hotel.", "2 nights", "2 nights at 5.", "thanks!", "is it free?"} <= said
+    assert not {s for s in said if any(f"{end} " in s for end in ".!?")}
+    assert {"st. louis", "dr. lee"} <= spans("st. louis with dr. lee")
+
+
 def test_amounts_and_clock_times_are_one_token_and_stems_say_a_value() -> None:
     turn = reading.value_turn("any museums under $1,630.50 at 14:30?", [], {})
     assert [t.text for t in turn.tokens] == ["any", "museums", "under", "$1,630.50", "at"] + [

@@ -29,7 +29,8 @@ DATE = re.compile(
     rf"(?:{MONTHS}) \d{{1,2}}(?:st|nd|rd|th)?|(?:the )?\d{{1,2}}(?:st|nd|rd|th)(?: of (?:{MONTHS}|"
     rf"this month|next month))?)\b"
 )
-NUMBER = re.compile(r"\b(\d{1,3}|" + "|".join(NUMBER_WORDS) + r")\b")
+COUNT = r"\d{1,3}|" + "|".join(NUMBER_WORDS)  # a count in digits or words
+NUMBER = re.compile(rf"\b({COUNT})\b")
 
 
 @dataclass(frozen=True)

@@ -14,13 +14,14 @@ from tod_runtime.dialogue.models import DONTCARE, Action, act
 from tod_runtime.nlu.learned.reading import AliasIndex, Parts, Reading
 from tod_runtime.nlu.learned.text import STOP
 from tod_runtime.nlu.rules import SKIP_SAID
-from tod_runtime.nlu.values import DATE, NUMBER, TIME, number_value
+from tod_runtime.nlu.values import COUNT, DATE, NUMBER, TIME, number_value
 from tod_runtime.schema.roles import counts_time
 from tod_runtime.values.numbers import UNITS
 from tod_runtime.values.times import AFTERNOON, MORNING, NIGHT, parse_time
 
 LATE = {"tonight", "evening", "night", "dinner", "afternoon", "pm", "supper", "late"}
 EARLY = {"morning", "breakfast", "am", "early"}
+COUNT_HEADS = {("number",), ("count",)}  # a description's first word that makes it a count
 NEAR_MINUTES = 60  # a known time this close to a reading counts for it
 _WORD = re.compile(r"[a-z0-9']+")
 
@@ -241,20 +242,35 @@ def count_of_one(parts: Parts, r: Reading, slot: str) -> Reading:
 ONE_DAY = re.compile(r"\b(?:just|only)(?: for)? (?:tonight|today|the night|this night|the day)\b")
 
 
+def count_of_time_slot(parts: Parts, r: Reading) -> str | None:
+    """The chosen intent's one count of time: a slot it takes, of numbers or described as a
+    number ("Number of days in the reservation", free text in SGD), whose description names
+    nights or days (``roles.counts_time``)."""
+    if not r.predicted:
+        return None
+    takes = set(slots_of_type(parts, r, "number")) | set(slots_of_type(parts, r, "text"))
+    spans = [
+        v.name
+        for v in parts.views[r.service or ""]
+        if v.name in takes
+        and (v.value_type == "number" or v.description[:1] in COUNT_HEADS)
+        and counts_time(v.description)
+    ]
+    return spans[0] if len(spans) == 1 else None
+
+
 class JustTonight:
     """ "just tonight", "only for today": a count of 1 for the intent's one count of time
-    (a number slot whose description names nights or days, ``roles.counts_time``), when
-    the turn says no other number; the day itself is read as the date as ever."""
+    (``count_of_time_slot``), when the turn says no other number; the day itself is read as
+    the date as ever."""
 
     name = "just_tonight"
     step = "acts"
 
     def _slot(self, parts: Parts, r: Reading) -> str | None:
-        if not r.predicted or not ONE_DAY.search(r.text.lower()) or says_a_count(r.text):
+        if not ONE_DAY.search(r.text.lower()) or says_a_count(r.text):
             return None
-        views = {v.name: v for v in parts.views[r.service or ""]}
-        spans = [s for s in slots_of_type(parts, r, "number") if counts_time(views[s].description)]
-        return spans[0] if len(spans) == 1 else None
+        return count_of_time_slot(parts, r)
 
     def applies(self, parts: Parts, r: Reading) -> bool:
         return self._slot(parts, r) is not None
@@ -263,6 +279,41 @@ class JustTonight:
         slot = self._slot(parts, r)
         assert slot is not None
         return count_of_one(parts, r, slot)
+
+
+NIGHTS = re.compile(rf"\b({COUNT}) (?:more )?(?:nights?|days?)\b")
+
+
+class NightsSaid:
+    """ "2 nights starting tomorrow", "for three days": the number said with its unit of
+    time is the intent's one count of time (``count_of_time_slot``) when the reader gave it
+    another value or none, and the turn says one such count only; a number slot with
+    possible values takes it only if they hold it."""
+
+    name = "nights_said"
+    step = "acts"
+
+    def _said(self, parts: Parts, r: Reading) -> tuple[str, str] | None:
+        counts = {m.group(1) for m in NIGHTS.finditer(r.text.lower())}
+        slot = count_of_time_slot(parts, r) if len(counts) == 1 else None
+        if slot is None:
+            return None
+        value = str(number_value(counts.pop()))
+        spec = parts.schemas[r.service or ""].slot(slot)
+        if spec is None or (spec.possible_values and value not in spec.possible_values):
+            return None
+        read = [v for a in r.acts if a.act == "INFORM" and a.slot == slot for v in a.values]
+        return None if read == [value] else (slot, value)
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return self._said(parts, r) is not None
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        said = self._said(parts, r)
+        assert said is not None
+        slot, value = said
+        acts = [a for a in r.acts if not (a.act == "INFORM" and a.slot == slot)]
+        return replace(r.with_acts([*acts, act("INFORM", slot, [value])]), filled=r.filled | {slot})
 
 
 ANY = frozenset({"any", "anything", "some", "something"})

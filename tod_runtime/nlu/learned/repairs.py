@@ -23,6 +23,7 @@ from tod_runtime.nlu.learned.casual import (
     JustMe,
     JustTonight,
     NamedValue,
+    NightsSaid,
     TimeOfDay,
     ValueAlias,
 )
@@ -264,6 +265,7 @@ REPAIRS: tuple[Repair, ...] = (
     AtClock(),
     JustMe(),
     JustTonight(),
+    NightsSaid(),
     AnyOfAValue(),
     NamedValue(),
     ValueAlias(),

@@ -337,7 +337,8 @@ def value_class(text: str) -> str:
 
 def candidate_spans(tokens: Sequence[Token]) -> list[tuple[int, int]]:
     """Every span of up to MAX_SPAN tokens that starts and ends on a word (a closing "!" or
-    "." may end it)."""
+    "." may end it) within one sentence: "ok back to the hotel. 2 nights" holds no value
+    across its full stop, while "st. louis" and "dr. lee" keep theirs."""
     out = []
     for i, first in enumerate(tokens):
         if not first.word:
@@ -346,7 +347,17 @@ def candidate_spans(tokens: Sequence[Token]) -> list[tuple[int, int]]:
             last = tokens[j - 1]
             if last.word or (j - 1 > i and last.text in "!.?" and tokens[j - 2].word):
                 out.append((i, j))
+            if j - 1 > i and _ends_sentence(tokens, j - 1):
+                break
     return out
+
+
+def _ends_sentence(tokens: Sequence[Token], k: int) -> bool:
+    """Token ``k`` ends a sentence: "!" or "?", or "." after a number or a word longer than
+    an abbreviation's three letters (SGD train's values hold "." inside after "dr", "st",
+    "ste" and initials only)."""
+    text, before = tokens[k].text, tokens[k - 1].text if k else ""
+    return text in ("!", "?") or (text == "." and (len(before) > 3 or before.isdigit()))
 
 
 def span_strings(turn: ValueTurn, i: int, j: int, asked_types: Sequence[str]) -> list[str]:
