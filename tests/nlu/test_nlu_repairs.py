@@ -21,6 +21,7 @@ from tod_runtime.nlu.learned.reading import Reading
 from tod_runtime.nlu.learned.scorer import Intent, view
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.schema import Schemas, load_schema_file
+from tod_runtime.schema.models import ServiceSchema
 
 
 def embedded(*names: str) -> Schemas:
@@ -166,6 +167,58 @@ async def test_question_slot_asks_the_likeliest_slot_of_an_empty_question() -> N
     assert texts((await rp.QuestionSlot().apply(nlu, r)).acts) == ["REQUEST(has_wifi)"]
     nlu.thresholds = replace(nlu.thresholds, ask_floor=0.9)
     assert (await rp.QuestionSlot().apply(nlu, r)).acts == ()
+
+
+def _flights() -> Schemas:
+    def slot(name: str, description: str, flag: bool) -> dict[str, Any]:
+        values = ["True", "False"] if flag else []
+        return {
+            "name": name,
+            "description": description,
+            "is_categorical": flag,
+            "possible_values": values,
+        }
+
+    search = {
+        "name": "FindFlights",
+        "description": "Find a flight",
+        "is_transactional": False,
+        "required_slots": ["city"],
+        "optional_slots": {},
+        "result_slots": ["city", "airline", "is_redeye", "refundable"],
+    }
+    service = {
+        "service_name": "Flights",
+        "description": "Flights",
+        "slots": [
+            slot("city", "City to fly to", False),
+            slot("airline", "Name of the airline", False),
+            slot("is_redeye", "Whether the flight is a red-eye flight", True),
+            slot("refundable", "Whether the ticket can be refunded", True),
+        ],
+        "intents": [search],
+    }
+    return Schemas([ServiceSchema.model_validate(service)])
+
+
+async def test_question_slot_reads_a_yes_no_question_as_its_flag() -> None:
+    """A yes-no question of which nothing was read asks about the yes-no slot its words
+    name: by the description's words, the slot's name ("redeye" of is_redeye) or two
+    description words run together ("redeye" of "red-eye")."""
+    nlu = nlu_of(_flights())
+    history = [system(a("OFFER", "airline", "Delta"), service="Flights")]
+    nlu.thresholds = replace(nlu.thresholds, ask_floor=1.0)
+    for text, asked in (
+        ("is this a redeye?", ["REQUEST(is_redeye)"]),
+        ("is the flight a red-eye flight?", ["REQUEST(is_redeye)"]),
+        ("can i get it refunded?", ["REQUEST(refundable)"]),
+        ("is it delta?", []),  # no flag named
+        ("this a redeye?", []),  # no yes-no question
+    ):
+        r = reading(nlu, text, None, {"Flights": "FindFlights"}, history)
+        r = replace(r, asks={"airline": 0.1}, acts=())
+        assert rp.QuestionSlot().applies(nlu, r)
+        assert texts((await rp.QuestionSlot().apply(nlu, r)).acts) == asked, text
 
 
 def test_every_repair_has_a_unique_name_and_a_step() -> None:

@@ -187,11 +187,11 @@ def slot_named(
     described with ("time" of "Time of the show", not "event" of "Address of the event
     venue", which most of an events service's slots say)."""
     views = parts.views[service]
-    described = Counter(w for v in views for w in v.description_set)
+    described = Counter(w for v in views for w in v.named_with)
     own = {w for w in words if described[w] == 1}
     asked = {a.slot for a in acts}
     overlaps = sorted(
-        ((len(own & v.description_set), v.name) for v in views if v.name in asked),
+        ((len(own & v.named_with), v.name) for v in views if v.name in asked),
         reverse=True,
     )
     if not overlaps or not overlaps[0][0] or overlaps[1:2] and overlaps[1][0] == overlaps[0][0]:
@@ -225,7 +225,8 @@ class QuestionSlot:
     system just put on the table ("what time is it showing?" after an offer that named the
     time: SGD's users never ask for a value they were just told, so the scorer says 0.01):
     the slot of those whose description holds most of the question's words, when one does
-    (not "what about other dates?", which asks for another)."""
+    (not "what about other dates?", which asks for another). A yes-no question ("is this a
+    redeye?", "does it have wifi?") asks about the yes-no slot of the service it names."""
 
     name = "question_slot"
     step = "acts"
@@ -242,7 +243,15 @@ class QuestionSlot:
         if not set(QUESTION_WORDS).isdisjoint(utterance.cues) and OTHER.isdisjoint(utterance.words):
             told = [a for a in r.said if a.act in ON_TABLE and a.slot]
             return r.with_acts(slot_named(parts, utterance.content, r.service, told))
+        if utterance.words[:1] and utterance.words[0] in AUXILIARIES:
+            flags = [
+                act("REQUEST", v.name) for v in parts.views[r.service] if v.value_type == "bool"
+            ]
+            return r.with_acts(slot_named(parts, utterance.content, r.service, flags))
         return r
+
+
+AUXILIARIES = frozenset({"is", "are", "was", "were", "does", "do", "did", "has", "have", "can"})
 
 
 REPAIRS: tuple[Repair, ...] = (

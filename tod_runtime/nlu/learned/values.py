@@ -114,6 +114,14 @@ class SlotView:
     def description_set(self) -> frozenset[str]:
         return frozenset(self.description)
 
+    @cached_property
+    def named_with(self) -> frozenset[str]:
+        """The words a user may name the slot with: its description's, its name's ("redeye"
+        of is_redeye) and two description words run together ("redeye" of "red-eye")."""
+        name = {stem(w) for w in self.name.lower().split("_")} - STOP - FUNCTION_WORDS
+        joined = {a + b for a, b in zip(self.description, self.description[1:], strict=False)}
+        return self.description_set | name | joined
+
 
 # English function words a description may hold beside STOP ("Whether pets are allowed",
 # "Boolean flag indicating if the hotel has wifi"): never a slot's own word
