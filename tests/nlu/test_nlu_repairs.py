@@ -221,6 +221,69 @@ async def test_question_slot_reads_a_yes_no_question_as_its_flag() -> None:
         assert texts((await rp.QuestionSlot().apply(nlu, r)).acts) == asked, text
 
 
+def _trips() -> Schemas:
+    def intent(name: str, dates: list[str]) -> dict[str, Any]:
+        return {
+            "name": name,
+            "description": "Find a trip",
+            "is_transactional": False,
+            "required_slots": ["city", *dates],
+            "optional_slots": {},
+            "result_slots": ["city", *dates],
+        }
+
+    def slot(name: str, description: str) -> dict[str, Any]:
+        return {
+            "name": name,
+            "description": description,
+            "is_categorical": False,
+            "possible_values": [],
+        }
+
+    service = {
+        "service_name": "Trips",
+        "description": "Trips",
+        "slots": [
+            slot("city", "City to go to"),
+            slot("leave_date", "Start date of the trip"),
+            slot("home_date", "Date of the trip home"),
+        ],
+        "intents": [
+            intent("OneWay", ["leave_date"]),
+            intent("RoundTrip", ["leave_date", "home_date"]),
+        ],
+    }
+    return Schemas([ServiceSchema.model_validate(service)])
+
+
+async def test_date_pair_gives_the_end_date_to_the_end_slot() -> None:
+    """Two dates where an intent near the chosen one takes a start and an end date: the one
+    after an end cue ("returning", "until") is the end's, else the later said."""
+    nlu = nlu_of(_trips())
+    r = reading(nlu, "", ("Trips", "OneWay"), {}, near=((3.0, "RoundTrip"),))
+    misread = (a("INFORM", "leave_date", "march 9th"),)
+    for text, read in (
+        (
+            "i will be returning on march 9th. i want to leave on march 3rd",
+            ["INFORM(leave_date=march 3rd)", "INFORM(home_date=march 9th)"],
+        ),
+        (
+            "from tomorrow until the 5th",
+            ["INFORM(leave_date=tomorrow)", "INFORM(home_date=the 5th)"],
+        ),
+        ("coming back sunday the 10th", [*texts(misread), "INFORM(home_date=sunday the 10th)"]),
+        ("coming back march 9th", ["INFORM(home_date=march 9th)"]),
+        ("leaving on march 9th", ["INFORM(leave_date=march 9th)"]),  # one date, no end cue
+        ("back on the 3rd, back on the 9th", ["INFORM(leave_date=march 9th)"]),
+        ("the 3rd, the 5th or the 9th", ["INFORM(leave_date=march 9th)"]),
+    ):
+        said = replace(r, text=text, read=misread)
+        assert rp.DatePair().applies(nlu, said)
+        assert texts((await rp.DatePair().apply(nlu, said)).read) == read, text
+    alone = reading(nlu, "from tomorrow until the 5th", ("Trips", "OneWay"), {})
+    assert not rp.DatePair().applies(nlu, alone)  # no intent takes two dates
+
+
 def test_every_repair_has_a_unique_name_and_a_step() -> None:
     assert len(set(rp.NAMES)) == len(rp.REPAIRS)
     assert {r.step for r in rp.REPAIRS} == {"route", "read", "acts"}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Literal, Protocol
 
 from tod_runtime.dialogue.models import CLOSING_ACTS, Action, act, change_asks
@@ -42,6 +43,7 @@ from tod_runtime.nlu.learned.routing import (
 )
 from tod_runtime.nlu.learned.text import QUESTION_WORDS, tokens
 from tod_runtime.nlu.values import DATE, NUMBER, TIME, number_value
+from tod_runtime.values.dates import WEEKDAYS
 
 Step = Literal["route", "read", "acts"]
 OTHER = frozenset({"other", "another", "else", "different", "more"})  # asking for another
@@ -161,6 +163,82 @@ class MissedDate:
         return r.adding([act("INFORM", slot, [said.pop()])], [slot])
 
 
+# English words before a date that make it the end of a stay, a trip or a rental
+END_CUES = frozenset(
+    {"return", "returning", "back", "until", "till", "through", "out", "off", "end", "ending"}
+)
+CUE_WORDS = 3  # words before a date read for its cue
+
+
+class DatePair:
+    """A pair of dates (start and end: departure and return, check-in and check-out, pick-up
+    and drop-off) where the chosen intent or one near it takes two date slots: of two dates
+    said, the one after an end cue ("returning on March 9th", "until the 5th", "check out
+    on the 7th") or, with no cue, the later said is the end's, the other the start's; one
+    date said after an end cue is the end's (and not the start's). What the reader read for
+    the two slots gives way (a held-out round trip read "returning on March 9th" as the
+    departure and missed "leave on March 3rd")."""
+
+    name = "date_pair"
+    step = "read"
+
+    def _pair(self, parts: Parts, r: Reading) -> tuple[str, str] | None:
+        assert r.service is not None
+        schema = parts.schemas[r.service]
+        dated = {v.name for v in parts.views[r.service] if v.value_type == "date"}
+        for intent in (r.intent, *(n for _, n in r.near)):
+            spec = schema.intent(intent)
+            slots = (*spec.required_slots, *spec.optional_slots) if spec else ()
+            pair = [s for s in slots if s in dated]  # in the schema's order: start, end
+            if len(pair) == 2:
+                return pair[0], pair[1]
+        return None
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return r.predicted is not None and self._pair(parts, r) is not None
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        pair = self._pair(parts, r)
+        assert pair is not None
+        start, end = pair
+        text = r.text.lower()
+        said = [(text[i:j], _ends(text[:i])) for i, j in _date_spans(text)]
+        if len({d for d, _ in said}) != len(said) or not 1 <= len(said) <= 2:
+            return r
+        if len(said) == 1:
+            if not said[0][1]:
+                return r
+            dates = {end: said[0][0]}  # and no longer the start's, if read for it
+            start_read = [v.lower() for a in r.read if a.slot == start for v in a.values]
+            if start_read == [said[0][0]]:
+                dates[start] = ""
+        elif said[0][1] and said[1][1]:
+            return r
+        else:
+            first_ends = said[0][1]
+            dates = {start: said[first_ends][0], end: said[not first_ends][0]}
+        kept = [a for a in r.read if a.slot not in dates]
+        dated = (act("INFORM", s, [d]) for s, d in dates.items() if d)
+        return replace(r, read=(*kept, *dated))
+
+
+def _date_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` says a date, a weekday and its day run together ("sunday the 10th")."""
+    spans: list[tuple[int, int]] = []
+    for m in DATE.finditer(text):
+        weekday = bool(spans) and text[spans[-1][0] : spans[-1][1]].split()[-1] in WEEKDAYS
+        if weekday and text[spans[-1][1] : m.start()] in (" ", ", "):
+            spans[-1] = (spans[-1][0], m.end())
+        else:
+            spans.append((m.start(), m.end()))
+    return spans
+
+
+def _ends(before: str) -> bool:
+    """Whether the words right before a date cue the end of a span of days."""
+    return not END_CUES.isdisjoint(tokens(before)[-CUE_WORDS:])
+
+
 class TaskOver:
     """The scorer says the task is over ("not for now, thanks") and the user gave no value
     (a value, "make it 8pm", keeps the task going): closing acts only, so the tracker ends
@@ -262,6 +340,7 @@ REPAIRS: tuple[Repair, ...] = (
     AfterDone(),
     ServiceByKnownName(),
     Unsure(),
+    DatePair(),
     IntentByValues(),
     AskOrTell(),
     AskedBackstop(),
