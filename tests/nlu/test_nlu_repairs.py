@@ -389,24 +389,30 @@ async def test_just_tonight_is_one_night() -> None:
     assert not cs.JustTonight().applies(nlu_of(embedded("Restaurants")), seats)  # no count of time
 
 
-async def test_nights_said_are_the_count_of_time() -> None:
+async def test_a_count_said_with_its_unit_is_that_counts() -> None:
     """ "2 nights starting tomorrow": the count said with its unit is the stay's length,
-    over a count read for the rooms or none; the SGD form of the slot (free text described
-    "Number of days in the reservation") counts too."""
+    over a count read for it or none; "3 rooms" the rooms', and a 3 read for the nights
+    goes; the SGD form of the slot (free text described "Number of days in the
+    reservation") counts too."""
     nlu = nlu_of(embedded("Hotels"))
     intent = ("Hotels", "BookHotel")
     rooms = (a("INFORM", "check_in_date", "tomorrow"), a("INFORM", "number_of_nights", "1"))
     r = reading(nlu, "ok. 2 nights starting tomorrow", intent, {}, acts=rooms)
-    assert cs.NightsSaid().applies(nlu, r)
-    acts = texts((await cs.NightsSaid().apply(nlu, r)).acts)
+    assert cs.CountWithUnit().applies(nlu, r)
+    acts = texts((await cs.CountWithUnit().apply(nlu, r)).acts)
     assert acts == ["INFORM(check_in_date=tomorrow)", "INFORM(number_of_nights=2)"]
-    assert cs.NightsSaid().applies(nlu, replace(r, text="for three days", acts=()))
+    assert cs.CountWithUnit().applies(nlu, replace(r, text="for three days", acts=()))
     done = (a("INFORM", "number_of_nights", "2"),)
-    assert not cs.NightsSaid().applies(nlu, replace(r, acts=done))  # read already
-    assert not cs.NightsSaid().applies(nlu, replace(r, text="2 nights or 3 nights"))
-    assert not cs.NightsSaid().applies(nlu, replace(r, text="2 rooms tomorrow"))
+    assert not cs.CountWithUnit().applies(nlu, replace(r, acts=done))  # read already
+    assert not cs.CountWithUnit().applies(nlu, replace(r, text="2 nights or 3 nights"))
+    three = (a("INFORM", "number_of_nights", "3"),)
+    r = replace(r, text="3 rooms please", acts=three)
+    assert texts((await cs.CountWithUnit().apply(nlu, r)).acts) == ["INFORM(number_of_rooms=3)"]
+    both = replace(r, text="3 rooms for 3 nights", acts=three)
+    acts = texts((await cs.CountWithUnit().apply(nlu, both)).acts)
+    assert acts == ["INFORM(number_of_nights=3)", "INFORM(number_of_rooms=3)"]
     seats = reading(nlu, "2 nights", ("Restaurants", "ReserveRestaurant"), {})
-    assert not cs.NightsSaid().applies(nlu_of(embedded("Restaurants")), seats)
+    assert not cs.CountWithUnit().applies(nlu_of(embedded("Restaurants")), seats)
     hotels = embedded("Hotels")["Hotels"]
     free = hotels.slot("number_of_nights")
     assert free is not None
@@ -419,7 +425,7 @@ async def test_nights_said_are_the_count_of_time() -> None:
     )
     slots = [text_slot if s.name == free.name else s for s in hotels.slots]
     nlu = nlu_of(Schemas([hotels.model_copy(update={"slots": slots})]))
-    assert cs.NightsSaid().applies(nlu, reading(nlu, "2 nights", intent, {}))
+    assert cs.CountWithUnit().applies(nlu, reading(nlu, "2 nights", intent, {}))
 
 
 def test_clock_at_is_a_time_after_at_not_a_place() -> None:

@@ -12,7 +12,8 @@ from dataclasses import replace
 
 from tod_runtime.dialogue.models import DONTCARE, Action, act
 from tod_runtime.nlu.learned.reading import AliasIndex, Parts, Reading
-from tod_runtime.nlu.learned.text import STOP
+from tod_runtime.nlu.learned.text import STOP, stem
+from tod_runtime.nlu.learned.values import SlotView
 from tod_runtime.nlu.rules import SKIP_SAID
 from tod_runtime.nlu.values import COUNT, DATE, NUMBER, TIME, number_value
 from tod_runtime.schema.roles import counts_time
@@ -281,39 +282,73 @@ class JustTonight:
         return count_of_one(parts, r, slot)
 
 
-NIGHTS = re.compile(rf"\b({COUNT}) (?:more )?(?:nights?|days?)\b")
+UNIT_COUNT = re.compile(rf"\b({COUNT}) (?:more )?([a-z]+)")
+NIGHTS = frozenset({"night", "nights", "day", "days"})
 
 
-class NightsSaid:
-    """ "2 nights starting tomorrow", "for three days": the number said with its unit of
-    time is the intent's one count of time (``count_of_time_slot``) when the reader gave it
-    another value or none, and the turn says one such count only; a number slot with
-    possible values takes it only if they hold it."""
+def count_slots(parts: Parts, r: Reading) -> list[SlotView]:
+    """The chosen intent's counts: slots of numbers or described as a number ("Number of
+    days in the reservation", free text in SGD)."""
+    takes = set(slots_of_type(parts, r, "number")) | set(slots_of_type(parts, r, "text"))
+    return [
+        v
+        for v in parts.views[r.service or ""]
+        if v.name in takes and (v.value_type == "number" or v.description[:1] in COUNT_HEADS)
+    ]
 
-    name = "nights_said"
+
+class CountWithUnit:
+    """A number said with its unit ("3 rooms", "4 tickets", "a 4 star hotel", "2 nights
+    starting tomorrow") is the value of the one count of the intent described with that
+    word (nights and days: its one count of time, ``count_of_time_slot``), when the reader
+    gave it another value or none and the turn says no other number for it; a slot with
+    possible values takes it only if they hold it. The same number read for another count
+    whose unit the turn does not say goes."""
+
+    name = "count_with_unit"
     step = "acts"
 
-    def _said(self, parts: Parts, r: Reading) -> tuple[str, str] | None:
-        counts = {m.group(1) for m in NIGHTS.finditer(r.text.lower())}
-        slot = count_of_time_slot(parts, r) if len(counts) == 1 else None
-        if slot is None:
-            return None
-        value = str(number_value(counts.pop()))
-        spec = parts.schemas[r.service or ""].slot(slot)
-        if spec is None or (spec.possible_values and value not in spec.possible_values):
-            return None
-        read = [v for a in r.acts if a.act == "INFORM" and a.slot == slot for v in a.values]
-        return None if read == [value] else (slot, value)
+    def _units(self, parts: Parts, r: Reading) -> dict[str, str]:
+        """Each count whose unit the turn says, with its one number."""
+        counts, timed = count_slots(parts, r), count_of_time_slot(parts, r)
+        found: dict[str, set[str]] = {}
+        for m in UNIT_COUNT.finditer(r.text.lower()):
+            unit = stem(m.group(2))
+            named = [timed] if timed and m.group(2) in NIGHTS else []
+            named = named or [v.name for v in counts if unit in v.description_set]
+            if len(named) == 1:
+                found.setdefault(named[0], set()).add(str(number_value(m.group(1))))
+        units = {}
+        for slot, values in found.items():
+            spec = parts.schemas[r.service or ""].slot(slot)
+            value = values.pop()
+            if not values and spec and (not spec.possible_values or value in spec.possible_values):
+                units[slot] = value
+        return units
+
+    def _said(self, parts: Parts, r: Reading) -> dict[str, str]:
+        """The counts whose unit the turn says that the reader read otherwise."""
+        if not r.predicted:
+            return {}
+        read = {a.slot: a.values for a in r.acts if a.act == "INFORM"}
+        return {s: v for s, v in self._units(parts, r).items() if read.get(s) != [v]}
 
     def applies(self, parts: Parts, r: Reading) -> bool:
-        return self._said(parts, r) is not None
+        return bool(self._said(parts, r))
 
     async def apply(self, parts: Parts, r: Reading) -> Reading:
-        said = self._said(parts, r)
-        assert said is not None
-        slot, value = said
-        acts = [a for a in r.acts if not (a.act == "INFORM" and a.slot == slot)]
-        return replace(r.with_acts([*acts, act("INFORM", slot, [value])]), filled=r.filled | {slot})
+        units, said = self._units(parts, r), self._said(parts, r)
+        counts = {v.name for v in count_slots(parts, r)} - set(units)
+
+        def misread(a: Action) -> bool:
+            number = a.values[0] if a.values else None
+            return a.act == "INFORM" and (
+                a.slot in said or a.slot in counts and number in said.values()
+            )
+
+        acts = [a for a in r.acts if not misread(a)]
+        acts += [act("INFORM", slot, [value]) for slot, value in said.items()]
+        return replace(r.with_acts(acts), filled=r.filled | set(said))
 
 
 ANY = frozenset({"any", "anything", "some", "something"})
