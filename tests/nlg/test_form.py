@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from tod_runtime.dialogue.models import act
-from tod_runtime.nlg.compose import compose_system, named_offers, proper_name
+from tod_runtime.nlg.compose import compose_system, named_offers, proper_name, short_noun_phrase
 from tod_runtime.nlg.form import form_defects, is_question, repaired
 from tod_runtime.nlg.neighbours import Profile, align, counted_kind
 from tod_runtime.nlg.template import TemplateGenerator
@@ -77,6 +77,28 @@ def test_a_req_more_template_must_ask() -> None:
     assert form_defects("I couldn't find anything else.", "NOTIFY_FAILURE REQ_MORE") == ["unasked"]
     assert form_defects("Sorry. Anything else?", "NOTIFY_FAILURE REQ_MORE") == []
     assert form_defects("I couldn't find anything else.", "NOTIFY_FAILURE") == []
+
+
+def test_an_article_before_a_verb_or_a_stop_is_a_defect() -> None:
+    typo = "Please tell me the are where you'd like to stay."
+    assert form_defects(typo) == ["stray_article"]
+    assert form_defects("The {artist} is playing the song.") == []
+    assert form_defects("Is it an option?") == []
+
+
+def test_a_slot_named_by_what_it_is_of_drops_a_trailing_article() -> None:
+    """ "Name of the artist the song is performed by": "the name of the artist is ...",
+    not "the name of the artist the is ..."."""
+    spec = {"name": "artist", "description": "Name of the artist the song is performed by"}
+    music = ServiceSchema.model_validate(
+        {
+            "service_name": "Music",
+            "description": "Music",
+            "slots": [spec | {"is_categorical": False, "possible_values": []}],
+            "intents": [],
+        }
+    )
+    assert short_noun_phrase(music, "artist") == "name of the artist"
 
 
 def test_a_clean_template_goes_before_one_with_a_defect_of_form(tmp_path: Path) -> None:

@@ -18,7 +18,9 @@
   airport, "pick up on" before the drop-off date);
 * ``vague_success``: "Your request was successful." where the success could be said;
 * ``question_stop``: a question ended with a full stop ("So, do you wish to rebook ...
-  at 1:30 pm."; ``nlg.form``).
+  at 1:30 pm."; ``nlg.form``);
+* ``stray_article``: an article before a verb or a stop ("the name of the artist the is",
+  "tell me the are where you'd like to stay"; ``nlg.form``).
 
 ``tests/nlg/test_reply_check.py`` runs the generator over every act combination SGD train
 and dev hold and fails on any of these (docs/nlg.md, "The reply check").
@@ -245,9 +247,7 @@ def defects(
         found.append("other_slot")
     if VAGUE_SUCCESS in text:
         found.append("vague_success")
-    if "question_stop" in form_defects(bare.replace(MASK, "{value}")):
-        found.append("question_stop")
-    return found
+    return found + form_defects(bare.replace(MASK, "{value}"))
 
 
 def combinations(

@@ -99,6 +99,8 @@ def _of_what(words: list[str]) -> list[str]:
             break
         if keep or w.lower() not in ARTICLES:
             what.append(w)
+    while what and what[-1].lower() in ARTICLES:  # "name of the artist the song is by"
+        what.pop()
     return words[:2] + what if what else words
 
 

@@ -1,7 +1,7 @@
 """Defects of form in a template people typed, found in its text and its key alone.
 
 A mined template is said as people typed it (in sentence case: ``signature.cased``), so a
-wording with a defect of form reads wrong on any service that says it. Two are found here,
+wording with a defect of form reads wrong on any service that says it. Three are found here,
 for any schema, and the generator passes such a template over for the key's others (or for
 smaller pieces and composed wording, which say every value):
 
@@ -12,7 +12,9 @@ smaller pieces and composed wording, which say every value):
   question word and an auxiliary or "about" ("What should", "How about");
 * ``unasked``: a key with ``REQ_MORE`` whose template asks nothing ("I couldn't find
   anything else.", mined for a failed search and said for a refused rental): the act is a
-  question, and a reply without a question mark leaves it unsaid.
+  question, and a reply without a question mark leaves it unsaid;
+* ``stray_article``: an article before a verb or a stop ("Please tell me the are where
+  you'd like to stay", a typo of SGD's crowd workers).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ SUBJECTS = frozenset(
 ASKING = frozenset({"REQ_MORE"})  # acts that are a question whatever their slots
 _LEAD = re.compile(r"^(?:[A-Za-z']+,\s+)+")  # "So, ", "Okay, great, "
 _TOKEN = re.compile(r"\{[^}]*\}|[A-Za-z']+")
+_STRAY_ARTICLE = re.compile(r"\b(?:[Tt]he|an?) (?:is|are|was|were)\b|\b(?:[Tt]he|an)[.,!?]")
 _SENTENCES = re.compile(r"(?<=[.?!])\s+")
 
 
@@ -62,6 +65,8 @@ def form_defects(template: str, key: str = "") -> list[str]:
         found.append("question_stop")
     if "?" not in template and any(item in ASKING for item in key.split(" ")):
         found.append("unasked")
+    if _STRAY_ARTICLE.search(template):
+        found.append("stray_article")
     return found
 
 
