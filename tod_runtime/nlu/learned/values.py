@@ -78,30 +78,18 @@ def shape(text: str) -> str:
     return out[:4]
 
 
-# "it's", "what's", "let's": "'s" is "is" or "us", not a possessive
-_CONTRACTED = frozenset(
-    ["it", "that", "what", "there", "here", "he", "she", "let", "who", "where", "how"]
-)
-
-
 def tokenise(text: str) -> list[Token]:
-    """The tokens of ``text``; a possessive "'s" is a token of its own, so that a name
-    before it is a span of its own ("bradley cooper's songs"), and one with it too
-    ("McDonald's")."""
-    out = []
-    for m in _TOKEN.finditer(text):
-        word, start, end = m.group(), m.start(), m.end()
-        lower = word.lower()
-        if lower.endswith(("'s", "’s")) and len(word) > 2 and lower[:-2] not in _CONTRACTED:
-            out += [_token(word[:-2], start, end - 2), _token(word[-2:], end - 2, end)]
-        else:
-            out.append(_token(word, start, end))
-    return out
-
-
-def _token(text: str, start: int, end: int) -> Token:
-    word = text[0].isalnum() or len(text) > 1  # a word, a number, an amount
-    return Token(text, text.lower(), start, end, shape(text), word)
+    return [
+        Token(
+            m.group(),
+            m.group().lower(),
+            m.start(),
+            m.end(),
+            shape(m.group()),
+            m.group()[0].isalnum() or len(m.group()) > 1,  # a word, a number, an amount
+        )
+        for m in _TOKEN.finditer(text)
+    ]
 
 
 def normalised(text: str) -> str:
