@@ -61,6 +61,8 @@ SGD_TODAY = date(2019, 3, 1)  # a Friday: SGD's reference date
         ("3/6/19", "2019-03-06"),
         ("2019-03-08", "2019-03-08"),
         ("February 3rd", "2020-02-03"),  # a date without a year is the next one
+        ("saturday the 9th", "2019-03-09"),  # a weekday with its date
+        ("Monday, March 4th", "2019-03-04"),
     ],
 )
 def test_dates_against_the_reference_day(said: str, iso: str) -> None:

@@ -150,4 +150,11 @@ def parse_date(text: str, today: date) -> date | None:
         if count is None:
             return None
         return today + timedelta(days=count * (7 if match[2].startswith("week") else 1))
-    return _weekday(words, today) or _month_day(words, today)
+    return _weekday(words, today) or _month_day(words, today) or _dated_weekday(words, today)
+
+
+def _dated_weekday(words: list[str], today: date) -> date | None:
+    """ "Saturday the 9th", "Monday, March 4th": the date the weekday comes with."""
+    if len(words) < 2 or words[0] not in _WEEKDAY:
+        return None
+    return _month_day(words[1:], today)
