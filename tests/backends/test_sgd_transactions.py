@@ -43,6 +43,11 @@ async def test_an_invalid_booking_is_refused_with_the_input_to_blame() -> None:
         [],
         Refusal(slot="cafe_name", reason="not_found"),
     )
+    # a clock time the runtime could not read into the backend's form books nothing
+    assert await _reserve(BOOK | {"time": "nine-ish"}) == (
+        [],
+        Refusal(slot="time", reason="unreadable"),
+    )
 
 
 async def test_the_optional_default_is_echoed() -> None:

@@ -21,6 +21,7 @@ NLG = TemplateGenerator(ComponentContext(schemas=schemas(), backend=None))  # ty
         (Refusal(slot="time", reason="closed", limit="22:00"), "Sorry, they close at 10 pm."),
         (Refusal(slot="time", reason="opens", limit="11:30"), "Sorry, they open at 11:30 am."),
         (Refusal(slot="has_wifi", reason="not_offered"), "Sorry, they do not offer that."),
+        (Refusal(slot="time", reason="unreadable"), "Sorry, I could not read that time."),
         (Refusal(slot="cafe_name", reason="not_found"), "Sorry, I could not find one with"),
         (Refusal(slot="time", reason="missing"), "I still need the "),
     ],

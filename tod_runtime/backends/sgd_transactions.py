@@ -15,6 +15,7 @@ with the input to blame (``Refusal``: ``missing``, ``not_offered``, ``not_found`
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from collections.abc import Mapping
 
@@ -39,14 +40,22 @@ def matching(tables: Tables, table: str, params: Mapping[str, str]) -> list[dict
     return tables.select(table, wanted)
 
 
+_FORMS = {"date": re.compile(r"\d{4}-\d{2}-\d{2}"), "time": re.compile(r"\d{2}:\d{2}")}
+
+
 def invalid(
     schema: ServiceSchema, intent: IntentSchema, params: Mapping[str, str]
 ) -> Refusal | None:
-    """The first input the schema does not allow: a required slot left out, a categorical
-    value that is not among its possible values."""
+    """The first input the schema does not allow: a required slot left out, a date or a
+    clock time not in the backend's form (the runtime could not read "saturday the 9th"),
+    a categorical value that is not among its possible values."""
     for slot in intent.required_slots:
         if not _given(params.get(slot, "")):
             return Refusal(slot=slot, reason="missing")
+    for slot, value in params.items():
+        form = _FORMS.get(slot_kind(schema, slot))
+        if form is not None and _given(value) and not form.fullmatch(value.strip()):
+            return Refusal(slot=slot, reason="unreadable")
     for slot, value in params.items():
         known = schema.slot(slot)
         if known is None or not known.is_categorical or not _given(value):

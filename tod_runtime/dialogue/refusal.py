@@ -22,7 +22,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from tod_runtime.dialogue.models import Action
 
 Reason = Literal[
-    "at_most", "at_least", "none_left", "closed", "opens", "not_offered", "not_found", "missing"
+    "at_most",
+    "at_least",
+    "none_left",
+    "closed",
+    "opens",
+    "not_offered",
+    "not_found",
+    "missing",
+    "unreadable",
 ]
 """* ``at_most``: the value is over the limit (a party of 6 where at most 4 are seated);
 * ``at_least``: the value is under the limit;
@@ -31,7 +39,9 @@ Reason = Literal[
 * ``opens``: a time before the limit (the opening time);
 * ``not_offered``: the value is not one the service takes (not among the possible values);
 * ``not_found``: nothing the service knows has that value (no bus at that time);
-* ``missing``: a required input was not given."""
+* ``missing``: a required input was not given;
+* ``unreadable``: a date or a time not in the service's form (the user's words the runtime
+  could not read)."""
 REASONS: frozenset[str] = frozenset(get_args(Reason))
 
 

@@ -48,6 +48,8 @@ def refusal_sentence(refusal: Refusal, schema: ServiceSchema | None, say: Say) -
         return "Sorry, they do not offer that."
     if refusal.reason == "missing":
         return f"I still need the {noun}."
+    if refusal.reason == "unreadable":
+        return f"Sorry, I could not read that {noun}."
     return f"Sorry, I could not find one with that {noun}."
 
 
