@@ -475,7 +475,10 @@ def test_aliases_are_initials_and_word_starts_of_known_values() -> None:
         "phone": None,
     }
     assert aliases.of("sf", "cuisine") is None
-    assert cs.Aliases({"city": cities}).of("nyc", "city") is None  # no head word: no "c"
+    # "c" ends a city's initials whatever the slot's head word ("Location of the hotel")
+    assert cs.Aliases({"location": cities}, {"location": "location"}).of("nyc", "location") == (
+        "New York"
+    )
 
 
 async def test_alias_search_reads_an_abbreviated_city() -> None:

@@ -394,7 +394,9 @@ def initials(value: str) -> str:
 class Aliases:
     """Short forms of a service's known values, per slot: a multi-word value's initials
     ("sf": San Francisco), those with the initial of the head word of the slot's description
-    ("nyc": New York for "City where the hotel is located"), and a one-word value's first
+    ("nyc": New York for "City where the hotel is located") or of "city", which ends a
+    city's initials whatever the slot is called ("nyc" for "Location of the hotel"), and a
+    one-word value's first
     four letters ("phil" of Philadelphia: "philly"). Built once per service."""
 
     def __init__(
@@ -408,7 +410,7 @@ class Aliases:
             head = (heads or {}).get(slot, "")[:1]
             for value in values:
                 first = initials(value)
-                for form in {first, first + head} if first else ():
+                for form in {first, first + head, first + "c"} if first else ():
                     short.setdefault(form, set()).add(value)
                 word = value.strip().lower()
                 if len(word) >= 5 and word.isalpha():
