@@ -86,6 +86,11 @@ def test_an_article_before_a_verb_or_a_stop_is_a_defect() -> None:
     assert form_defects("Is it an option?") == []
 
 
+def test_a_count_and_a_name_in_one_phrase_is_a_defect() -> None:
+    assert form_defects("I found {count} movie called {movie_name}.") == ["count_named"]
+    assert form_defects("I found {count} movies. How about {movie_name}?") == []
+
+
 def test_a_slot_named_by_what_it_is_of_drops_a_trailing_article() -> None:
     """ "Name of the artist the song is performed by": "the name of the artist is ...",
     not "the name of the artist the is ..."."""

@@ -1,7 +1,7 @@
 """Defects of form in a template people typed, found in its text and its key alone.
 
 A mined template is said as people typed it (in sentence case: ``signature.cased``), so a
-wording with a defect of form reads wrong on any service that says it. Three are found here,
+wording with a defect of form reads wrong on any service that says it. Four are found here,
 for any schema, and the generator passes such a template over for the key's others (or for
 smaller pieces and composed wording, which say every value):
 
@@ -14,7 +14,10 @@ smaller pieces and composed wording, which say every value):
   anything else.", mined for a failed search and said for a refused rental): the act is a
   question, and a reply without a question mark leaves it unsaid;
 * ``stray_article``: an article before a verb or a stop ("Please tell me the are where
-  you'd like to stay", a typo of SGD's crowd workers).
+  you'd like to stay", a typo of SGD's crowd workers);
+* ``count_named``: a count and a name in one phrase ("I found {count} movie called
+  {movie_name}."), true of one result only: said for 7, "I found 7 movies called The Curse
+  of La Llorona".
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ ASKING = frozenset({"REQ_MORE"})  # acts that are a question whatever their slot
 _LEAD = re.compile(r"^(?:[A-Za-z']+,\s+)+")  # "So, ", "Okay, great, "
 _TOKEN = re.compile(r"\{[^}]*\}|[A-Za-z']+")
 _STRAY_ARTICLE = re.compile(r"\b(?:[Tt]he|an?) (?:is|are|was|were)\b|\b(?:[Tt]he|an)[.,!?]")
+_COUNT_NAMED = re.compile(r"\{[a-z_]*count[a-z_]*\} [A-Za-z]+ (?:called|named|titled) \{")
 _SENTENCES = re.compile(r"(?<=[.?!])\s+")
 
 
@@ -67,6 +71,8 @@ def form_defects(template: str, key: str = "") -> list[str]:
         found.append("unasked")
     if _STRAY_ARTICLE.search(template):
         found.append("stray_article")
+    if _COUNT_NAMED.search(template):
+        found.append("count_named")
     return found
 
 
