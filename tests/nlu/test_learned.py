@@ -465,6 +465,10 @@ def test_a_negated_yes_no_slot_reads_false() -> None:
 
     assert pets("I need a hotel in Boston that doesn't allow pets.") == "False"
     assert pets("I need a hotel in Boston that allows pets.") == "True"
+    # a flag said negated is read False; its words in any form ("sharing" of "shared")
+    assert pets("a hotel in Boston, no pets please") == "False"
+    turn = reading.value_turn("no sharing please", [], {})
+    assert turn.negated(frozenset({"shared", "ride"})) == 1
 
 
 def test_a_yes_no_filter_is_read_from_its_own_description_words() -> None:

@@ -12,7 +12,7 @@ from tod_runtime.dialogue.models import DONTCARE
 from tod_runtime.nlu.learned.features import hashed
 from tod_runtime.nlu.learned.model import NLUModel, grouped_scores, probabilities, sigmoid
 from tod_runtime.nlu.learned.routing import ON_TABLE
-from tod_runtime.nlu.learned.text import STOP
+from tod_runtime.nlu.learned.text import STOP, root
 from tod_runtime.nlu.learned.values import (
     INTERJECTIONS,
     SlotView,
@@ -77,16 +77,19 @@ ABOUT_IT = re.compile(r"\b(?:it|its|it's|they|them|their)\b")
 def says_flag(turn: ValueTurn, slot: SlotView) -> bool:
     """Whether the turn says a yes/no slot's own description words (those no other slot of
     the service is described with: "pets" of "Whether pets are allowed at the hotel", "live"
-    and "music" of "Whether the restaurant has live music") with no negating word before
-    them: "hotels that take pets". Not in a question about what the system's last turn put
-    on the table by a pronoun ("is it free to get in?" after an offer asks, it does not
-    filter; "are there any that allow pets?" filters)."""
-    if slot.value_type != "bool" or slot.own.isdisjoint(turn.stem_starts):
+    and "music" of "Whether the restaurant has live music"), in any of their forms
+    ("sharing" of "shared"): "hotels that take pets", or negated, "no sharing please" (read
+    as True here, turned into False by the negation after). Not in a question about what the
+    system's last turn put on the table by a pronoun ("is it free to get in?" after an
+    offer asks, it does not filter; "are there any that allow pets?" filters)."""
+    if slot.value_type != "bool" or {root(w) for w in slot.own}.isdisjoint(
+        root(s) for s in turn.stem_starts
+    ):
         return False
     offered = any(a in ON_TABLE for acts in turn.slot_acts.values() for a, _ in acts)
     lower = turn.text.lower()
     about = offered and QUESTION.search(lower) and ABOUT_IT.search(lower)
-    return turn.negated(slot.own) == 0 and not about
+    return not about
 
 
 def says_nothing(turn: ValueTurn, i: int, j: int) -> bool:

@@ -19,6 +19,15 @@ def stem(word: str) -> str:
     return word
 
 
+def root(word: str) -> str:
+    """A stem with its "-ing", "-ed" or final "e" cut, for matching a word's forms with a
+    description's: "sharing", "shared" and "share" are all "shar"."""
+    for ending in ("ing", "ed", "e"):
+        if word.endswith(ending) and len(word) - len(ending) >= 4:
+            return word[: -len(ending)]
+    return word
+
+
 def tokens(text: str) -> list[str]:
     """Lower-cased, lightly stemmed words, in order."""
     return [stem(w) for w in _WORD.findall(text.lower())]

@@ -34,7 +34,7 @@ from functools import cached_property, lru_cache
 
 from tod_runtime.dialogue.models import DONTCARE
 from tod_runtime.nlu.learned.features import crossed, hashed, hashed_crossed
-from tod_runtime.nlu.learned.text import STOP, stem
+from tod_runtime.nlu.learned.text import STOP, root, stem
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.schema.roles import slot_roles
 from tod_runtime.values.dates import parse_date
@@ -268,9 +268,11 @@ class ValueTurn:
         return any(t.lower in _YES for t in self.tokens), any(t.lower in _NO for t in self.tokens)
 
     def negated(self, words: frozenset[str]) -> int:
-        """Whether a negating word stands within three tokens before one of ``words`` (stems)
-        in the turn: 1, 0, or -1 when none of them is said ("doesn't allow pets")."""
-        hits = [k for k, s in enumerate(self.stems) if s in words]
+        """Whether a negating word stands within three tokens before one of ``words`` (stems,
+        in any of their forms: ``text.root``) in the turn: 1, 0, or -1 when none of them is
+        said ("doesn't allow pets", "no sharing")."""
+        roots = {root(w) for w in words}
+        hits = [k for k, s in enumerate(self.stems) if s in words or root(s) in roots]
         if not hits:
             return -1
         return int(any(is_no(self.lowers[m]) for k in hits for m in range(max(k - 3, 0), k)))
