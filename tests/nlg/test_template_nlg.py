@@ -284,6 +284,9 @@ async def test_what_to_change_after_a_declined_confirmation_is_one_question(
     again = await nlg.generate(SERVICE, [a("FALLBACK"), *asks])
     assert again.startswith("Sorry") and again.endswith("the city (Oslo) or the time (6:30 pm)?")
     assert await nlg.generate(SERVICE, [a("REQUEST", "city")]) == "Which town?"
+    # a yes/no slot named by its statement, not its description ("boolean flag whether...")
+    flag = await nlg.generate(SERVICE, [asks[0], a("REQUEST", "has_wifi", "True")])
+    assert flag.endswith(" or whether the cafe has wifi (yes)?"), flag
 
 
 async def test_a_filled_template_agrees_with_its_counts_and_days(tmp_path: Path) -> None:

@@ -404,8 +404,13 @@ def compose_system(
     kind: str, acts: Sequence[Action], schema: ServiceSchema | None, say: Say
 ) -> str:
     """One run of system acts of one kind, composed."""
-    if kind == CHANGE:
-        options = [f"the {n} ({say(a)})" for a, n in zip(acts, names(acts, schema), strict=True)]
+    if kind == CHANGE:  # a yes/no slot by its statement: "whether pets are allowed (yes)"
+        options = [
+            f"whether {lower_first(_bool_phrases(schema, a.slot).yes.rstrip('.'))} ({say(a)})"
+            if _is_bool(a)
+            else f"the {n} ({say(a)})"
+            for a, n in zip(acts, names(acts, schema), strict=True)
+        ]
         return "What would you like to change: " + join(options).replace(" and ", " or ") + "?"
     if kind == PROPOSE:  # "How about Long Beach?"
         return f"How about {join([say(a) for a in acts])}?"
