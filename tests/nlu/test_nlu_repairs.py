@@ -284,6 +284,40 @@ async def test_date_pair_gives_the_end_date_to_the_end_slot() -> None:
     assert not rp.DatePair().applies(nlu, alone)  # no intent takes two dates
 
 
+async def test_missed_amount_reads_the_one_number_for_the_money_input() -> None:
+    def slot(name: str, description: str) -> dict[str, Any]:
+        return {
+            "name": name, "description": description, "is_categorical": False,
+            "possible_values": [],
+        }  # fmt: skip
+
+    transfer = {
+        "name": "Transfer",
+        "description": "Send money",
+        "is_transactional": True,
+        "required_slots": ["amount", "recipient"],
+        "optional_slots": {},
+        "result_slots": ["amount", "recipient"],
+    }
+    bank = {
+        "service_name": "Bank",
+        "description": "Bank",
+        "slots": [slot("amount", "Amount of money to transfer"), slot("recipient", "Who gets it")],
+        "intents": [transfer],
+    }
+    nlu = nlu_of(Schemas([ServiceSchema.model_validate(bank)]))
+    tom = (a("INFORM", "recipient", "tom"),)
+    r = reading(nlu, "ok send 300 from savings to tom", ("Bank", "Transfer"), {}, read=tom)
+    assert rp.MissedAmount().applies(nlu, r)
+    assert texts((await rp.MissedAmount().apply(nlu, r)).acts) == ["INFORM(amount=300)"]
+    for text, said in (("send $1,200.50 to tom", "$1,200.50"), ("tom, 45 bucks", "45")):
+        found = (await rp.MissedAmount().apply(nlu, replace(r, text=text))).acts
+        assert texts(found) == [f"INFORM(amount={said})"]
+    for none in ("send it to tom at 7:30 on the 5th", "300 or 400 to tom"):
+        assert (await rp.MissedAmount().apply(nlu, replace(r, text=none))).acts == ()
+    assert not rp.MissedAmount().applies(nlu, replace(r, filled=frozenset({"amount"})))
+
+
 def test_every_repair_has_a_unique_name_and_a_step() -> None:
     assert len(set(rp.NAMES)) == len(rp.REPAIRS)
     assert {r.step for r in rp.REPAIRS} == {"route", "read", "acts"}

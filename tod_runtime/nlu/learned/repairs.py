@@ -44,6 +44,7 @@ from tod_runtime.nlu.learned.routing import (
 from tod_runtime.nlu.learned.text import QUESTION_WORDS, tokens
 from tod_runtime.nlu.values import DATE, NUMBER, TIME, number_value
 from tod_runtime.values.dates import WEEKDAYS
+from tod_runtime.values.normalise import slot_kind
 
 Step = Literal["route", "read", "acts"]
 OTHER = frozenset({"other", "another", "else", "different", "more"})  # asking for another
@@ -139,6 +140,43 @@ class MissedCount:
         slot = one_slot_of(parts, "number", r)
         assert slot is not None
         return r.adding(count_missed(parts, r, slot))
+
+
+AMOUNT = re.compile(r"(?<![\w:/$.,-])\$?\d[\d,]*(?:\.\d{1,2})?(?![\w:/-])")
+
+
+class MissedAmount:
+    """An amount of money the reader missed ("ok send 300 from savings to tom") for the
+    intent's one input of money (``values.normalise.slot_kind``: "Amount of money to
+    transfer"), when it is left empty: the one number the turn says outside its times, its
+    dates and the values read."""
+
+    name = "missed_amount"
+    step = "acts"
+
+    def _slot(self, parts: Parts, r: Reading) -> str | None:
+        if not r.predicted:
+            return None
+        schema = parts.schemas[r.service or ""]
+        spec = schema.intent(r.intent)
+        inputs = spec.inputs if spec else frozenset()
+        money = [s for s in inputs if slot_kind(schema, s) == "amount"]
+        return money[0] if len(money) == 1 and money[0] not in r.filled else None
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return self._slot(parts, r) is not None
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        slot = self._slot(parts, r)
+        assert slot is not None
+        left = r.text.lower()
+        for value in {v.lower() for a in r.read for v in a.values}:
+            left = left.replace(value, " " * len(value))
+        left = DATE.sub(_blank, TIME.sub(_blank, left))
+        said = AMOUNT.findall(left)
+        if len(said) != 1:
+            return r
+        return r.adding([act("INFORM", slot, [said[0]])], [slot])
 
 
 class MissedDate:
@@ -345,6 +383,7 @@ REPAIRS: tuple[Repair, ...] = (
     AskOrTell(),
     AskedBackstop(),
     MissedCount(),
+    MissedAmount(),
     MissedDate(),
     TaskOver(),
     ChangeNamed(),
