@@ -687,14 +687,6 @@ def test_values_opening_a_service_choose_the_intent_they_leave_least_missing() -
     # mid-task, or with no value read, the scorer's order stands
     assert intent_for_values(nlu, "Movies", "BuyMovieTickets", near, city) == "BuyMovieTickets"
     assert intent_for_values(nlu, "Movies", "BuyMovieTickets", near, [], True) == "BuyMovieTickets"
-    # the booking takes more (the date too) but lacks the movie the search finds: opening,
-    # the search; with the movie named, the booking
-    dated = [*city, a("INFORM", "show_date", "tomorrow")]
-    assert intent_for_values(nlu, "Movies", "BuyMovieTickets", near, dated, True) == "FindMovies"
-    named = [*dated, a("INFORM", "movie_name", "Dumbo")]
-    assert intent_for_values(nlu, "Movies", "BuyMovieTickets", near, named, True) == (
-        "BuyMovieTickets"
-    )
 
 
 async def test_a_count_the_reader_missed_fills_the_intents_one_number_slot() -> None:

@@ -18,7 +18,6 @@ from tod_runtime.nlu.learned.scorer import Intent, TurnView, view
 from tod_runtime.nlu.learned.text import content, tokens, with_bases
 from tod_runtime.nlu.rules import QUESTION, THANKS
 from tod_runtime.schema.models import ServiceSchema
-from tod_runtime.schema.roles import names_entity
 
 ON_TABLE = frozenset({"OFFER", "CONFIRM", "NOTIFY_SUCCESS", "INFORM"})  # what a user asks about
 RARE = 100  # a word said fewer times in SGD train's user turns is a name's, not talk's
@@ -192,16 +191,15 @@ def intent_for_values(
     """The intent whose slots take the most of the values read, among the chosen one and
     the service's intents scored within ``values_margin`` logits of it: "a hotel in new
     york with wifi" is a search, since the booking takes no wifi, however the scorer
-    weighed "hotel". When the values open the service's first intent (``opening``), an
-    intent is first the worse for each required slot left missing that another intent finds
-    (``_fit``), and on ties the one with the fewest required slots they leave missing ("a
-    movie in Denver" finds movies there rather than buying tickets for no movie), then the
+    weighed "hotel". Ties: when the values open the service's first intent
+    (``opening``), the one with the fewest required slots they leave missing ("a movie
+    in Denver" finds movies there rather than buying tickets for no movie), then the
     scorer's order."""
     slots = {a.slot for a in read}
     best, most = intent, _fit(parts, service, intent, slots, opening)
     for gap, other in near:
         near_enough = gap < parts.thresholds.values_margin
-        taken = _fit(parts, service, other, slots, opening) if near_enough else (-99, -1, 0)
+        taken = _fit(parts, service, other, slots, opening) if near_enough else (-1, 0)
         if taken > most:
             best, most = other, taken
     return best
@@ -209,20 +207,11 @@ def intent_for_values(
 
 def _fit(
     parts: Parts, service: str, intent: str, slots: AbstractSet[str], opening: bool
-) -> tuple[int, int, int]:
-    """(minus the required names (``roles.names_entity``) left missing that another intent
-    of the service finds, values taken, minus the required slots left missing), the missing
-    counted when ``opening`` only: "what's playing in san jose tomorrow" finds movies,
-    though the show times of a movie take the date too, since no movie was named and the
-    search finds one."""
-    schema = parts.schemas[service]
-    spec = schema.intent(intent)
-    if not (spec and opening and slots):
-        return 0, parts.takes(service, intent, slots), 0
-    missing = set(spec.required_slots) - slots
-    found = {s for i in schema.intents if i.name != intent for s in i.found}
-    names = {s for s in missing & found if names_entity(schema.slot(s))}
-    return -len(names), parts.takes(service, intent, slots), -len(missing)
+) -> tuple[int, int]:
+    """(values taken, minus the required slots left missing when ``opening``)."""
+    spec = parts.schemas[service].intent(intent)
+    missing = len(set(spec.required_slots) - slots) if spec and opening and slots else 0
+    return parts.takes(service, intent, slots), -missing
 
 
 class IntentByValues:
