@@ -151,3 +151,12 @@ async def test_a_search_for_an_unrecorded_day_finds_nothing(tmp_path: Path) -> N
     assert len(await backend.call("Weather_1", anyday)) == 2
     elsewhere = ServiceCall(method="GetWeather", parameters={"city": "Paris", "date": "2019-03-08"})
     assert await backend.call("Weather_1", elsewhere) == []
+
+
+async def test_a_search_recorded_with_one_row_answers_with_one(tmp_path: Path) -> None:
+    """Every recorded forecast was one row: a search that holds two answers with the first
+    (a balance, the weather: not every balance the recordings hold), unless it asks for any
+    value ("dontcare"), which lists what there is."""
+    backend = SGDTablesBackend.from_source(f"{_weather_split(tmp_path)}:dev")
+    city = ServiceCall(method="GetWeather", parameters={"city": "London"})
+    assert [r["date"] for r in await backend.call("Weather_1", city)] == ["2019-03-02"]

@@ -7,7 +7,7 @@ from stage_helpers import SERVICE, a, schemas, system, user
 from tod_runtime.dialogue.context import PolicyInput, SystemPlan, TurnContext
 from tod_runtime.dialogue.models import Frame, ServiceCall, State, Turn
 from tod_runtime.plugins import ComponentContext
-from tod_runtime.policy.rules import RulesPolicy
+from tod_runtime.policy.rules import RulesPolicy, count_of
 
 POLICY = RulesPolicy(ComponentContext(schemas=schemas(), backend=None))
 
@@ -38,6 +38,18 @@ async def test_searches_then_offers_with_a_count() -> None:
     rows = [{"cafe_name": "Grind", "city": "Oslo", "phone": "5"}]
     offered = await decide(state, [], service_call=plan.service_call, service_results=rows)
     assert kinds(offered) == ["OFFER(cafe_name)", "INFORM_COUNT(count)"]
+
+
+def test_one_result_that_names_nothing_is_said_without_a_count() -> None:
+    """ "I found 1 option for you. The balance is $6,175.85." says nothing with its count."""
+    cafes = POLICY.schemas[SERVICE]
+    search = cafes.intent("FindCafes")
+    one = [{"cafe_name": "Grind", "city": "Oslo"}]
+    assert [str(x) for x in count_of(one, search, cafes)] == ["INFORM_COUNT(count=1)"]
+    assert count_of(one * 2, search, cafes)  # several: counted
+    nameless = search.model_copy(update={"result_slots": ["city", "phone"]}) if search else None
+    assert count_of(one, nameless, cafes) == []
+    assert count_of(one * 2, nameless, cafes)
 
 
 async def test_confirms_then_calls_with_canonical_values_then_notifies() -> None:

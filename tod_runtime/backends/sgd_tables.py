@@ -27,7 +27,7 @@ from tod_runtime.backends.sgd_transactions import search, transact
 from tod_runtime.backends.sisters import shared_rows
 from tod_runtime.backends.tables import Tables
 from tod_runtime.data.sgd import SGDSplit, open_split
-from tod_runtime.dialogue.models import Frame, ServiceCall
+from tod_runtime.dialogue.models import DONTCARE, Frame, ServiceCall
 from tod_runtime.dialogue.refusal import CallOutcome
 from tod_runtime.errors import InputError, TodError
 from tod_runtime.progress import progress
@@ -98,8 +98,11 @@ class SGDTablesBackend:
         self._tables = Tables()
         self._recorded: Recordings = {}
         by_method: dict[tuple[str, str], dict[str, dict[str, str]]] = {}
+        most: dict[tuple[str, str], int] = {}  # the most rows one recorded call returned
         for service, call, results in _recorded_calls(split):
             self._recorded.setdefault(record_key(service, call), results)
+            key = (service, call.method)
+            most[key] = max(most.get(key, 0), len(results))
             rows = by_method.setdefault((service, call.method), {})
             for row in results:
                 rows.setdefault(json.dumps(row, sort_keys=True), row)
@@ -113,6 +116,9 @@ class SGDTablesBackend:
                 all_rows.setdefault(service, {}).update(rows)
         for service, rows in all_rows.items():
             self._tables.create(service, list(rows.values()))
+        # searches that answer with one row (a balance, the weather): one row, not every
+        # balance the recordings hold for a savings account
+        self._one_row = frozenset(key for key, n in most.items() if n == 1)
 
     @classmethod
     def from_source(cls, source: str) -> Self:
@@ -137,12 +143,17 @@ class SGDTablesBackend:
         return (await self.call_outcome(service, call)).rows
 
     async def call_outcome(self, service: str, call: ServiceCall) -> CallOutcome:
-        """A search: the rows holding every parameter as recorded. A transaction: see
+        """A search: the rows holding every parameter as recorded (the first only where every
+        recorded call of the method answered with one row, and no parameter is "dontcare").
+        A transaction: see
         ``sgd_transactions.transact``."""
         intent = known_intent(self._schemas, service, call.method)
         if not intent.is_transactional:
             schema = self._schemas[service]
-            return CallOutcome(rows=search(self._tables, schema, call.method, call.parameters))
+            rows = search(self._tables, schema, call.method, call.parameters)
+            loose = DONTCARE in {v.strip().lower() for v in call.parameters.values()}
+            one = (service, call.method) in self._one_row and not loose
+            return CallOutcome(rows=rows[:1] if one else rows)
         return transact(self._tables, self._schemas[service], intent, call.parameters)
 
     async def entity_values(self, service: str) -> dict[str, list[str]]:

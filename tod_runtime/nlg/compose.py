@@ -20,6 +20,7 @@ from tod_runtime.nlg.signature import head_words, schema_info
 from tod_runtime.nlg.success import success
 from tod_runtime.schema.models import ServiceSchema, SlotSchema
 from tod_runtime.schema.roles import FUNCTION_WORDS
+from tod_runtime.schema.roles import names_entity as roles_names_entity
 
 _WORD = re.compile(r"[A-Za-z0-9'-]+|[^\sA-Za-z0-9'-]")
 VAGUE_HEADS = frozenset({"number", "amount", "type", "kind", "count", "whether", "boolean"})
@@ -256,13 +257,8 @@ def _unit(schema: ServiceSchema | None, slot: str) -> str:
 
 
 def names_entity(schema: ServiceSchema | None, slot: str) -> bool:
-    """Whether a slot names the entity on offer: its description's head is a name or a title
-    ("Name of the restaurant", "Title of the movie")."""
-    spec = schema.slot(slot) if schema else None
-    if spec is None or spec.is_categorical:
-        return False
-    head = head_words(spec.description)
-    return bool(head) and head[-1] in ("name", "title")
+    """Whether a slot names the entity on offer (``roles.names_entity``)."""
+    return roles_names_entity(schema.slot(slot) if schema else None)
 
 
 def explained(schema: ServiceSchema | None, slot: str, value: str) -> str:

@@ -36,6 +36,7 @@ from tod_runtime.policy.history import (
 from tod_runtime.policy.options import RulesPolicyOptions
 from tod_runtime.schema.loader import Schemas
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
+from tod_runtime.schema.roles import names_entity
 
 MAX_REQUESTS = 1  # SGD's system mostly asks for one slot at a time
 MAX_OFFERED_SLOTS = 3
@@ -120,7 +121,19 @@ def after_call(
         previous = turn.context.history.last_system_acts(schema.service_name)
         return talk.no_results(intent, state, previous)
     fresh = results[turn.context.history.first_unoffered(schema.service_name, results)]
-    return [*offer(fresh, schema, state), act("INFORM_COUNT", "count", [str(len(results))])]
+    return [*offer(fresh, schema, state), *count_of(results, intent, schema)]
+
+
+def count_of(
+    results: list[dict[str, str]], intent: IntentSchema | None, schema: ServiceSchema
+) -> list[Action]:
+    """``INFORM_COUNT`` of a search's results, unless it found one row that names nothing (a
+    balance, the weather: "I found 1 option" says nothing; SGD train's system said no count
+    for 3,472 of 4,455 such results)."""
+    found = intent.found if intent else []
+    if len(results) == 1 and not any(names_entity(schema.slot(s)) for s in found):
+        return []
+    return [act("INFORM_COUNT", "count", [str(len(results))])]
 
 
 def booked(intent: IntentSchema, row: dict[str, str]) -> list[Action]:

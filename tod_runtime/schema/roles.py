@@ -78,6 +78,16 @@ def description_head(description: str) -> list[str]:
     return head
 
 
+def names_entity(slot: SlotSchema | None) -> bool:
+    """Whether a slot names an entity: free text whose description's head ends in a name or
+    a title ("Name of the restaurant", "Title of the movie", "Movie name")."""
+    if slot is None or slot.is_categorical:
+        return False
+    head = description_head(slot.description)
+    head = head[:-1] if head[-1:] == ["in"] else head
+    return bool(head) and head[-1] in ("name", "title")
+
+
 def value_type(slot: SlotSchema, known: Sequence[str] = ()) -> ValueType:
     """The one definition of what a slot's values are. ``known``: the values a backend holds
     for the slot, which decide a type the description leaves as text ("When the car will be
