@@ -30,6 +30,7 @@ def test_dates(value: str, said: str) -> None:
         ("09:05", "9:05 am"),
         ("12:00", "12 pm"),
         ("00:00", "midnight"),
+        ("24:00", "midnight"),  # the end of a day in SGD's calendars
         ("18:00", "6 pm"),
         ("6:30 pm", "6:30 pm"),
         ("25:00", "25:00"),

@@ -283,13 +283,30 @@ def _many(template: str, values: Mapping[str, str], plurals: Collection[str]) ->
     return _SOME.sub(plural, template) if "{" in template else template
 
 
+_THERE_BE = re.compile(r"\b([Tt]here) (?:is|are) \{([a-z0-9_.]+)\}")
+
+
+def _there_be(template: str, values: Mapping[str, str]) -> str:
+    """ "There is {count}" agrees with the count: "There are 55 empty slots"."""
+
+    def agree(match: re.Match[str]) -> str:
+        value = values.get(match[2], "").strip()
+        if not value.isdigit():
+            return match[0]
+        verb = "is" if value == "1" else "are"
+        return f"{match[1]} {verb} {{{match[2]}}}"
+
+    return _THERE_BE.sub(agree, template) if "here " in template else template
+
+
 def fill(template: str, values: Mapping[str, str], plurals: Collection[str] = ()) -> str | None:
     """The template with its placeholders replaced and tidied (``cased``; ``_tidy``; a
     plural after a count of 1 singular and a singular after another count plural,
-    ``_counted`` and ``_many``; "a" or "an" before a value, ``_articles``); None when one
-    has no value."""
+    ``_counted`` and ``_many``, and "there is" before it, ``_there_be``; "a" or "an"
+    before a value, ``_articles``); None when one has no value."""
     missing = False
     template = _many(_counted(cased(template), values, plurals), values, plurals)
+    template = _there_be(template, values)
     template = _articles(template, values)
 
     def sub(match: re.Match[str]) -> str:

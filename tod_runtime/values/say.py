@@ -44,10 +44,10 @@ def say_time(value: str) -> str:
     if not match:
         return value
     hour, minute = int(match[1]), int(match[2])
+    if (hour, minute) in ((0, 0), (24, 0)):  # SGD's calendars end a day at "24:00"
+        return "midnight"
     if hour > 23 or minute > 59:
         return value
-    if hour == 0 and minute == 0:
-        return "midnight"
     half = "am" if hour < 12 else "pm"
     hour = hour % 12 or 12
     return f"{hour} {half}" if minute == 0 else f"{hour}:{minute:02d} {half}"
