@@ -305,9 +305,9 @@ async def test_a_filled_template_agrees_with_its_counts_and_days(tmp_path: Path)
     assert await confirm("4") == "A table for 4 guests at 7 pm?"
     assert fill("Booked on {date}.", {"date": "tomorrow"}) == "Booked tomorrow."
     assert fill("Booked on {date}.", {"date": "March 8th"}) == "Booked on March 8th."
-    there = "There is {count} free slot(s)."
-    assert fill(there, {"count": "55"}) == "There are 55 free slots."
-    assert fill(there.replace("is", "are"), {"count": "1"}) == "There is 1 free slot."
+    there = "There is {count} slot(s) free."
+    assert fill(there, {"count": "55"}) == "There are 55 slots free."
+    assert fill(there.replace("is", "are"), {"count": "1"}) == "There is 1 slot free."
 
 
 @pytest.mark.parametrize(
