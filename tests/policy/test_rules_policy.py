@@ -7,6 +7,7 @@ from stage_helpers import SERVICE, a, schemas, system, user
 from tod_runtime.dialogue.context import PolicyInput, SystemPlan, TurnContext
 from tod_runtime.dialogue.models import Frame, ServiceCall, State, Turn
 from tod_runtime.plugins import ComponentContext
+from tod_runtime.policy import lookup
 from tod_runtime.policy.rules import RulesPolicy, count_of
 
 POLICY = RulesPolicy(ComponentContext(schemas=schemas(), backend=None))
@@ -50,6 +51,18 @@ def test_one_result_that_names_nothing_is_said_without_a_count() -> None:
     nameless = search.model_copy(update={"result_slots": ["city", "phone"]}) if search else None
     assert count_of(one, nameless, cafes) == []
     assert count_of(one * 2, nameless, cafes)
+
+
+def test_a_lookup_names_what_it_found_by_its_name_slot() -> None:
+    """The answer to a question beside the task names the result by the slot that names it
+    (the cafe), not by the first slot found (its phone)."""
+    cafes = POLICY.schemas[SERVICE]
+    search = cafes.intent("FindCafes")
+    assert search is not None
+    phone_first = search.model_copy(update={"result_slots": ["city", "phone", "cafe_name"]})
+    schema = cafes.model_copy(update={"intents": [phone_first]})
+    row = {"city": "Oslo", "phone": "5", "cafe_name": "Grind"}
+    assert [str(x) for x in lookup.naming(schema, "FindCafes", row)] == ["OFFER(cafe_name=Grind)"]
 
 
 async def test_confirms_then_calls_with_canonical_values_then_notifies() -> None:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from tod_runtime.dialogue.models import DONTCARE, Action, State, act
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
+from tod_runtime.schema.roles import names_entity
 
 
 def _held(state: State) -> set[str]:
@@ -90,9 +91,11 @@ def finds_for_task(schema: ServiceSchema, state: State, method: str) -> bool:
 
 
 def naming(schema: ServiceSchema, method: str, row: dict[str, str]) -> list[Action]:
-    """The OFFER that names what the search found (its first result slot that is no input:
-    the movie), said even when the user named it, so the answer says which one it is."""
+    """The OFFER that names what the search found (its first result slot that is no input
+    and names an entity, ``roles.names_entity``, else its first: the movie, not its price),
+    said even when the user named it, so the answer says which one it is."""
     intent = schema.intent(method)
     if intent is None:
         return []
-    return [act("OFFER", s, [row[s]]) for s in intent.found[:1] if s in row]
+    names = [s for s in intent.found if names_entity(schema.slot(s))] or intent.found
+    return [act("OFFER", s, [row[s]]) for s in names[:1] if s in row]

@@ -92,6 +92,7 @@ class RulesPolicy:
             count = act("INFORM_COUNT", "count", [str(len(turn.service_results))])
             offered = [*lookup.naming(schema, method, row), *offer(row, schema, state)]
             offered = [a for a in offered if a.slot not in state.requested_slots]  # told below
+            offered = [a for n, a in enumerate(offered) if a not in offered[:n]]
             return SystemPlan(service, [*offered, *answers, count])
         calm = state.model_copy(update={"requested_slots": []})
         context = replace(turn.context, state={**turn.context.state, service: calm})
