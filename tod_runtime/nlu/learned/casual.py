@@ -302,53 +302,57 @@ class CountWithUnit:
     starting tomorrow") is the value of the one count of the intent described with that
     word (nights and days: its one count of time, ``count_of_time_slot``), when the reader
     gave it another value or none and the turn says no other number for it; a slot with
-    possible values takes it only if they hold it. The same number read for another count
-    whose unit the turn does not say goes."""
+    possible values takes it only if they hold it. A number said with a unit (a count of
+    nights the intent has no slot for included) is no other count's whose unit the turn does
+    not say: "a place in london for 3 nights" books no 3 adults."""
 
     name = "count_with_unit"
     step = "acts"
 
-    def _units(self, parts: Parts, r: Reading) -> dict[str, str]:
-        """Each count whose unit the turn says, with its one number."""
+    def _units(self, parts: Parts, r: Reading) -> tuple[dict[str, str], set[str]]:
+        """Each count whose unit the turn says, with its one number; and every number said
+        with a unit of a count or of time."""
         counts, timed = count_slots(parts, r), count_of_time_slot(parts, r)
         found: dict[str, set[str]] = {}
+        claimed: set[str] = set()
         for m in UNIT_COUNT.finditer(r.text.lower()):
-            unit = stem(m.group(2))
+            unit, number = stem(m.group(2)), str(number_value(m.group(1)))
             named = [timed] if timed and m.group(2) in NIGHTS else []
             named = named or [v.name for v in counts if unit in v.description_set]
             if len(named) == 1:
-                found.setdefault(named[0], set()).add(str(number_value(m.group(1))))
+                found.setdefault(named[0], set()).add(number)
+            if named or m.group(2) in NIGHTS:
+                claimed.add(number)
         units = {}
         for slot, values in found.items():
             spec = parts.schemas[r.service or ""].slot(slot)
             value = values.pop()
             if not values and spec and (not spec.possible_values or value in spec.possible_values):
                 units[slot] = value
-        return units
+        return units, claimed
 
-    def _said(self, parts: Parts, r: Reading) -> dict[str, str]:
-        """The counts whose unit the turn says that the reader read otherwise."""
+    def _fix(self, parts: Parts, r: Reading) -> tuple[dict[str, str], set[str]]:
+        """The counts whose unit the turn says that the reader read otherwise, and the
+        counts read with a number said with another unit."""
         if not r.predicted:
-            return {}
+            return {}, set()
+        units, claimed = self._units(parts, r)
         read = {a.slot: a.values for a in r.acts if a.act == "INFORM"}
-        return {s: v for s, v in self._units(parts, r).items() if read.get(s) != [v]}
+        said = {s: v for s, v in units.items() if read.get(s) != [v]}
+        others = {v.name for v in count_slots(parts, r)} - set(units)
+        wrong = {s for s in others if len(read.get(s, ())) == 1 and read[s][0] in claimed}
+        return said, wrong
 
     def applies(self, parts: Parts, r: Reading) -> bool:
-        return bool(self._said(parts, r))
+        said, wrong = self._fix(parts, r)
+        return bool(said or wrong)
 
     async def apply(self, parts: Parts, r: Reading) -> Reading:
-        units, said = self._units(parts, r), self._said(parts, r)
-        counts = {v.name for v in count_slots(parts, r)} - set(units)
-
-        def misread(a: Action) -> bool:
-            number = a.values[0] if a.values else None
-            return a.act == "INFORM" and (
-                a.slot in said or a.slot in counts and number in said.values()
-            )
-
-        acts = [a for a in r.acts if not misread(a)]
+        said, wrong = self._fix(parts, r)
+        gone = set(said) | wrong
+        acts = [a for a in r.acts if not (a.act == "INFORM" and a.slot in gone)]
         acts += [act("INFORM", slot, [value]) for slot, value in said.items()]
-        return replace(r.with_acts(acts), filled=r.filled | set(said))
+        return replace(r.with_acts(acts), filled=(r.filled - wrong) | set(said))
 
 
 ANY = frozenset({"any", "anything", "some", "something"})
