@@ -6,6 +6,7 @@ first 10 files (1,280 dialogues) with that model; prints the replay's metrics as
                                      [--all-services] [--hold-fold F [--folds 5]]
                                      [--reworded [--original-wording 0.5]]
                                      [--chat] [--limit N] [--without REPAIR]...
+                                     [--nlu NAME] [--nlu-option KEY=VALUE]...
 
 Each ``--thresholds`` (scorer=probability, comma-separated) replays the same fitted model
 with those decision thresholds (one line of JSON each); without it, the trained defaults.
@@ -25,6 +26,9 @@ files in every variant (`tod replay DATA --split train --limit 1280 --sgdx --con
 ``--without REPAIR[,REPAIR...]`` (repeatable; ``all`` for every one): the NLU's named
 repairs left out (``[options.nlu] without``, docs/learned.md#repairs): one line each, an
 ablation row; ``-`` for the line with every repair on.
+``--nlu NAME``: the replay's NLU (default ``learned``), e.g. a plugin's subclass of the learned
+NLU (``learned+encoder``, plugins/encoder), given the same fitted model; each ``--nlu-option``
+(a TOML value, e.g. ``weight=4.0``) goes into its ``[options.nlu]``.
 
 The folds of `tod train nlu --cv` score turns in gold context; this scores the NLU in the
 whole pipeline, its own guesses carried forward, without touching dev (docs/learned.md).
@@ -66,6 +70,10 @@ def main() -> int:
     parser.add_argument("--chat", action="store_true", help="chat conditions (see above)")
     parser.add_argument("--limit", type=int, help="replay the first N held-out dialogues only")
     parser.add_argument("--without", action="append", default=[], metavar="REPAIR")
+    parser.add_argument("--nlu", default="learned", help="the replay's NLU component")
+    parser.add_argument(
+        "--nlu-option", action="append", default=[], metavar="KEY=VALUE", help="[options.nlu]"
+    )
     parser.add_argument(
         "--reworded", action="store_true", help="learn also from SGD-X's rewordings of train"
     )
@@ -113,10 +121,11 @@ def main() -> int:
             )
             Path(f"{tmp}/config.toml").write_text(
                 f'[options.nlu]\nmodel = "{tmp}/nlu.npz"\nwithout = {json.dumps(without)}\n'
+                + "".join(f"{option}\n" for option in args.nlu_option)
             )
             command = [
                 sys.executable, "-m", "tod_runtime.cli", "replay", args.data, "--split", "train",
-                "--limit", str(held), "--nlu", "learned", "--config", f"{tmp}/config.toml",
+                "--limit", str(held), "--nlu", args.nlu, "--config", f"{tmp}/config.toml",
                 "--workers", str(args.workers), "--report", f"{tmp}/report.json",
             ]  # fmt: skip
             command += ["--all-services"] if args.all_services or args.chat else []
@@ -127,6 +136,7 @@ def main() -> int:
             report = json.loads(Path(f"{tmp}/report.json").read_text())
         line = {"noise": args.noise, "thresholds": thresholds, "dialogues": held}
         line |= {"all_services": args.all_services, "chat": args.chat, "without": without}
+        line |= {"nlu": args.nlu, "nlu_options": args.nlu_option}
         if out:
             jga = [
                 report["groups"]["services"][name]["joint_goal_accuracy"]

@@ -53,11 +53,12 @@ from tod_runtime.nlu.learned.model import (
 )
 from tod_runtime.nlu.learned.nlu import LearnedNLU
 from tod_runtime.nlu.learned.reader import ValueReader, best_pairs, names_slots, said_beside
+from tod_runtime.nlu.learned.reading import Ranked
 from tod_runtime.nlu.learned.routing import (
     intent_for_values,
     service_for_values,
 )
-from tod_runtime.nlu.learned.scorer import Scorer, view
+from tod_runtime.nlu.learned.scorer import Scorer, TurnView, view
 from tod_runtime.nlu.learned.text import with_bases
 from tod_runtime.nlu.learned.values import (
     candidate_spans,
@@ -390,6 +391,24 @@ async def test_the_learned_nlu_picks_the_frame_and_requests() -> None:
     state = {SERVICE: State(active_intent="FindCafes")}
     acts = await nlu.parse("What is their phone number?", TurnContext(nlu.schemas, history, state))
     assert "REQUEST(phone)" in [str(x) for x in acts[SERVICE]]
+
+
+async def test_a_subclass_re_ranks_the_frames_before_the_repairs() -> None:
+    """``LearnedNLU.rank`` is the seam for a re-ranker (plugins/encoder): what it puts
+    first is the frame the turn opens."""
+
+    class Reversed(LearnedNLU):
+        async def rank(self, text: str, turn: TurnView, context: TurnContext) -> Ranked:
+            ranked = await super().rank(text, turn, context)
+            intents = [(score, c) for score, c in ranked if c is not None]
+            return tuple(sorted(intents)) + tuple(p for p in ranked if p[1] is None)
+
+    ctx = ComponentContext(schemas=schemas(), backend=None)
+    context = TurnContext(schemas(), [], {})
+    plain = await LearnedNLU(ctx).parse("I want to find a cafe", context)
+    assert [str(x) for x in plain[SERVICE]] == ["INFORM_INTENT(intent=FindCafes)"]
+    reversed_ = await Reversed(ctx).parse("I want to find a cafe", context)
+    assert [str(x) for x in reversed_[SERVICE]] == ["INFORM_INTENT(intent=ReserveCafe)"]
 
 
 def test_learned_is_registered(pm) -> None:  # type: ignore[no-untyped-def]

@@ -25,10 +25,10 @@ from tod_runtime.nlu.learned.casual import Aliases
 from tod_runtime.nlu.learned.features import service_description_words, slot_description_words
 from tod_runtime.nlu.learned.model import NLUModel, load_model
 from tod_runtime.nlu.learned.reader import ValueReader
-from tod_runtime.nlu.learned.reading import Reading
+from tod_runtime.nlu.learned.reading import Ranked, Reading
 from tod_runtime.nlu.learned.repairs import Repair, selected
 from tod_runtime.nlu.learned.routing import KnownNames
-from tod_runtime.nlu.learned.scorer import Scorer, view
+from tod_runtime.nlu.learned.scorer import Scorer, TurnView, view
 from tod_runtime.nlu.learned.spelling import VOCABULARY, Speller, read_vocabulary, service_words
 from tod_runtime.nlu.learned.text import STOP, tokens
 from tod_runtime.nlu.learned.values import known_values, normalised, slot_views, value_turn
@@ -181,6 +181,12 @@ class LearnedNLU(RulesNLU):
         acts = {service: dedupe(list(r.acts))} if r.acts else {}
         return Unsure(acts, r.choices) if r.choices else acts
 
+    async def rank(self, text: str, turn: TurnView, context: TurnContext) -> Ranked:
+        """The candidate frames of the turn (``text``, typos repaired), best first: the
+        scorer's ranking. A subclass may re-rank them (plugins/encoder); the repairs of step
+        ``route`` run after."""
+        return tuple(self.scorer.rank(turn, context.schemas))
+
     async def _route(self, text: str, context: TurnContext) -> Reading:
         """The scorer's choice of frame, repaired (step ``route``)."""
         text = (await self._spelling()).correct(text)
@@ -189,7 +195,7 @@ class LearnedNLU(RulesNLU):
         intents = {service: frame.active_intent for service, frame in context.state.items()}
         last_service = last.service if last else None
         turn = view(text, last_service, [(a.act, a.slot, a.values) for a in system], intents)
-        ranked = tuple(self.scorer.rank(turn, context.schemas))
+        ranked = await self.rank(text, turn, context)
         r = Reading(text, context, turn, last_service, system, intents, ranked, ranked[0][1])
         return await self._repair("route", r)
 
