@@ -240,14 +240,15 @@ class DatePair:
         assert pair is not None
         start, end = pair
         text = r.text.lower()
-        said = [(text[i:j], _ends(text[:i])) for i, j in _date_spans(text)]
+        read = [v for a in r.read if a.slot in pair for v in a.values]
+        said = [(_as_read(text[i:j], read), _ends(text[:i])) for i, j in _date_spans(text)]
         if len({d for d, _ in said}) != len(said) or not 1 <= len(said) <= 2:
             return r
         if len(said) == 1:
             if not said[0][1]:
                 return r
             dates = {end: said[0][0]}  # and no longer the start's, if read for it
-            start_read = [v.lower() for a in r.read if a.slot == start for v in a.values]
+            start_read = [v for a in r.read if a.slot == start for v in a.values]
             if start_read == [said[0][0]]:
                 dates[start] = ""
         elif said[0][1] and said[1][1]:
@@ -258,6 +259,12 @@ class DatePair:
         kept = [a for a in r.read if a.slot not in dates]
         dated = (act("INFORM", s, [d]) for s, d in dates.items() if d)
         return replace(r, read=(*kept, *dated))
+
+
+def _as_read(said: str, read: Sequence[str]) -> str:
+    """A date as the reader read it when a value it read holds it ("friday next week" for
+    "friday"), else as said."""
+    return next((v for v in read if said in v.lower()), said)
 
 
 def _date_spans(text: str) -> list[tuple[int, int]]:
