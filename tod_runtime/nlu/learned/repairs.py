@@ -213,14 +213,16 @@ class DatePair:
     and drop-off) where the chosen intent or one near it takes two date slots: of two dates
     said, the one after an end cue ("returning on March 9th", "until the 5th", "check out
     on the 7th") or, with no cue, the later said is the end's, the other the start's; one
-    date said after an end cue is the end's (and not the start's). What the reader read for
+    date said after an end cue is the end's (and not the start's) where the chosen intent
+    takes both (a one-way flight "back home on the 3rd" stays one). What the reader read for
     the two slots gives way (a held-out round trip read "returning on March 9th" as the
     departure and missed "leave on March 3rd")."""
 
     name = "date_pair"
     step = "read"
 
-    def _pair(self, parts: Parts, r: Reading) -> tuple[str, str] | None:
+    def _pair(self, parts: Parts, r: Reading) -> tuple[str, str, bool] | None:
+        """The start and the end date slots, and whether the chosen intent takes them."""
         assert r.service is not None
         schema = parts.schemas[r.service]
         dated = {v.name for v in parts.views[r.service] if v.value_type == "date"}
@@ -229,7 +231,7 @@ class DatePair:
             slots = (*spec.required_slots, *spec.optional_slots) if spec else ()
             pair = [s for s in slots if s in dated]  # in the schema's order: start, end
             if len(pair) == 2:
-                return pair[0], pair[1]
+                return pair[0], pair[1], intent == r.intent
         return None
 
     def applies(self, parts: Parts, r: Reading) -> bool:
@@ -238,14 +240,14 @@ class DatePair:
     async def apply(self, parts: Parts, r: Reading) -> Reading:
         pair = self._pair(parts, r)
         assert pair is not None
-        start, end = pair
+        start, end, chosen = pair
         text = r.text.lower()
-        read = [v for a in r.read if a.slot in pair for v in a.values]
+        read = [v for a in r.read if a.slot in (start, end) for v in a.values]
         said = [(_as_read(text[i:j], read), _ends(text[:i])) for i, j in _date_spans(text)]
         if len({d for d, _ in said}) != len(said) or not 1 <= len(said) <= 2:
             return r
         if len(said) == 1:
-            if not said[0][1]:
+            if not said[0][1] or not chosen:  # "fly back home on the 3rd" is one way
                 return r
             dates = {end: said[0][0]}  # and no longer the start's, if read for it
             start_read = [v for a in r.read if a.slot == start for v in a.values]
