@@ -47,8 +47,10 @@ from tod_runtime.nlu.learned.model import (
     SCORERS,
     NLUModel,
     Thresholds,
+    Weights,
     load_model,
     probabilities,
+    scores,
     train_logreg,
 )
 from tod_runtime.nlu.learned.nlu import LearnedNLU
@@ -281,6 +283,28 @@ def test_spans_are_scored_by_parts_as_whole_rows() -> None:
     by_parts = reader.span_probabilities(turn, spans, ["city"])
     rows = [hashed(reading.span_strings(turn, i, j, ["city"])) for i, j in spans]
     assert by_parts == pytest.approx(probabilities(reader.spans, rows), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Is there a cafe with wifi in San Jose? What's the phone, for 2 people?",
+        "book it for 7:30 pm on march 6th, $40 max!",
+        "San Jose",
+        "?",
+    ],
+)
+def test_span_pairs_weighed_in_place_are_their_rows_scores_to_the_bit(text: str) -> None:
+    system_acts = [("REQUEST", "city", []), ("REQUEST", "date", [])]
+    turn = reading.value_turn(text, system_acts, {"san jose": frozenset({"city"})})
+    model = load_model()
+    spans = candidate_spans(turn.tokens)
+    for types in ([], ["city"], ["city", "date"]):
+        rows = [hashed(reading.span_pair_strings(turn, i, j, types)) for i, j in spans]
+        weights = Weights(model.weights["spans"], model.bits)
+        assert reading.span_pair_scores(turn, spans, types, weights) == scores(
+            model.weights["spans"], rows
+        )
 
 
 def _fitted(split_dir: Path, file: str) -> tuple[Featurised, NLUModel]:

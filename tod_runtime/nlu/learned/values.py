@@ -27,6 +27,7 @@ is read from its schema alone.
 from __future__ import annotations
 
 import re
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -34,6 +35,7 @@ from functools import cached_property, lru_cache
 
 from tod_runtime.dialogue.models import DONTCARE
 from tod_runtime.nlu.learned.features import crossed, hashed, hashed_crossed
+from tod_runtime.nlu.learned.model import Weights
 from tod_runtime.nlu.learned.text import STOP, stem
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.schema.roles import slot_roles
@@ -400,6 +402,70 @@ def span_pair_strings(turn: ValueTurn, i: int, j: int, asked_types: Sequence[str
         # "3 people" a count), by the value recognisers
         out.append(f"vc:{value_class(turn.said(i, j))}|{n}")
     return out + [f"rs:{kind}|{shape}" for kind in asked_types or ("-",)]
+
+
+def span_pair_scores(
+    turn: ValueTurn, spans: Sequence[tuple[int, int]], asked_types: Sequence[str], weights: Weights
+) -> list[float]:
+    """For each span, the sum of the weights of ``span_pair_strings(turn, i, j,
+    asked_types)``, added in the same order (so equal to the row's score to the last bit).
+    A feature that several spans share (an inner word, a shape, a shape with an asked type)
+    is weighed once per turn; the first and last words, and the words around, are hashed
+    from the CRC of their first part, as ``hashed_crossed`` does."""
+    if not spans:
+        return []
+    toks, lowers, padded = turn.tokens, turn.lowers, turn._padded
+    kinds = asked_types or ("-",)
+    weight, crossed_weight = weights.of, weights.at
+    first_crcs = [zlib.crc32(f"fl:{w}|".encode()) for w in lowers]
+    before_crcs = [zlib.crc32(f"px:{w}|".encode()) for w in padded]
+    encoded = [w.encode() for w in padded]  # token k is padded[k + 2]
+    inner = [weight(f"in:{w}") for w in lowers]
+    digits = ["d" in t.shape for t in toks]
+    whole = len(toks) - (0 if toks[-1].word else 1)  # "all": every token, a closing mark aside
+    by_shape: dict[str, tuple[float, ...]] = {}  # shape -> its sh, then its rs of each kind
+    by_before: dict[tuple[str, int], float] = {}  # (word before, length) -> pn
+    memo: dict[str, float] = {}  # the rarer features shared by spans: all, kv, vc
+    known = turn.known
+
+    def shared(feature: str) -> float:
+        found = memo.get(feature)
+        if found is None:
+            found = memo[feature] = weight(feature)
+        return found
+
+    out = []
+    for i, j in spans:
+        n = min(j - i, 6)
+        p1 = padded[i + 1]
+        shape = turn.span_shape(i, j)
+        parts = by_shape.get(shape)
+        if parts is None:
+            parts = by_shape[shape] = (
+                weight(f"sh:{shape}"),
+                *(weight(f"rs:{kind}|{shape}") for kind in kinds),
+            )
+        before = by_before.get((p1, n))
+        if before is None:
+            before = by_before[p1, n] = weight(f"pn:{p1}|{n}")
+        z = 0.0
+        z += crossed_weight(first_crcs[i], encoded[j + 1])  # fl:first|last
+        z += crossed_weight(before_crcs[i + 1], encoded[j + 2])  # px:before|after
+        z += parts[0]
+        z += before
+        for k in range(i + 1, min(j - 1, i + 5)):
+            z += inner[k]
+        if i == 0 and j in (len(toks), whole):
+            z += shared(f"all:{n}")
+        if turn.said_normalised(i, j) in known:
+            z += shared("kv")
+            z += shared(f"kv:{n}")
+        if n <= 3 and any(digits[i:j]):
+            z += shared(f"vc:{value_class(turn.said(i, j))}|{n}")
+        for rs in parts[1:]:
+            z += rs
+        out.append(z)
+    return out
 
 
 def assign_strings(turn: ValueTurn, i: int, j: int, slot: SlotView, same_type: int) -> list[str]:
