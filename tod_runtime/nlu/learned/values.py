@@ -275,11 +275,21 @@ class ValueTurn:
 
     def said_normalised(self, i: int, j: int) -> str:
         """``normalised(self.said(i, j))``, from the words of the whole text already read
-        (a token can hold several: "$1,630" holds 1 and 630)."""
-        if self._token_words is None:
-            return normalised(self.said(i, j))
-        words, first = self._token_words
-        return " ".join(words[first[i] : first[j]])
+        (a token can hold several: "$1,630" holds 1 and 630); remembered, as the reader
+        asks it of a span several times."""
+        found = self._normalised_spans.get((i, j))
+        if found is None:
+            if self._token_words is None:
+                found = normalised(self.said(i, j))
+            else:
+                words, first = self._token_words
+                found = " ".join(words[first[i] : first[j]])
+            self._normalised_spans[i, j] = found
+        return found
+
+    @cached_property
+    def _normalised_spans(self) -> dict[tuple[int, int], str]:
+        return {}
 
     @cached_property
     def _token_words(self) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
@@ -436,7 +446,7 @@ def span_pair_scores(
 
     out = []
     for i, j in spans:
-        n = min(j - i, 6)
+        n = j - i if j - i < 6 else 6
         p1 = padded[i + 1]
         shape = turn.span_shape(i, j)
         parts = by_shape.get(shape)
@@ -453,7 +463,7 @@ def span_pair_scores(
         z += crossed_weight(before_crcs[i + 1], encoded[j + 2])  # px:before|after
         z += parts[0]
         z += before
-        for k in range(i + 1, min(j - 1, i + 5)):
+        for k in range(i + 1, j - 1 if j < i + 6 else i + 5):
             z += inner[k]
         if i == 0 and j in (len(toks), whole):
             z += shared(f"all:{n}")
