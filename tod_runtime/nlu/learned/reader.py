@@ -29,11 +29,11 @@ from tod_runtime.nlu.learned.values import (
     mention,
     normalised,
     slot_features,
+    slot_value_features,
     span_end_strings,
     span_length_strings,
     span_pair_scores,
     span_start_strings,
-    value_features,
     value_numbers,
     word_number,
 )
@@ -270,9 +270,9 @@ class ValueReader:
         # A pair's score: its slot's part (scored once per slot) plus its value's part.
         pairs, rows = [], []
         for k, slot in enumerate(slots):
-            for value in [*slot.values, DONTCARE] if slot.categorical else [DONTCARE]:
-                pairs.append((slot, k, value))
-                rows.append(value_features(turn, slot, value, numbers, lowered, self.bits))
+            values = [*slot.values, DONTCARE] if slot.categorical else [DONTCARE]
+            pairs += [(slot, k, value) for value in values]
+            rows += slot_value_features(turn, slot, values, numbers, lowered, self.bits)
         slot_rows = [slot_features(turn, slot, self.bits) for slot in slots]
         slot_scores, value_scores = grouped_scores(self.pick, [slot_rows, rows])
         best: dict[str, tuple[str, float]] = {}  # slot -> its best value above the threshold

@@ -647,20 +647,48 @@ def value_strings(
 def value_features(
     turn: ValueTurn, slot: SlotView, value: str, numbers: set[str], lowered: str, bits: int
 ) -> list[int]:
-    """``hashed(value_strings(...), bits)``, with fewer strings built: the mention and yes/no
-    features are remembered by what they depend on, the crossed words hashed without
-    strings."""
-    has_yes_no = _value_type(slot, value) in YES_NO_TYPES
+    """``hashed(value_strings(...), bits)``: ``slot_value_features`` of one value."""
+    return slot_value_features(turn, slot, [value], numbers, lowered, bits)[0]
+
+
+def slot_value_features(
+    turn: ValueTurn,
+    slot: SlotView,
+    values: Sequence[str],
+    numbers: set[str],
+    lowered: str,
+    bits: int,
+) -> list[list[int]]:
+    """``hashed(value_strings(...), bits)`` of each of a slot's ``values``, with fewer
+    strings built: what depends on the slot alone is worked out once, the mention and
+    yes/no features are remembered by what they depend on, the crossed words hashed
+    without strings."""
+    asked = int(slot.name in turn.asked)
+    desc = slot.description_set
+    overlap = min(len(turn.content_set & desc), 2)
     has_acts = slot.name in turn.slot_acts
-    facts, at = _mention_facts(turn, slot, value, numbers, lowered)
-    beside = _beside_facts(turn, slot, value, at)
-    return [
-        *_hashed_mention(*facts, bits),
-        *_hashed_value_words(value_words(value), turn.word_stems, bits),
-        *(_hashed_beside(*beside, bits) if beside else ()),
-        *(_hashed_yes_no(*_yes_no_facts(turn, slot, value), bits) if has_yes_no else ()),
-        *(hashed(value_act_strings(turn, slot, value), bits) if has_acts else ()),
-    ]
+    yes, no = turn.yes_no
+    stems, word_stems = turn.stems, turn.word_stems
+    rows = []
+    for value in values:
+        vt = _value_type(slot, value)
+        kind, at = ("dontcare", -1) if value == DONTCARE else mention(value, turn, numbers, lowered)
+        # A description word next to the value ("2 nights", "rated 4") ties it to this slot.
+        near = int(any(s in desc for s in stems[max(at - 2, 0) : at + 3])) if at >= 0 else 0
+        words = value_words(value)
+        row = [
+            *_hashed_mention(kind, vt, asked, overlap, near, bits),
+            *_hashed_value_words(words, word_stems, bits),
+        ]
+        if at >= 0:
+            before, after = beside_stems(turn, at, at + len(words))
+            row += _hashed_beside(before, after, slot.value_type, asked, slot.description, bits)
+        if vt in YES_NO_TYPES:
+            row += _hashed_yes_no(value, vt, yes, no, asked, slot.description, bits)
+        if has_acts:
+            row += hashed(value_act_strings(turn, slot, value), bits)
+        rows.append(row)
+    return rows
 
 
 @lru_cache(maxsize=1024)
