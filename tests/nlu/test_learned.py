@@ -18,6 +18,7 @@ from tod_runtime.data.sgd import open_split
 from tod_runtime.dialogue.context import TurnContext
 from tod_runtime.dialogue.models import State
 from tod_runtime.errors import DataError
+from tod_runtime.nlu.learned import model as model_module
 from tod_runtime.nlu.learned import values as reading
 from tod_runtime.nlu.learned.examples import (
     Featurised,
@@ -305,6 +306,15 @@ def test_span_pairs_weighed_in_place_are_their_rows_scores_to_the_bit(text: str)
         assert reading.span_pair_scores(turn, spans, types, weights) == scores(
             model.weights["spans"], rows
         )
+
+
+def test_few_features_are_scored_in_python_to_the_same_bits(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    weights = load_model().weights["spans"]
+    rng = random.Random(0)
+    rows = [[rng.randrange(len(weights)) for _ in range(rng.randrange(12))] for _ in range(9)]
+    small = scores(weights, rows)
+    monkeypatch.setattr(model_module, "SMALL_SCORING", -1)  # numpy, whatever the size
+    assert small == scores(weights, rows)
 
 
 def _fitted(split_dir: Path, file: str) -> tuple[Featurised, NLUModel]:
