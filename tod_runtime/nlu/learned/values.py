@@ -31,7 +31,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
-from functools import cached_property, lru_cache
+from functools import cache, cached_property, lru_cache
 
 from tod_runtime.dialogue.models import DONTCARE
 from tod_runtime.nlu.learned.features import crossed, hashed, hashed_crossed
@@ -435,15 +435,8 @@ def span_pair_scores(
     whole = len(toks) - (0 if toks[-1].word else 1)  # "all": every token, a closing mark aside
     by_shape: dict[str, tuple[float, ...]] = {}  # shape -> its sh, then its rs of each kind
     by_before: dict[tuple[str, int], float] = {}  # (word before, length) -> pn
-    memo: dict[str, float] = {}  # the rarer features shared by spans: all, kv, vc
+    shared = cache(weight)  # the rarer features that spans share: all, kv, vc
     known = turn.known
-
-    def shared(feature: str) -> float:
-        found = memo.get(feature)
-        if found is None:
-            found = memo[feature] = weight(feature)
-        return found
-
     out = []
     for i, j in spans:
         n = j - i if j - i < 6 else 6
