@@ -18,6 +18,7 @@ from tod_runtime.data.sgd import open_split
 from tod_runtime.dialogue.context import TurnContext
 from tod_runtime.dialogue.models import State
 from tod_runtime.errors import DataError
+from tod_runtime.nlu.learned import model as model_module
 from tod_runtime.nlu.learned import values as reading
 from tod_runtime.nlu.learned.examples import (
     Featurised,
@@ -47,8 +48,10 @@ from tod_runtime.nlu.learned.model import (
     SCORERS,
     NLUModel,
     Thresholds,
+    Weights,
     load_model,
     probabilities,
+    scores,
     train_logreg,
 )
 from tod_runtime.nlu.learned.nlu import LearnedNLU
@@ -297,6 +300,37 @@ def test_spans_are_scored_by_parts_as_whole_rows() -> None:
     by_parts = reader.span_probabilities(turn, spans, ["city"])
     rows = [hashed(reading.span_strings(turn, i, j, ["city"])) for i, j in spans]
     assert by_parts == pytest.approx(probabilities(reader.spans, rows), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Is there a cafe with wifi in San Jose? What's the phone, for 2 people?",
+        "book it for 7:30 pm on march 6th, $40 max!",
+        "San Jose",
+        "?",
+    ],
+)
+def test_span_pairs_weighed_in_place_are_their_rows_scores_to_the_bit(text: str) -> None:
+    system_acts = [("REQUEST", "city", []), ("REQUEST", "date", [])]
+    turn = reading.value_turn(text, system_acts, {"san jose": frozenset({"city"})})
+    model = load_model()
+    spans = candidate_spans(turn.tokens)
+    for types in ([], ["city"], ["city", "date"]):
+        rows = [hashed(reading.span_pair_strings(turn, i, j, types)) for i, j in spans]
+        weights = Weights(model.weights["spans"], model.bits)
+        assert reading.span_pair_scores(turn, spans, types, weights) == scores(
+            model.weights["spans"], rows
+        )
+
+
+def test_few_features_are_scored_in_python_to_the_same_bits(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    weights = load_model().weights["spans"]
+    rng = random.Random(0)
+    rows = [[rng.randrange(len(weights)) for _ in range(rng.randrange(12))] for _ in range(9)]
+    small = scores(weights, rows)
+    monkeypatch.setattr(model_module, "SMALL_SCORING", -1)  # numpy, whatever the size
+    assert small == scores(weights, rows)
 
 
 def _fitted(split_dir: Path, file: str) -> tuple[Featurised, NLUModel]:

@@ -396,16 +396,22 @@ def _offer(acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> st
     return f"How about {named}?{tail}"
 
 
+def _option(action: Action, name: str, schema: ServiceSchema | None, say: Say) -> str:
+    """One thing to change: "the time (7 pm)", a yes/no slot by its statement ("whether pets
+    are allowed (yes)")."""
+    if _is_bool(action):
+        statement = lower_first(_bool_phrases(schema, action.slot).yes.rstrip("."))
+        return f"whether {statement} ({say(action)})"
+    return f"the {name} ({say(action)})"
+
+
 def compose_system(
     kind: str, acts: Sequence[Action], schema: ServiceSchema | None, say: Say
 ) -> str:
     """One run of system acts of one kind, composed."""
-    if kind == CHANGE:  # a yes/no slot by its statement: "whether pets are allowed (yes)"
+    if kind == CHANGE:
         options = [
-            f"whether {lower_first(_bool_phrases(schema, a.slot).yes.rstrip('.'))} ({say(a)})"
-            if _is_bool(a)
-            else f"the {n} ({say(a)})"
-            for a, n in zip(acts, names(acts, schema), strict=True)
+            _option(a, n, schema, say) for a, n in zip(acts, names(acts, schema), strict=True)
         ]
         return "What would you like to change: " + join(options).replace(" and ", " or ") + "?"
     if kind == PROPOSE:  # "How about Long Beach?"

@@ -245,9 +245,11 @@ async def rate_middleware(request: web.Request, handler: Handler) -> web.StreamR
 
 
 async def read_body(request: web.Request) -> bytes:
-    """The request's body, within ``read_timeout`` seconds (a slow body is 408)."""
+    """The request's body, within ``read_timeout`` seconds (a slow body is 408); timed with
+    ``asyncio.timeout``, which needs no task of its own as ``wait_for`` does (Python 3.11)."""
     timeout = request.app[SETTINGS].read_timeout
     try:
-        return await asyncio.wait_for(request.read(), timeout if timeout > 0 else None)
+        async with asyncio.timeout(timeout if timeout > 0 else None):
+            return await request.read()
     except TimeoutError:
         raise web.HTTPRequestTimeout(reason="the body took too long to arrive") from None

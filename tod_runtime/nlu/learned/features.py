@@ -274,13 +274,23 @@ def slot_features(
     remembered, the crossed words hashed without strings."""
     q = int(bool(u.cues))
     oh, od = u.content & c.head, u.content & c.description
+    near = _bucket(len(oh), 1)
     return [
         *_hashed_slot_counts(q, len(oh), len(od), len(c.head), c.flag, c.extra, bits),
         *hashed_crossed("ov", oh | od, [str(q)], bits),
         *hashed_crossed("x", u.content, c.head, bits),
-        *hashed(slot_cue_strings(u, sys_acts, slot_acts, c, q, len(oh)), bits),
+        # slot_cue_strings, in its order: the cues crossed with the head, the slot's acts,
+        # and the system's acts (the same for every slot with as many head words said)
+        *hashed_crossed("qn", u.cues, c.head, bits),
+        *(hashed(_slot_act_strings(slot_acts, q, near), bits) if slot_acts else ()),
+        *_hashed_system_acts(tuple(sys_acts), q, near, bits),
         *_hashed_utterance_words(u.words, f"{q}|{_bucket(len(oh | od), 1)}", bits),
     ]
+
+
+@lru_cache(maxsize=256)
+def _hashed_system_acts(sys_acts: tuple[str, ...], q: int, near: int, bits: int) -> tuple[int, ...]:
+    return tuple(hashed(_system_act_strings(sys_acts, q, near), bits))
 
 
 @lru_cache(maxsize=256)
@@ -320,8 +330,14 @@ def slot_cue_strings(
     in_head: int,
 ) -> list[str]:
     """Question cues crossed with the slot's head, and the system's acts."""
+    near = _bucket(in_head, 1)
     out = crossed("qn", u.cues, c.head)
-    out += [f"sa:{a}|{q}" for a in slot_acts]
-    out += [f"sa:{a}|{_bucket(in_head, 1)}" for a in slot_acts]
-    out += [f"s:{a}|{q}|{_bucket(in_head, 1)}" for a in sys_acts]
-    return out
+    return out + _slot_act_strings(slot_acts, q, near) + _system_act_strings(sys_acts, q, near)
+
+
+def _slot_act_strings(slot_acts: Sequence[str], q: int, near: int) -> list[str]:
+    return [f"sa:{a}|{q}" for a in slot_acts] + [f"sa:{a}|{near}" for a in slot_acts]
+
+
+def _system_act_strings(sys_acts: Sequence[str], q: int, near: int) -> list[str]:
+    return [f"s:{a}|{q}|{near}" for a in sys_acts]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import zipfile
+import zlib
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
@@ -115,14 +116,47 @@ def train_logreg(
     return w.astype(np.float32)
 
 
+SMALL_SCORING = 200  # features: fewer are summed in Python (numpy's calls cost more)
+
+
 def scores(weights: Vector, rows: Sequence[Sequence[int]]) -> list[float]:
     """The score of each row of features: the sum of its weights, in float64 (as in
-    training), for all the rows at once."""
+    training), for all the rows at once. Few features are summed in a Python loop, in the
+    same order, to the same bits (a turn's small scorings: a short utterance's spans, one
+    service's slots)."""
     lengths = [len(row) for row in rows]
+    if sum(lengths) <= SMALL_SCORING and weights.dtype == np.float32 and weights.ndim == 1:
+        values = memoryview(np.ascontiguousarray(weights).data)
+        out = []
+        for row in rows:
+            z = 0.0
+            for k in row:
+                z += values[k]
+            out.append(z)
+        return out
     features = np.fromiter(chain.from_iterable(rows), dtype=np.intp, count=sum(lengths))
     row_of = np.repeat(np.arange(len(rows)), lengths)
     sums: list[float] = np.bincount(row_of, weights=weights[features], minlength=len(rows)).tolist()
     return sums
+
+
+class Weights:
+    """One scorer's weights read a feature at a time, for a row scored where it is built
+    (no list of buckets, no numpy call): ``weights.of(feature)`` is the weight of a feature
+    string, ``weights.at(crc, end)`` that of a string whose first part has the CRC ``crc``
+    and whose last part is the bytes ``end`` (as ``hashed_crossed`` hashes). Rows summed
+    from these in their features' order, starting from 0.0, equal ``scores`` (float32
+    weights added in float64, in order)."""
+
+    def __init__(self, vector: Vector, bits: int) -> None:
+        self.values = array("f", np.ascontiguousarray(vector, dtype=np.float32).tobytes())
+        self.mask = (1 << bits) - 1
+
+    def of(self, feature: str) -> float:
+        return self.values[zlib.crc32(feature.encode()) & self.mask]
+
+    def at(self, crc: int, end: bytes) -> float:
+        return self.values[zlib.crc32(end, crc) & self.mask]
 
 
 def grouped_scores(weights: Vector, groups: Sequence[Sequence[Sequence[int]]]) -> list[list[float]]:

@@ -10,7 +10,13 @@ from dataclasses import dataclass, replace
 
 from tod_runtime.dialogue.models import DONTCARE
 from tod_runtime.nlu.learned.features import hashed
-from tod_runtime.nlu.learned.model import NLUModel, grouped_scores, probabilities, sigmoid
+from tod_runtime.nlu.learned.model import (
+    NLUModel,
+    Weights,
+    grouped_scores,
+    probabilities,
+    sigmoid,
+)
 from tod_runtime.nlu.learned.routing import ON_TABLE
 from tod_runtime.nlu.learned.text import STOP, root
 from tod_runtime.nlu.learned.values import (
@@ -23,11 +29,11 @@ from tod_runtime.nlu.learned.values import (
     mention,
     normalised,
     slot_features,
+    slot_value_features,
     span_end_strings,
     span_length_strings,
-    span_pair_strings,
+    span_pair_scores,
     span_start_strings,
-    value_features,
     value_numbers,
     word_number,
 )
@@ -148,6 +154,7 @@ class ValueReader:
     def __init__(self, model: NLUModel) -> None:
         self.spans, self.assign, self.pick = (model.weights[k] for k in ("spans", "assign", "pick"))
         self.bits = model.bits
+        self.span_weights = Weights(self.spans, self.bits)
         self.thresholds = model.thresholds
 
     def read(self, turn: ValueTurn, slots: Sequence[SlotView]) -> list[Read]:
@@ -243,15 +250,15 @@ class ValueReader:
         starts = sorted({i for i, _ in spans})
         ends = sorted({j for _, j in spans})
         lengths = sorted({min(j - i, 6) for i, j in spans})
-        start_part, end_part, length_part, pair_part = grouped_scores(
+        start_part, end_part, length_part = grouped_scores(
             self.spans,
             [
                 [hashed(span_start_strings(turn, i, types), self.bits) for i in starts],
                 [hashed(span_end_strings(turn, j), self.bits) for j in ends],
                 [hashed(span_length_strings(n, types), self.bits) for n in lengths],
-                [hashed(span_pair_strings(turn, i, j, types), self.bits) for i, j in spans],
             ],
         )
+        pair_part = span_pair_scores(turn, spans, types, self.span_weights)
         start_scores = dict(zip(starts, start_part, strict=True))
         end_scores = dict(zip(ends, end_part, strict=True))
         length_scores = dict(zip(lengths, length_part, strict=True))
@@ -266,9 +273,9 @@ class ValueReader:
         # A pair's score: its slot's part (scored once per slot) plus its value's part.
         pairs, rows = [], []
         for k, slot in enumerate(slots):
-            for value in [*slot.values, DONTCARE] if slot.categorical else [DONTCARE]:
-                pairs.append((slot, k, value))
-                rows.append(value_features(turn, slot, value, numbers, lowered, self.bits))
+            values = [*slot.values, DONTCARE] if slot.categorical else [DONTCARE]
+            pairs += [(slot, k, value) for value in values]
+            rows += slot_value_features(turn, slot, values, numbers, lowered, self.bits)
         slot_rows = [slot_features(turn, slot, self.bits) for slot in slots]
         slot_scores, value_scores = grouped_scores(self.pick, [slot_rows, rows])
         best: dict[str, tuple[str, float]] = {}  # slot -> its best value above the threshold

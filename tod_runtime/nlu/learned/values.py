@@ -27,13 +27,15 @@ is read from its schema alone.
 from __future__ import annotations
 
 import re
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
-from functools import cached_property, lru_cache
+from functools import cache, cached_property, lru_cache
 
 from tod_runtime.dialogue.models import DONTCARE
 from tod_runtime.nlu.learned.features import crossed, hashed, hashed_crossed
+from tod_runtime.nlu.learned.model import Weights
 from tod_runtime.nlu.learned.text import STOP, root, stem
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.schema.roles import slot_roles
@@ -283,11 +285,21 @@ class ValueTurn:
 
     def said_normalised(self, i: int, j: int) -> str:
         """``normalised(self.said(i, j))``, from the words of the whole text already read
-        (a token can hold several: "$1,630" holds 1 and 630)."""
-        if self._token_words is None:
-            return normalised(self.said(i, j))
-        words, first = self._token_words
-        return " ".join(words[first[i] : first[j]])
+        (a token can hold several: "$1,630" holds 1 and 630); remembered, as the reader
+        asks it of a span several times."""
+        found = self._normalised_spans.get((i, j))
+        if found is None:
+            if self._token_words is None:
+                found = normalised(self.said(i, j))
+            else:
+                words, first = self._token_words
+                found = " ".join(words[first[i] : first[j]])
+            self._normalised_spans[i, j] = found
+        return found
+
+    @cached_property
+    def _normalised_spans(self) -> dict[tuple[int, int], str]:
+        return {}
 
     @cached_property
     def _token_words(self) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
@@ -421,6 +433,63 @@ def span_pair_strings(turn: ValueTurn, i: int, j: int, asked_types: Sequence[str
         # "3 people" a count), by the value recognisers
         out.append(f"vc:{value_class(turn.said(i, j))}|{n}")
     return out + [f"rs:{kind}|{shape}" for kind in asked_types or ("-",)]
+
+
+def span_pair_scores(
+    turn: ValueTurn, spans: Sequence[tuple[int, int]], asked_types: Sequence[str], weights: Weights
+) -> list[float]:
+    """For each span, the sum of the weights of ``span_pair_strings(turn, i, j,
+    asked_types)``, added in the same order (so equal to the row's score to the last bit).
+    A feature that several spans share (an inner word, a shape, a shape with an asked type)
+    is weighed once per turn; the first and last words, and the words around, are hashed
+    from the CRC of their first part, as ``hashed_crossed`` does."""
+    if not spans:
+        return []
+    toks, lowers, padded = turn.tokens, turn.lowers, turn._padded
+    kinds = asked_types or ("-",)
+    weight, crossed_weight = weights.of, weights.at
+    first_crcs = [zlib.crc32(f"fl:{w}|".encode()) for w in lowers]
+    before_crcs = [zlib.crc32(f"px:{w}|".encode()) for w in padded]
+    encoded = [w.encode() for w in padded]  # token k is padded[k + 2]
+    inner = [weight(f"in:{w}") for w in lowers]
+    digits = ["d" in t.shape for t in toks]
+    whole = len(toks) - (0 if toks[-1].word else 1)  # "all": every token, a closing mark aside
+    by_shape: dict[str, tuple[float, ...]] = {}  # shape -> its sh, then its rs of each kind
+    by_before: dict[tuple[str, int], float] = {}  # (word before, length) -> pn
+    shared = cache(weight)  # the rarer features that spans share: all, kv, vc
+    known = turn.known
+    out = []
+    for i, j in spans:
+        n = j - i if j - i < 6 else 6
+        p1 = padded[i + 1]
+        shape = turn.span_shape(i, j)
+        parts = by_shape.get(shape)
+        if parts is None:
+            parts = by_shape[shape] = (
+                weight(f"sh:{shape}"),
+                *(weight(f"rs:{kind}|{shape}") for kind in kinds),
+            )
+        before = by_before.get((p1, n))
+        if before is None:
+            before = by_before[p1, n] = weight(f"pn:{p1}|{n}")
+        z = 0.0
+        z += crossed_weight(first_crcs[i], encoded[j + 1])  # fl:first|last
+        z += crossed_weight(before_crcs[i + 1], encoded[j + 2])  # px:before|after
+        z += parts[0]
+        z += before
+        for k in range(i + 1, j - 1 if j < i + 6 else i + 5):
+            z += inner[k]
+        if i == 0 and j in (len(toks), whole):
+            z += shared(f"all:{n}")
+        if turn.said_normalised(i, j) in known:
+            z += shared("kv")
+            z += shared(f"kv:{n}")
+        if n <= 3 and any(digits[i:j]):
+            z += shared(f"vc:{value_class(turn.said(i, j))}|{n}")
+        for rs in parts[1:]:
+            z += rs
+        out.append(z)
+    return out
 
 
 def assign_strings(turn: ValueTurn, i: int, j: int, slot: SlotView, same_type: int) -> list[str]:
@@ -592,20 +661,48 @@ def value_strings(
 def value_features(
     turn: ValueTurn, slot: SlotView, value: str, numbers: set[str], lowered: str, bits: int
 ) -> list[int]:
-    """``hashed(value_strings(...), bits)``, with fewer strings built: the mention and yes/no
-    features are remembered by what they depend on, the crossed words hashed without
-    strings."""
-    has_yes_no = _value_type(slot, value) in YES_NO_TYPES
+    """``hashed(value_strings(...), bits)``: ``slot_value_features`` of one value."""
+    return slot_value_features(turn, slot, [value], numbers, lowered, bits)[0]
+
+
+def slot_value_features(
+    turn: ValueTurn,
+    slot: SlotView,
+    values: Sequence[str],
+    numbers: set[str],
+    lowered: str,
+    bits: int,
+) -> list[list[int]]:
+    """``hashed(value_strings(...), bits)`` of each of a slot's ``values``, with fewer
+    strings built: what depends on the slot alone is worked out once, the mention and
+    yes/no features are remembered by what they depend on, the crossed words hashed
+    without strings."""
+    asked = int(slot.name in turn.asked)
+    desc = slot.description_set
+    overlap = min(len(turn.content_set & desc), 2)
     has_acts = slot.name in turn.slot_acts
-    facts, at = _mention_facts(turn, slot, value, numbers, lowered)
-    beside = _beside_facts(turn, slot, value, at)
-    return [
-        *_hashed_mention(*facts, bits),
-        *_hashed_value_words(value_words(value), turn.word_stems, bits),
-        *(_hashed_beside(*beside, bits) if beside else ()),
-        *(_hashed_yes_no(*_yes_no_facts(turn, slot, value), bits) if has_yes_no else ()),
-        *(hashed(value_act_strings(turn, slot, value), bits) if has_acts else ()),
-    ]
+    yes, no = turn.yes_no
+    stems, word_stems = turn.stems, turn.word_stems
+    rows = []
+    for value in values:
+        vt = _value_type(slot, value)
+        kind, at = ("dontcare", -1) if value == DONTCARE else mention(value, turn, numbers, lowered)
+        # A description word next to the value ("2 nights", "rated 4") ties it to this slot.
+        near = int(any(s in desc for s in stems[max(at - 2, 0) : at + 3])) if at >= 0 else 0
+        words = value_words(value)
+        row = [
+            *_hashed_mention(kind, vt, asked, overlap, near, bits),
+            *_hashed_value_words(words, word_stems, bits),
+        ]
+        if at >= 0:
+            before, after = beside_stems(turn, at, at + len(words))
+            row += _hashed_beside(before, after, slot.value_type, asked, slot.description, bits)
+        if vt in YES_NO_TYPES:
+            row += _hashed_yes_no(value, vt, yes, no, asked, slot.description, bits)
+        if has_acts:
+            row += hashed(value_act_strings(turn, slot, value), bits)
+        rows.append(row)
+    return rows
 
 
 @lru_cache(maxsize=1024)
