@@ -310,25 +310,30 @@ class CountWithUnit:
     step = "acts"
 
     def _units(self, parts: Parts, r: Reading) -> tuple[dict[str, str], set[str]]:
-        """Each count whose unit the turn says, with its one number; and every number said
-        with a unit of a count or of time."""
+        """Each count whose unit the turn says, with its one number (in digits for a slot
+        with possible values, else as said: SGD's free-text "three" stays "three"); and
+        every number said with a unit of a count or of time, in digits."""
         counts, timed = count_slots(parts, r), count_of_time_slot(parts, r)
-        found: dict[str, set[str]] = {}
+        found: dict[str, dict[str, str]] = {}  # slot -> number -> as said
         claimed: set[str] = set()
         for m in UNIT_COUNT.finditer(r.text.lower()):
             unit, number = stem(m.group(2)), str(number_value(m.group(1)))
             named = [timed] if timed and m.group(2) in NIGHTS else []
             named = named or [v.name for v in counts if unit in v.description_set]
             if len(named) == 1:
-                found.setdefault(named[0], set()).add(number)
+                found.setdefault(named[0], {})[number] = m.group(1)
             if named or m.group(2) in NIGHTS:
                 claimed.add(number)
         units = {}
-        for slot, values in found.items():
+        for slot, numbers in found.items():
             spec = parts.schemas[r.service or ""].slot(slot)
-            value = values.pop()
-            if not values and spec and (not spec.possible_values or value in spec.possible_values):
-                units[slot] = value
+            if len(numbers) != 1 or spec is None:
+                continue
+            number, said = numbers.popitem()
+            if not spec.possible_values:
+                units[slot] = said
+            elif number in spec.possible_values:
+                units[slot] = number
         return units, claimed
 
     def _fix(self, parts: Parts, r: Reading) -> tuple[dict[str, str], set[str]]:
@@ -337,8 +342,8 @@ class CountWithUnit:
         if not r.predicted:
             return {}, set()
         units, claimed = self._units(parts, r)
-        read = {a.slot: a.values for a in r.acts if a.act == "INFORM"}
-        said = {s: v for s, v in units.items() if read.get(s) != [v]}
+        read = {a.slot: [_number(v) for v in a.values] for a in r.acts if a.act == "INFORM"}
+        said = {s: v for s, v in units.items() if read.get(s) != [_number(v)]}
         others = {v.name for v in count_slots(parts, r)} - set(units)
         wrong = {s for s in others if len(read.get(s, ())) == 1 and read[s][0] in claimed}
         return said, wrong
@@ -353,6 +358,12 @@ class CountWithUnit:
         acts = [a for a in r.acts if not (a.act == "INFORM" and a.slot in gone)]
         acts += [act("INFORM", slot, [value]) for slot, value in said.items()]
         return replace(r.with_acts(acts), filled=(r.filled - wrong) | set(said))
+
+
+def _number(value: str) -> str:
+    """A count in digits ("three" -> "3"), else the value as it is."""
+    word = value.strip().lower()
+    return str(number_value(word)) if NUMBER.fullmatch(word) else value
 
 
 ANY = frozenset({"any", "anything", "some", "something"})
