@@ -286,6 +286,9 @@ async def test_date_pair_gives_the_end_date_to_the_end_slot() -> None:
     ):
         said = replace(round_trip, text=text)
         assert texts((await rp.DatePair().apply(nlu, said)).read) == read, text
+    both = (a("INFORM", "leave_date", "the 9th"), a("INFORM", "home_date", "the 3rd"))
+    read_both = replace(r, text="from the 3rd until the 9th", read=both)
+    assert (await rp.DatePair().apply(nlu, read_both)).read == both  # the reader's stands
     one_way = replace(r, text="flying back home march 9th", read=misread)
     assert (await rp.DatePair().apply(nlu, one_way)).read == misread
     alone = reading(nlu, "from tomorrow until the 5th", ("Trips", "OneWay"), {})

@@ -214,9 +214,11 @@ class DatePair:
     said, the one after an end cue ("returning on March 9th", "until the 5th", "check out
     on the 7th") or, with no cue, the later said is the end's, the other the start's; one
     date said after an end cue is the end's (and not the start's) where the chosen intent
-    takes both (a one-way flight "back home on the 3rd" stays one). What the reader read for
-    the two slots gives way (a held-out round trip read "returning on March 9th" as the
-    departure and missed "leave on March 3rd")."""
+    takes both (a one-way flight "back home on the 3rd" stays one). Where the reader read one
+    of the two slots or none, what it read for them gives way (a held-out round trip read
+    "returning on March 9th" as the departure and missed "leave on March 3rd"); where it
+    read both, its reading stands (changing it cost SGD dev's car rentals 0.02 of joint goal
+    accuracy)."""
 
     name = "date_pair"
     step = "read"
@@ -241,6 +243,8 @@ class DatePair:
         pair = self._pair(parts, r)
         assert pair is not None
         start, end, chosen = pair
+        if {start, end} <= {a.slot for a in r.read}:
+            return r  # the reader read both: its reading stands
         text = r.text.lower()
         read = [v for a in r.read if a.slot in (start, end) for v in a.values]
         said = [(_as_read(text[i:j], read), _ends(text[:i])) for i, j in _date_spans(text)]
