@@ -16,7 +16,7 @@ from tod_runtime.nlu.learned.text import STOP, stem
 from tod_runtime.nlu.learned.values import SlotView
 from tod_runtime.nlu.rules import SKIP_SAID
 from tod_runtime.nlu.values import COUNT, DATE, NUMBER, TIME, number_value
-from tod_runtime.schema.roles import counts_time
+from tod_runtime.schema.roles import counts_time, description_head
 from tod_runtime.values.numbers import UNITS
 from tod_runtime.values.times import AFTERNOON, MORNING, NIGHT, parse_time
 
@@ -285,6 +285,22 @@ def count_slots(parts: Parts, r: Reading) -> list[SlotView]:
     return [v for v in parts.views[r.service or ""] if v.name in takes]
 
 
+def units_of(parts: Parts, r: Reading, slot: str) -> frozenset[str]:
+    """The words a count is said with (stems): its description's head ("Star rating of the
+    hotel": star, rating), and what a head "number" or "count" is of ("Number of the movie
+    tickets to be purchased": movie, ticket); not the rest ("hotel": "any of the 3 hotels"
+    rates none 3 stars)."""
+    spec = parts.schemas[r.service or ""].slot(slot)
+    if spec is None:
+        return frozenset()
+    head = description_head(spec.description)
+    words = _WORD.findall(spec.description.lower())[len(head) :]
+    if head[-1:] in (["number"], ["count"]) and words[:1] == ["of"]:
+        of = [w for w in words[1:] if w not in ("the", "a", "an")]
+        head = head + description_head(" ".join(of))[:3]  # "movie tickets", "bed rooms"
+    return frozenset(stem(w) for w in head)
+
+
 class CountWithUnit:
     """A number said with its unit ("3 rooms", "4 tickets", "a 4 star hotel", "2 nights
     starting tomorrow") is the value of the one count of the intent described with that
@@ -307,7 +323,7 @@ class CountWithUnit:
         for m in UNIT_COUNT.finditer(r.text.lower()):
             unit, number = stem(m.group(2)), str(number_value(m.group(1)))
             named = [timed] if timed and m.group(2) in NIGHTS else []
-            named = named or [v.name for v in counts if unit in v.description_set]
+            named = named or [v.name for v in counts if unit in units_of(parts, r, v.name)]
             if len(named) == 1:
                 found.setdefault(named[0], {})[number] = m.group(1)
             if named or m.group(2) in NIGHTS:
