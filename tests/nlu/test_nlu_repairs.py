@@ -456,6 +456,9 @@ async def test_a_count_said_with_its_unit_is_that_counts() -> None:
     both = replace(r, text="3 rooms for 3 nights", acts=three)
     acts = texts((await cs.CountWithUnit().apply(nlu, both)).acts)
     assert acts == ["INFORM(number_of_nights=3)", "INFORM(number_of_rooms=3)"]
+    # a number said twice is each unit's: "3 rooms for 3 nights" keeps both 3s
+    twice = replace(r, text="3 stars, 3 nights", acts=(a("INFORM", "number_of_rooms", "3"),))
+    assert "INFORM(number_of_rooms=3)" in texts((await cs.CountWithUnit().apply(nlu, twice)).acts)
     # a number said with a unit of time is no count of rooms
     rooms = replace(r, text="a room for 3 nights", acts=(a("INFORM", "number_of_rooms", "3"),))
     assert texts((await cs.CountWithUnit().apply(nlu, rooms)).acts) == [

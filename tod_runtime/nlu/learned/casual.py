@@ -7,6 +7,7 @@ few English words.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
@@ -328,6 +329,8 @@ class CountWithUnit:
                 found.setdefault(named[0], {})[number] = m.group(1)
             if named or m.group(2) in NIGHTS:
                 claimed.add(number)
+        times = Counter(str(number_value(m.group(1))) for m in NUMBER.finditer(r.text.lower()))
+        claimed = {n for n in claimed if times[n] == 1}  # "2 bedrooms, 2 baths": both 2s
         units = {}
         for slot, numbers in found.items():
             spec = parts.schemas[r.service or ""].slot(slot)
