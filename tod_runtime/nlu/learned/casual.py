@@ -281,7 +281,7 @@ NIGHTS = frozenset({"night", "nights", "day", "days"})
 def count_slots(parts: Parts, r: Reading) -> list[SlotView]:
     """The chosen intent's counts: its slots of numbers. SGD's free-text counts ("Number of
     days in the reservation") are left to the reader: reading them too cost SGD dev's
-    hotels 0.04 of joint goal accuracy (found bisecting today's dev regression)."""
+    Hotels_1 0.04 of joint goal accuracy (found bisecting a dev regression)."""
     takes = set(slots_of_type(parts, r, "number"))
     return [v for v in parts.views[r.service or ""] if v.name in takes]
 
@@ -289,8 +289,8 @@ def count_slots(parts: Parts, r: Reading) -> list[SlotView]:
 def units_of(parts: Parts, r: Reading, slot: str) -> frozenset[str]:
     """The words a count is said with (stems): its description's head ("Star rating of the
     hotel": star, rating), and what a head "number" or "count" is of ("Number of the movie
-    tickets to be purchased": movie, ticket); not the rest ("hotel": "any of the 3 hotels"
-    rates none 3 stars)."""
+    tickets to be purchased": movie, ticket); not the rest ("hotel": "book 1 hotel room" is
+    no 1-star hotel)."""
     spec = parts.schemas[r.service or ""].slot(slot)
     if spec is None:
         return frozenset()
@@ -316,8 +316,8 @@ class CountWithUnit:
 
     def _units(self, parts: Parts, r: Reading) -> tuple[dict[str, str], set[str]]:
         """Each count whose unit the turn says, with its one number (in digits for a slot
-        with possible values, else as said: SGD's free-text "three" stays "three"); and
-        every number said with a unit of a count or of time, in digits."""
+        with possible values, else as said); and every number said once, with a unit of a
+        count or of time, in digits."""
         counts, timed = count_slots(parts, r), count_of_time_slot(parts, r)
         found: dict[str, dict[str, str]] = {}  # slot -> number -> as said
         claimed: set[str] = set()
@@ -418,8 +418,8 @@ class Aliases:
     ("sf": San Francisco), those with the initial of the head word of the slot's description
     ("nyc": New York for "City where the hotel is located") or of "city", which ends a
     city's initials whatever the slot is called ("nyc" for "Location of the hotel"), and a
-    one-word value's first
-    four letters ("phil" of Philadelphia: "philly"). Built once per service."""
+    one-word value's first four letters ("phil" of Philadelphia: "philly"). Built once per
+    service."""
 
     def __init__(
         self, known: Mapping[str, Sequence[str]], heads: Mapping[str, str] | None = None
