@@ -87,7 +87,9 @@ def test_an_article_before_a_verb_or_a_stop_is_a_defect() -> None:
 
 
 def test_a_count_and_a_name_in_one_phrase_is_a_defect() -> None:
-    assert form_defects("I found {count} movie called {movie_name}.") == ["count_named"]
+    assert form_defects("I found {count} movie called {movie_name}.") == ["count_one"]
+    assert form_defects("I found {count} showtime at {time} in {name}.") == ["count_one"]
+    assert form_defects("I found {count} restaurants in {city}.") == []
     assert form_defects("I found {count} movies. How about {movie_name}?") == []
 
 

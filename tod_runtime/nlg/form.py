@@ -15,9 +15,10 @@ smaller pieces and composed wording, which say every value):
   question, and a reply without a question mark leaves it unsaid;
 * ``stray_article``: an article before a verb or a stop ("Please tell me the are where
   you'd like to stay", a typo of SGD's crowd workers);
-* ``count_named``: a count and a name in one phrase ("I found {count} movie called
-  {movie_name}."), true of one result only: said for 7, "I found 7 movies called The Curse
-  of La Llorona".
+* ``count_one``: a count and one item's details in one phrase ("I found {count} movie
+  called {movie_name}.", "I found {count} showtime at {time} in {name}."), a singular noun
+  between them: true of one result only, said for 7 "I found 7 movies called The Curse of
+  La Llorona", for 20 buses "I found 20 showtime at 6:20 am in Union Station".
 """
 
 from __future__ import annotations
@@ -37,7 +38,10 @@ ASKING = frozenset({"REQ_MORE"})  # acts that are a question whatever their slot
 _LEAD = re.compile(r"^(?:[A-Za-z']+,\s+)+")  # "So, ", "Okay, great, "
 _TOKEN = re.compile(r"\{[^}]*\}|[A-Za-z']+")
 _STRAY_ARTICLE = re.compile(r"\b(?:[Tt]he|an?) (?:is|are|was|were)\b|\b(?:[Tt]he|an)[.,!?]")
-_COUNT_NAMED = re.compile(r"\{[a-z_]*count[a-z_]*\} [A-Za-z]+ (?:called|named|titled) \{")
+_COUNT_ONE = re.compile(
+    r"\{[a-z_]*count[a-z_]*\} (?:[A-Za-z]+ )?[A-Za-z]*[^s\W] "
+    r"(?:called|named|titled|at|in|on|for|with|from|that|which)\b"
+)
 _SENTENCES = re.compile(r"(?<=[.?!])\s+")
 
 
@@ -71,8 +75,8 @@ def form_defects(template: str, key: str = "") -> list[str]:
         found.append("unasked")
     if _STRAY_ARTICLE.search(template):
         found.append("stray_article")
-    if _COUNT_NAMED.search(template):
-        found.append("count_named")
+    if _COUNT_ONE.search(template):
+        found.append("count_one")
     return found
 
 
