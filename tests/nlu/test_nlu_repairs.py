@@ -19,6 +19,7 @@ from tod_runtime.nlu.learned import routing as rt
 from tod_runtime.nlu.learned.nlu import LearnedNLU
 from tod_runtime.nlu.learned.reading import Reading
 from tod_runtime.nlu.learned.scorer import Intent, view
+from tod_runtime.nlu.values import DATE
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.schema import Schemas, load_schema_file
 from tod_runtime.schema.models import ServiceSchema
@@ -327,6 +328,16 @@ async def test_missed_amount_reads_the_one_number_for_the_money_input() -> None:
     for none in ("send it to tom at 7:30 on the 5th", "300 or 400 to tom"):
         assert (await rp.MissedAmount().apply(nlu, replace(r, text=none))).acts == ()
     assert not rp.MissedAmount().applies(nlu, replace(r, filled=frozenset({"amount"})))
+
+
+async def test_an_ordinal_before_a_street_is_no_date() -> None:
+    nlu = nlu_of(_trips())
+    dated = (a("INFORM", "leave_date", "5th"), a("INFORM", "city", "oslo"))
+    r = reading(nlu, "oslo, at the office on 5th street", ("Trips", "OneWay"), {}, acts=dated)
+    assert rp.StreetNotDate().applies(nlu, r)
+    assert texts((await rp.StreetNotDate().apply(nlu, r)).acts) == ["INFORM(city=oslo)"]
+    assert not rp.StreetNotDate().applies(nlu, replace(r, text="oslo on the 5th"))
+    assert [m.group() for m in DATE.finditer("on 5th avenue on the 9th")] == ["the 9th"]
 
 
 def test_every_repair_has_a_unique_name_and_a_step() -> None:

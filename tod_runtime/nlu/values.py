@@ -24,10 +24,12 @@ TIME = re.compile(
 )
 WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+# nouns of an address: an ordinal before one names a street, not a day ("5th street")
+STREETS = "street|st|avenue|ave|road|rd|boulevard|blvd|drive|lane|way|place|floor"
 DATE = re.compile(
     rf"\b(?:(?:the )?day after tomorrow|today|tonight|tomorrow|(?:next |this )?(?:{WEEKDAYS})|"
     rf"(?:{MONTHS}) \d{{1,2}}(?:st|nd|rd|th)?|(?:the )?\d{{1,2}}(?:st|nd|rd|th)(?: of (?:{MONTHS}|"
-    rf"this month|next month))?)\b"
+    rf"this month|next month))?)\b(?! (?:{STREETS})\b)"
 )
 COUNT = r"\d{1,3}|" + "|".join(NUMBER_WORDS)  # a count in digits or words
 NUMBER = re.compile(rf"\b({COUNT})\b")

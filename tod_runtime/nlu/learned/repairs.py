@@ -42,7 +42,7 @@ from tod_runtime.nlu.learned.routing import (
     ValuesOverNone,
 )
 from tod_runtime.nlu.learned.text import QUESTION_WORDS, tokens
-from tod_runtime.nlu.values import DATE, NUMBER, TIME, number_value
+from tod_runtime.nlu.values import DATE, NUMBER, STREETS, TIME, number_value
 from tod_runtime.values.dates import WEEKDAYS
 from tod_runtime.values.normalise import slot_kind
 
@@ -199,6 +199,34 @@ class MissedDate:
         if len(said) != 1:
             return r
         return r.adding([act("INFORM", slot, [said.pop()])], [slot])
+
+
+class StreetNotDate:
+    """An ordinal before an address's noun names a street, not a day: "at the office on 5th
+    street" read the 5th as the event's date (``nlu.values.STREETS``)."""
+
+    name = "street_not_date"
+    step = "acts"
+
+    def _streets(self, parts: Parts, r: Reading) -> set[str]:
+        if not r.predicted:
+            return set()
+        dated = {v.name for v in parts.views[r.service or ""] if v.value_type == "date"}
+        text = r.text.lower()
+        return {
+            a.slot
+            for a in r.acts
+            if a.act == "INFORM" and a.slot in dated and a.values
+            and re.search(rf"\b{re.escape(a.values[0].lower())} (?:{STREETS})\b", text)
+        }  # fmt: skip
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return bool(self._streets(parts, r))
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        streets = self._streets(parts, r)
+        kept = [a for a in r.acts if not (a.act == "INFORM" and a.slot in streets)]
+        return replace(r.with_acts(kept), filled=r.filled - streets)
 
 
 # English words before a date that make it the end of a stay, a trip or a rental
@@ -398,6 +426,7 @@ REPAIRS: tuple[Repair, ...] = (
     MissedCount(),
     MissedAmount(),
     MissedDate(),
+    StreetNotDate(),
     TaskOver(),
     ChangeNamed(),
     QuestionSlot(),
