@@ -8,7 +8,7 @@ from tod_runtime.dialogue.models import Frame, ServiceCall, State, Turn, act
 from tod_runtime.patterns import PatternTurn
 from tod_runtime.patterns.asked import AskedSlot, score
 from tod_runtime.schema.loader import Schemas
-from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.schema.models import ServiceSchema, SlotSchema
 
 COACHES = {
     "service_name": "Coaches",
@@ -135,6 +135,19 @@ def test_how_much_asks_for_a_price_not_a_count_of_tickets() -> None:
     cost, seats = schema.slot("ticket_cost"), schema.slot("seats")
     assert cost is not None and seats is not None
     assert score("how much are the tickets", cost) > score("how much are the tickets", seats)
+
+
+def test_what_kind_of_asks_for_a_kind_not_a_name() -> None:
+    """ "what kind of movie is it?" asks for the genre, not the movie's name."""
+
+    def slot(name: str, description: str) -> SlotSchema:
+        return SlotSchema(
+            name=name, description=description, is_categorical=False, possible_values=[]
+        )
+
+    name, genre = slot("movie_name", "Name of the movie"), slot("genre", "Genre of the movie")
+    assert score("what kind of movie is it", genre) > score("what kind of movie is it", name)
+    assert score("what movie is it", name) > score("what movie is it", genre)
 
 
 def test_a_relative_which_or_a_suggestion_is_no_question() -> None:

@@ -7,7 +7,8 @@ A slot scores by the question's content words found in its name (2 each, and 1 m
 every word of its name is said: "the venue" is the venue, not the venue's address) and its
 description (1 each, a word counted once), and by what a question word asks for ("how
 much": a price, a cost, an amount; "when": a time or a date; "where": an address, a
-location) in its name or the head of its description (3).
+location; "what kind of": a type, a genre, a category) in its name or the head of its
+description (3).
 Only slots the system can answer count: those the state or the result on offer holds, or a
 search of the service returns from what the state holds. A question most of whose words no
 slot of the service knows ("is there parking near the theater?") asks for none of them.
@@ -51,6 +52,8 @@ ASKS_FOR: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (re.compile(r"\bwhen(?:s|'s)?\b|\bwhat time\b"), frozenset({"time", "date", "when"})),
     (re.compile(r"\bwhere(?:s|'s)?\b"),
      frozenset({"address", "location", "station", "place", "airport", "where"})),
+    (re.compile(r"\bwhat (?:kind|type|sort) of\b"),
+     frozenset({"type", "kind", "genre", "category", "class", "style"})),
 )  # fmt: skip
 NAMED, DESCRIBED, ASKED, WHOLE = 2, 1, 3, 1
 MIN_STEM = 4
