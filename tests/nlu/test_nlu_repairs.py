@@ -170,16 +170,14 @@ async def test_question_slot_asks_the_likeliest_slot_of_an_empty_question() -> N
     assert (await rp.QuestionSlot().apply(nlu, r)).acts == ()
 
 
-def _flights() -> Schemas:
-    def slot(name: str, description: str, flag: bool) -> dict[str, Any]:
-        values = ["True", "False"] if flag else []
-        return {
-            "name": name,
-            "description": description,
-            "is_categorical": flag,
-            "possible_values": values,
-        }
+def _slot(name: str, description: str, flag: bool = False) -> dict[str, Any]:
+    """A slot of a handwritten schema: free text, or a yes/no ``flag``."""
+    values = ["True", "False"] if flag else []
+    return {"name": name, "description": description, "is_categorical": flag,
+            "possible_values": values}  # fmt: skip
 
+
+def _flights() -> Schemas:
     search = {
         "name": "FindFlights",
         "description": "Find a flight",
@@ -192,10 +190,10 @@ def _flights() -> Schemas:
         "service_name": "Flights",
         "description": "Flights",
         "slots": [
-            slot("city", "City to fly to", False),
-            slot("airline", "Name of the airline", False),
-            slot("is_redeye", "Whether the flight is a red-eye flight", True),
-            slot("refundable", "Whether the ticket can be refunded", True),
+            _slot("city", "City to fly to"),
+            _slot("airline", "Name of the airline"),
+            _slot("is_redeye", "Whether the flight is a red-eye flight", flag=True),
+            _slot("refundable", "Whether the ticket can be refunded", flag=True),
         ],
         "intents": [search],
     }
@@ -233,21 +231,13 @@ def _trips() -> Schemas:
             "result_slots": ["city", *dates],
         }
 
-    def slot(name: str, description: str) -> dict[str, Any]:
-        return {
-            "name": name,
-            "description": description,
-            "is_categorical": False,
-            "possible_values": [],
-        }
-
     service = {
         "service_name": "Trips",
         "description": "Trips",
         "slots": [
-            slot("city", "City to go to"),
-            slot("leave_date", "Start date of the trip"),
-            slot("home_date", "Date of the trip home"),
+            _slot("city", "City to go to"),
+            _slot("leave_date", "Start date of the trip"),
+            _slot("home_date", "Date of the trip home"),
         ],
         "intents": [
             intent("OneWay", ["leave_date"]),
@@ -297,12 +287,6 @@ async def test_date_pair_gives_the_end_date_to_the_end_slot() -> None:
 
 
 async def test_missed_amount_reads_the_one_number_for_the_money_input() -> None:
-    def slot(name: str, description: str) -> dict[str, Any]:
-        return {
-            "name": name, "description": description, "is_categorical": False,
-            "possible_values": [],
-        }  # fmt: skip
-
     transfer = {
         "name": "Transfer",
         "description": "Send money",
@@ -314,7 +298,10 @@ async def test_missed_amount_reads_the_one_number_for_the_money_input() -> None:
     bank = {
         "service_name": "Bank",
         "description": "Bank",
-        "slots": [slot("amount", "Amount of money to transfer"), slot("recipient", "Who gets it")],
+        "slots": [
+            _slot("amount", "Amount of money to transfer"),
+            _slot("recipient", "Who gets it"),
+        ],
         "intents": [transfer],
     }
     nlu = nlu_of(Schemas([ServiceSchema.model_validate(bank)]))
