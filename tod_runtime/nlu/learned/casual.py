@@ -204,11 +204,12 @@ ALONE = re.compile(r"\b(?:just|only) (?:me|myself|one)\b|\bby myself\b|\bon my o
 def says_a_count(text: str) -> bool:
     """Whether the turn says a number outside its clock times and dates ("just me, at 7pm"
     or "at 7" says none; "just me and 3 friends" one; "one" is left out: "just one")."""
-    left = AT.sub(_blank, DATE.sub(_blank, TIME.sub(_blank, text.lower())))
+    left = AT.sub(blank, DATE.sub(blank, TIME.sub(blank, text.lower())))
     return any(m.group(1) != "one" for m in NUMBER.finditer(left))
 
 
-def _blank(match: re.Match[str]) -> str:
+def blank(match: re.Match[str]) -> str:
+    """A match's text as spaces: blanked out, positions kept."""
     return " " * len(match.group())
 
 

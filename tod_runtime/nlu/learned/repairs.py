@@ -27,6 +27,7 @@ from tod_runtime.nlu.learned.casual import (
     NamedValue,
     TimeOfDay,
     ValueAlias,
+    blank,
 )
 from tod_runtime.nlu.learned.reading import Parts, Reading
 from tod_runtime.nlu.learned.routing import (
@@ -90,18 +91,20 @@ def one_slot_of(parts: Parts, kind: str, r: Reading) -> str | None:
     return of_kind[0] if len(of_kind) == 1 else None
 
 
-def _blank(match: re.Match[str]) -> str:
-    return " " * len(match.group())
+def unsaid(text: str, read: Sequence[Action]) -> str:
+    """``text`` in lower case with its times, its dates and the values read blanked out
+    (kept in place, so that positions still hold)."""
+    left = text.lower()
+    for value in {v.lower() for a in read for v in a.values}:
+        left = left.replace(value, " " * len(value))
+    return DATE.sub(blank, TIME.sub(blank, left))
 
 
 def one_count(text: str, read: Sequence[Action]) -> tuple[str, frozenset[str]] | None:
     """The one number a turn says outside its times, its dates and the values read, and the
     words right before and after it; None when it says none or several ("one" left out: far
     more often a pronoun, "that's the one", than a count)."""
-    left = text.lower()
-    for value in {v.lower() for a in read for v in a.values}:
-        left = left.replace(value, " " * len(value))
-    left = DATE.sub(_blank, TIME.sub(_blank, left))
+    left = unsaid(text, read)
     numbers = [m for m in NUMBER.finditer(left) if m.group(1) != "one"]
     if len(numbers) != 1:
         return None
@@ -169,11 +172,7 @@ class MissedAmount:
     async def apply(self, parts: Parts, r: Reading) -> Reading:
         slot = self._slot(parts, r)
         assert slot is not None
-        left = r.text.lower()
-        for value in {v.lower() for a in r.read for v in a.values}:
-            left = left.replace(value, " " * len(value))
-        left = DATE.sub(_blank, TIME.sub(_blank, left))
-        said = AMOUNT.findall(left)
+        said = AMOUNT.findall(unsaid(r.text, r.read))
         if len(said) != 1:
             return r
         return r.adding([act("INFORM", slot, [said[0]])], [slot])
