@@ -10,6 +10,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 from tod_runtime.dialogue.models import DONTCARE, Action, act
 from tod_runtime.nlu.learned.reading import AliasIndex, Parts, Reading
@@ -293,10 +294,13 @@ def units_of(parts: Parts, r: Reading, slot: str) -> frozenset[str]:
     tickets to be purchased": movie, ticket); not the rest ("hotel": "book 1 hotel room" is
     no 1-star hotel)."""
     spec = parts.schemas[r.service or ""].slot(slot)
-    if spec is None:
-        return frozenset()
-    head = description_head(spec.description)
-    words = _WORD.findall(spec.description.lower())[len(head) :]
+    return _said_with(spec.description) if spec else frozenset()
+
+
+@lru_cache(maxsize=1024)
+def _said_with(description: str) -> frozenset[str]:
+    head = description_head(description)
+    words = _WORD.findall(description.lower())[len(head) :]
     if head[-1:] in (["number"], ["count"]) and words[:1] == ["of"]:
         of = [w for w in words[1:] if w not in ("the", "a", "an")]
         head = head + description_head(" ".join(of))[:3]  # "movie tickets", "bed rooms"
@@ -319,10 +323,13 @@ class CountWithUnit:
         """Each count whose unit the turn says, with its one number (in digits for a slot
         with possible values, else as said); and every number said once, with a unit of a
         count or of time, in digits."""
+        matches = list(UNIT_COUNT.finditer(r.text.lower()))
+        if not matches:
+            return {}, set()
         counts, timed = count_slots(parts, r), count_of_time_slot(parts, r)
         found: dict[str, dict[str, str]] = {}  # slot -> number -> as said
         claimed: set[str] = set()
-        for m in UNIT_COUNT.finditer(r.text.lower()):
+        for m in matches:
             unit, number = stem(m.group(2)), str(number_value(m.group(1)))
             named = [timed] if timed and m.group(2) in NIGHTS else []
             named = named or [v.name for v in counts if unit in units_of(parts, r, v.name)]
