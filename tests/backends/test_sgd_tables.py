@@ -139,18 +139,22 @@ def _weather_split(root: Path) -> Path:
     return root
 
 
-async def test_a_search_for_an_unrecorded_day_finds_nothing(tmp_path: Path) -> None:
-    """A row recorded for another day is never relabelled to the day asked (the purchase
-    would then refuse it): nothing matches, and the policy proposes the days it finds."""
+async def test_a_search_for_an_unrecorded_day_finds_the_rows_of_other_days(tmp_path: Path) -> None:
+    """The service runs every day; its recordings sampled some: London's forecast asked for
+    an unrecorded day is a recorded one on the day asked. Another city is never London's."""
     backend = SGDTablesBackend.from_source(f"{_weather_split(tmp_path)}:dev")
     asked = ServiceCall(method="GetWeather", parameters={"city": "London", "date": "2019-03-08"})
-    assert await backend.call("Weather_1", asked) == []
+    assert await backend.call("Weather_1", asked) == [
+        {"city": "London", "date": "2019-03-08", "temperature": "60"}
+    ]
     recorded = ServiceCall(method="GetWeather", parameters={"city": "london", "date": "2019-03-04"})
     assert [r["date"] for r in await backend.call("Weather_1", recorded)] == ["2019-03-04"]
     anyday = ServiceCall(method="GetWeather", parameters={"city": "London", "date": "dontcare"})
     assert len(await backend.call("Weather_1", anyday)) == 2
     elsewhere = ServiceCall(method="GetWeather", parameters={"city": "Paris", "date": "2019-03-08"})
     assert await backend.call("Weather_1", elsewhere) == []
+    when_only = ServiceCall(method="GetWeather", parameters={"date": "2019-03-08"})
+    assert await backend.call("Weather_1", when_only) == []
 
 
 async def test_a_search_recorded_with_one_row_answers_with_one(tmp_path: Path) -> None:

@@ -228,3 +228,59 @@ async def test_a_transaction_taking_every_slot_the_search_returns_adds_a_new_rec
     new = {"day": "2019-03-06", "start": "16:00", "place": "9 Hill Rd", "title": "Dentist"}
     outcome = await backend.call_outcome("Diary_1", ServiceCall(method="AddEvent", parameters=new))
     assert outcome.refusal is None and outcome.rows == [new]
+
+
+def _car_split(root: Path) -> Path:
+    """A car rental recorded in Reno for one pick-up day and time."""
+    split = root / "dev"
+    split.mkdir()
+    slot = lambda name, description: {  # noqa: E731
+        "name": name, "description": description, "is_categorical": False,
+        "possible_values": [],
+    }  # fmt: skip
+    found = ["city", "pickup_date", "pickup_time", "car_name", "office"]
+    schema = {
+        "service_name": "Cars_9",
+        "description": "car rentals",
+        "slots": [
+            slot("city", "City to pick the car up in"),
+            slot("pickup_date", "Date of pick-up"),
+            slot("pickup_time", "Time of pick-up"),
+            slot("car_name", "Name of the car"),
+            slot("office", "Office where the car is picked up"),
+        ],
+        "intents": [
+            {"name": "FindCars", "description": "find cars", "is_transactional": False,
+             "required_slots": ["city", "pickup_date", "pickup_time"], "optional_slots": {},
+             "result_slots": found},
+            {"name": "RentCar", "description": "rent a car", "is_transactional": True,
+             "required_slots": ["office", "pickup_date", "pickup_time"],
+             "optional_slots": {}, "result_slots": found},
+        ],
+    }  # fmt: skip
+    (split / "schema.json").write_text(json.dumps([schema]))
+    ask = {"city": "Reno", "pickup_date": "2019-03-04", "pickup_time": "10:00"}
+    rows = [ask | {"car_name": "Golf", "office": "Airport"}]
+    frame = {"service": "Cars_9", "slots": [], "actions": [],
+             "service_call": {"method": "FindCars", "parameters": ask}, "service_results": rows}  # fmt: skip
+    turn = {"speaker": "SYSTEM", "utterance": "...", "frames": [frame]}
+    dialogue = {"dialogue_id": "1_00000", "services": ["Cars_9"], "turns": [turn]}
+    (split / "dialogues_001.json").write_text(json.dumps([dialogue]))
+    return root
+
+
+async def test_what_a_search_finds_on_an_unrecorded_day_can_be_booked(tmp_path: Path) -> None:
+    """The car recorded on the 4th at 10:00 is found on the 6th at 14:00 (a date and a time
+    the search takes), and the rental of it on that day succeeds; another city finds none."""
+    backend = SGDTablesBackend.from_source(f"{_car_split(tmp_path)}:dev")
+    ask = {"city": "Reno", "pickup_date": "2019-03-06", "pickup_time": "14:00"}
+    [row] = await backend.call("Cars_9", ServiceCall(method="FindCars", parameters=ask))
+    assert row == ask | {"car_name": "Golf", "office": "Airport"}
+    rent = {"office": "Airport", "pickup_date": "2019-03-06", "pickup_time": "14:00"}
+    [booked] = await backend.call("Cars_9", ServiceCall(method="RentCar", parameters=rent))
+    assert booked["pickup_date"] == "2019-03-06" and booked["car_name"] == "Golf"
+    elsewhere = ServiceCall(method="FindCars", parameters=ask | {"city": "Elko"})
+    assert await backend.call("Cars_9", elsewhere) == []
+    nowhere = ServiceCall(method="RentCar", parameters=rent | {"office": "Downtown"})
+    refusal = (await backend.call_outcome("Cars_9", nowhere)).refusal
+    assert refusal == Refusal(slot="office", reason="not_found")

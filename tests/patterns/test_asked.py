@@ -173,3 +173,18 @@ def test_question_words_typed_without_the_apostrophe_ask_the_same() -> None:
     where, when = ASKS_FOR[2][0], ASKS_FOR[1][0]
     assert where.search("wheres that theater") and where.search("where's that theater")
     assert when.search("whens it start") and not where.search("somewhere nice")
+
+
+def test_a_verb_of_going_names_the_slot_its_noun_names() -> None:
+    leg = {"is_categorical": False, "possible_values": []}
+    slots = [
+        {"name": "return_departure_time", "description": "Departure time of the return leg"} | leg,
+        {"name": "return_arrival_time", "description": "Arrival time of the return leg"} | leg,
+    ]
+    schema = ServiceSchema.model_validate(COACHES | {"slots": slots, "intents": []})
+    leaves, lands = schema.slot("return_departure_time"), schema.slot("return_arrival_time")
+    assert leaves is not None and lands is not None
+    question = "what time does the return leave"
+    assert score(question, leaves) == score(question, lands) + 2  # "leave" names the departure
+    question = "when does the return land"
+    assert score(question, lands) == score(question, leaves) + 2

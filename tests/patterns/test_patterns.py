@@ -144,6 +144,16 @@ async def test_a_yes_with_a_question_still_confirms() -> None:
     assert booked.service_call is not None and booked.service_call.method == "ReserveRestaurant"
 
 
+async def test_thanks_to_a_confirmation_is_a_yes() -> None:
+    lines = ["italian food in boston", "book it for 2 today at 7pm", "thanks!"]
+    *_, booked = await _talk(lines)
+    assert booked.service_call is not None and booked.service_call.method == "ReserveRestaurant"
+    *_, dropped = await _talk(lines, off=("thanks_to_confirm",))
+    assert dropped.service_call is None  # without the unit the booking was silently dropped
+    *_, declined = await _talk([*lines[:2], "no thanks"])
+    assert declined.service_call is None
+
+
 async def test_acknowledge_is_no_misunderstanding() -> None:
     lines = ["italian food in boston", "whats the address", "okay great"]
     *_, ack = await _talk(lines)

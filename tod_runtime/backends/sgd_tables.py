@@ -4,7 +4,9 @@
 Every recorded result row is kept once per (service, method) table, with the rows sister
 services recorded for a search of the same name (``sisters``); the service's own rows of
 searches also make up a table of its entities. A search returns the method's rows that hold every
-parameter as recorded, else ``[]`` (never a row recorded for another date or value). A
+parameter as recorded; where none does but rows hold every parameter except the dates and times
+asked, those rows on the day asked (``sgd_transactions.any_day``: a flight recorded on other
+days also flies on this one; never another value of any other parameter), else ``[]``. A
 transaction succeeds whenever its inputs are valid for the schema and is refused with a
 reason otherwise (``sgd_transactions``). Relative dates are read against SGD's day,
 2019-03-01.
@@ -150,7 +152,7 @@ class SGDTablesBackend:
         intent = known_intent(self._schemas, service, call.method)
         if not intent.is_transactional:
             schema = self._schemas[service]
-            rows = search(self._tables, schema, call.method, call.parameters)
+            rows = search(self._tables, schema, intent, call.parameters)
             loose = DONTCARE in {v.strip().lower() for v in call.parameters.values()}
             one = (service, call.method) in self._one_row and not loose
             return CallOutcome(rows=rows[:1] if one else rows)

@@ -43,6 +43,40 @@ def matching(tables: Tables, table: str, params: Mapping[str, str]) -> list[dict
 _FORMS = {"date": re.compile(r"\d{4}-\d{2}-\d{2}"), "time": re.compile(r"\d{2}:\d{2}")}
 
 
+def any_day(
+    tables: Tables,
+    schema: ServiceSchema,
+    search: IntentSchema,
+    params: Mapping[str, str],
+    limit: int | None = None,
+) -> list[dict[str, str]]:
+    """Rows of the search's table holding every parameter as recorded; else, where the
+    recordings hold rows for every parameter but the dates and times the search takes (a
+    flight, a car, a forecast recorded on other days), those rows on the day and at the time
+    asked: the service runs every day, its recordings only sampled some. Never another value
+    of any other parameter (a bus's departure time names the bus: it is found, not asked),
+    and never for a call that gives nothing but when. ``find_entity`` reads the same rows,
+    so what a search offered can be booked."""
+    table = f"{schema.service_name}.{search.name}"
+    rows = matching(tables, table, params)
+    takes = {*search.required_slots, *search.optional_slots}
+    when = {
+        k: v
+        for k, v in params.items()
+        if k in takes and _given(v) and slot_kind(schema, k) in ("date", "time")
+    }
+    rest = {k: v for k, v in params.items() if k not in when}
+    if rows or not when or not any(map(_given, rest.values())):
+        return rows[:limit] if limit is not None else rows
+    found: dict[str, dict[str, str]] = {}
+    for row in matching(tables, table, rest):
+        row = row | when
+        found.setdefault(json.dumps(row, sort_keys=True), row)
+        if limit is not None and len(found) >= limit:
+            break
+    return list(found.values())
+
+
 def invalid(
     schema: ServiceSchema, intent: IntentSchema, params: Mapping[str, str]
 ) -> Refusal | None:
@@ -107,14 +141,15 @@ def quantities(schema: ServiceSchema) -> frozenset[str]:
 
 
 def search(
-    tables: Tables, schema: ServiceSchema, method: str, params: Mapping[str, str]
+    tables: Tables, schema: ServiceSchema, intent: IntentSchema, params: Mapping[str, str]
 ) -> list[dict[str, str]]:
-    """The rows of a search that hold every parameter as recorded; a count the request asks
-    for (``quantities``) is the request's, not a constraint: the rows carry it."""
+    """The rows of a search that hold every parameter as recorded (on any day: ``any_day``);
+    a count the request asks for (``quantities``) is the request's, not a constraint: the
+    rows carry it."""
     sizes = quantities(schema)
     counts = {k: v for k, v in params.items() if k in sizes and _given(v)}
-    table = f"{schema.service_name}.{method}"
-    rows = matching(tables, table, {k: v for k, v in params.items() if k not in counts})
+    asked = {k: v for k, v in params.items() if k not in counts}
+    rows = any_day(tables, schema, intent, asked)
     if not counts:
         return rows
     found: dict[str, dict[str, str]] = {}
@@ -147,7 +182,7 @@ def find_entity(
         if not held:
             continue
         naming = [s for s in _naming(search, intent) if s in held]
-        rows = tables.select(table, held, limit=1)
+        rows = any_day(tables, schema, search, held, limit=1)
         if rows and naming:
             named = rows[0] | named
         elif rows:

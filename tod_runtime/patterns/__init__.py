@@ -26,6 +26,7 @@ from tod_runtime.patterns.units import (
     Repeat,
     Skip,
     TakeOffer,
+    ThanksToConfirm,
 )
 
 PATTERNS: tuple[Pattern, ...] = (
@@ -42,6 +43,7 @@ PATTERNS: tuple[Pattern, ...] = (
     TakeOffer(),
     FollowSearch(),
     NextTask(),
+    ThanksToConfirm(),
     Acknowledge(),
     OutOfScope(),
 )

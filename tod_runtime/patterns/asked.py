@@ -55,6 +55,12 @@ ASKS_FOR: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (re.compile(r"\bwhat (?:kind|type|sort) of\b"),
      frozenset({"type", "kind", "genre", "category", "class", "style"})),
 )  # fmt: skip
+# English verbs of going and the nouns schemas say them with: "when does it leave?" asks for
+# a departure, "when does it land?" for an arrival
+SAID_AS = {
+    "leave": "depart", "leaves": "depart", "leaving": "depart",
+    "land": "arrive", "lands": "arrive", "landing": "arrive",
+}  # fmt: skip
 NAMED, DESCRIBED, ASKED, WHOLE = 2, 1, 3, 1
 MIN_STEM = 4
 
@@ -86,10 +92,11 @@ def score(words: str, slot: SlotSchema) -> int:
     name, described = _slot_words(slot)
     total = 0
     for word in set(said):
-        in_name = any(_alike(word, part) for part in name)
+        forms = (word, SAID_AS.get(word, word))
+        in_name = any(_alike(f, part) for f in forms for part in name)
         if in_name and (word not in FUNCTION_WORDS or word in ("from", "to")):
             total += NAMED
-        elif word not in FUNCTION_WORDS and any(_alike(word, d) for d in described):
+        elif word not in FUNCTION_WORDS and any(_alike(f, d) for f in forms for d in described):
             total += DESCRIBED
     parts = [p for p in name if p not in FUNCTION_WORDS or p in ("from", "to")]
     if parts and all(any(_alike(w, p) for w in said) for p in parts):

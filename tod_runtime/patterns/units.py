@@ -751,6 +751,32 @@ class Acknowledge:
         return turn.amended(acts={}, state=as_before(turn), answer=answer, answer_service=service)
 
 
+THANKS = re.compile(
+    r"^(?:(?:ok|okay|great|perfect|awesome|cool|lovely|sounds good|that works)(?: |$))*"
+    r"(?:thanks|thank you|thx|ty|cheers)(?: (?:so much|a lot|very much))?$"
+)
+
+
+@dataclass(frozen=True)
+class ThanksToConfirm:
+    """ "thanks!" and nothing else to "Please confirm ...": a yes (the user thanks for the
+    booking they asked for), never a silent drop of it for "anything else?"."""
+
+    name: str = "thanks_to_confirm"
+
+    def applies(self, turn: PatternTurn) -> bool:
+        service = turn.service
+        if service is None or not THANKS.match(turn.words):
+            return False
+        said = {a.act for acts in turn.acts.values() for a in acts}
+        confirming = any(a.act == "CONFIRM" for a in turn.previous(service))
+        return confirming and said <= {"THANK_YOU", "AFFIRM"}
+
+    def apply(self, turn: PatternTurn) -> PatternTurn:
+        assert turn.service is not None
+        return turn.amended(acts={turn.service: [act("AFFIRM")]}, state=as_before(turn))
+
+
 def _asked_again(turn: PatternTurn, service: str, questions: list[Action]) -> bool:
     """Whether the system turn before the last asked ``questions`` too."""
     systems = [t for t in reversed(turn.context.history) if t.speaker == "SYSTEM"]

@@ -435,4 +435,8 @@ class _Decision:
             return self.done(act("REQ_MORE"))
         if entity is not None and not self.user - {"THANK_YOU"}:
             return self.done(act("REQ_MORE"))
+        if entity is not None and self.user == {"INFORM"}:
+            # details that change nothing the search was made with ("any type is fine"):
+            # the result on offer stands, offered again, not the next one
+            return self.done(*offer(entity, self.schema, self.state))
         return self.call(self.intent, params)
