@@ -214,6 +214,16 @@ def blank(match: re.Match[str]) -> str:
     return " " * len(match.group())
 
 
+def unsaid(text: str, read: Sequence[Action]) -> str:
+    """``text`` in lower case with its times, its dates and the values read blanked out
+    (kept in place, so that positions still hold)."""
+    left = text.lower()
+    for value in {v.lower() for a in read for v in a.values}:
+        left = left.replace(value, " " * len(value))
+    return DATE.sub(blank, TIME.sub(blank, left))
+
+
+
 class JustMe:
     """ "just me", "only me", "by myself": a count of 1 for the intent's one number slot,
     when the turn says no other number (a clock time or a date may come with it: "just me,

@@ -55,7 +55,7 @@ def cached_model(path: str | None) -> NLUModel:
 
 
 @dataclass(frozen=True)
-class _Known:
+class Known:
     slots: Mapping[str, frozenset[str]]  # normalised value -> the slots it is a value of
     spelt: Mapping[tuple[str, str], str]  # (slot, normalised value) -> the backend's spelling
 
@@ -90,16 +90,16 @@ class LearnedNLU(RulesNLU):
             name: words | slot_description_words(self.schemas[name])
             for name, words in self.service_words.items()
         }
-        self._known: dict[str, _Known] = {}
+        self._known: dict[str, Known] = {}
         self._aliases: dict[str, Aliases] = {}
         self._names: dict[str, KnownNames] = {}
 
-    async def _known_values(self, service: str) -> _Known:
+    async def _known_values(self, service: str) -> Known:
         """What the backend knows of the service's values, asked for once: normalised value
         -> its slots, and (slot, normalised value) -> the backend's own spelling."""
         if service not in self._known:
             entities = await self._entity_values(service)
-            self._known[service] = _Known(
+            self._known[service] = Known(
                 known_values(self.schemas[service], entities),
                 {(slot, normalised(v)): v for slot, values in entities.items() for v in values},
             )
@@ -147,6 +147,9 @@ class LearnedNLU(RulesNLU):
 
     async def known_values(self, service: str) -> Mapping[str, list[str]]:
         return await self._entity_values(service)
+
+    async def known(self, service: str) -> Known:
+        return await self._known_values(service)
 
     async def aliases(self, service: str) -> Aliases:
         if service not in self._aliases:

@@ -87,6 +87,13 @@ class AliasIndex(Protocol):
         ...
 
 
+class KnownIndex(Protocol):
+    @property
+    def slots(self) -> Mapping[str, frozenset[str]]: ...  # normalised value -> its slots
+    @property
+    def spelt(self) -> Mapping[tuple[str, str], str]: ...  # (slot, normalised) -> as stored
+
+
 class NameIndex(Protocol):
     @property
     def values(self) -> AbstractSet[str]: ...  # every known value, lower case
@@ -139,6 +146,10 @@ class Parts(Protocol):
 
     async def known_values(self, service: str) -> Mapping[str, list[str]]:
         """The backend's values of the service's slots."""
+        ...
+
+    async def known(self, service: str) -> KnownIndex:
+        """The service's known values (the backend's and the schema's), indexed."""
         ...
 
     async def aliases(self, service: str) -> AliasIndex:

@@ -27,8 +27,9 @@ from tod_runtime.nlu.learned.casual import (
     NamedValue,
     TimeOfDay,
     ValueAlias,
-    blank,
+    unsaid,
 )
+from tod_runtime.nlu.learned.known import KnownUnread
 from tod_runtime.nlu.learned.reading import Parts, Reading
 from tod_runtime.nlu.learned.routing import (
     ON_TABLE,
@@ -89,15 +90,6 @@ def one_slot_of(parts: Parts, kind: str, r: Reading) -> str | None:
         return None
     of_kind = [v.name for v in views if v.name in takes and v.value_type == kind]
     return of_kind[0] if len(of_kind) == 1 else None
-
-
-def unsaid(text: str, read: Sequence[Action]) -> str:
-    """``text`` in lower case with its times, its dates and the values read blanked out
-    (kept in place, so that positions still hold)."""
-    left = text.lower()
-    for value in {v.lower() for a in read for v in a.values}:
-        left = left.replace(value, " " * len(value))
-    return DATE.sub(blank, TIME.sub(blank, left))
 
 
 def one_count(text: str, read: Sequence[Action]) -> tuple[str, frozenset[str]] | None:
@@ -438,6 +430,7 @@ REPAIRS: tuple[Repair, ...] = (
     NamedValue(),
     ValueAlias(),
     TimeOfDay(),
+    KnownUnread(),
 )
 NAMES = tuple(r.name for r in REPAIRS)
 # Off unless named in ``repairs``: alias_search cost joint goal accuracy on train's held-out

@@ -1,0 +1,79 @@
+"""A value the backend knows, said but left unread: "then seattle, 4 star hotel" where the
+reader took the stars and left the city (the span scorer rarely saw a value open a turn
+without a preposition before it)."""
+
+from __future__ import annotations
+
+from tod_runtime.dialogue.models import act
+from tod_runtime.nlu.learned.casual import unsaid
+from tod_runtime.nlu.learned.reading import Parts, Reading
+from tod_runtime.nlu.learned.values import normalised
+
+LONGEST = 6  # words of the longest value looked for
+# a one-word value used this often in SGD train's turns may be the word itself ("please",
+# "great", "sure"): left to the reader; a city's name is used less ("seattle" 1,029 times)
+COMMON = 3000
+
+
+class KnownUnread:
+    """A value the backend knows for exactly one slot the intent takes that nothing fills
+    (neither the turn nor the task so far: a task just done leaves its values to the next),
+    said whole outside what was read: read for that slot, as the backend spells it.
+    Only open text slots (categorical ones are the pick scorer's, numbers, dates and times
+    the rules'); a slot the dialogue holds is no gap ("cancel that, i need to ask my friends"
+    at a confirmation is no event called Friends); left to the reader: a common word ("please", "great"), a value of a slot
+    the turn filled (a second city is the reader's to place), a value two empty slots know
+    ("from seattle to portland": which is which is the reader's), and a slot two values
+    fit."""
+
+    name = "known_unread"
+    step = "acts"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return r.service is not None and r.intent != "NONE"
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        assert r.service is not None
+        spec = parts.schemas[r.service].intent(r.intent)
+        if spec is None:
+            return r
+        views = {v.name: v for v in parts.views[r.service]}
+        state = r.context.state.get(r.service)
+        done = "NOTIFY_SUCCESS" in r.turn.sys_acts  # a new task: the last one's values are old
+        held = {s for s, v in state.slot_values.items() if v} if state and not done else set()
+        empty = {
+            s
+            for s in (*spec.required_slots, *spec.optional_slots)
+            if s not in r.filled
+            and s not in held
+            and s in views
+            and not views[s].categorical
+            and views[s].value_type == "text"
+        }
+        if not empty:
+            return r
+        known = await parts.known(r.service)
+        informs = [a for a in r.acts if a.act == "INFORM"]
+        words = normalised(unsaid(r.text, informs)).split()
+        found: dict[str, set[str]] = {}  # slot -> the normalised values said for it
+        i = 0
+        while i < len(words):
+            for j in range(min(len(words), i + LONGEST), i, -1):
+                said = " ".join(words[i:j])
+                slots = known.slots.get(said)
+                if slots is None:
+                    continue
+                fits = slots & empty
+                common = j - i == 1 and (said.isdigit() or parts.word_count(said) >= COMMON)
+                if len(fits) == 1 and not slots & r.filled and not common:
+                    found.setdefault(next(iter(fits)), set()).add(said)
+                i = j - 1  # the longest known value here is the one said
+                break
+            i += 1
+        acts = [
+            act("INFORM", slot, [known.spelt.get((slot, value), value)])
+            for slot, values in found.items()
+            if len(values) == 1
+            for value in values
+        ]
+        return r.adding(acts, [a.slot for a in acts])
