@@ -13,7 +13,7 @@ from tod_runtime.conversations.script import script_files
 
 # embedded 28 -> 27 on purpose: known_assign off (e123), it cost joint goal accuracy on
 # train's held-out chat check (docs/learned.md#protocol, item 10)
-RATCHET = {"embedded": 29, "train": 28}
+RATCHET = {"embedded": 30, "train": 28}
 
 
 @pytest.mark.parametrize("name", sorted(RATCHET))

@@ -680,3 +680,33 @@ async def test_any_of_a_value_is_no_dontcare_for_the_slot_asked() -> None:
     for said in ("any comedy is fine", "any city, comedies please", "i dont care, any comedies"):
         kept = await cs.AnyOfAValue().apply(nlu, replace(r, text=said))
         assert "INFORM(city=dontcare)" in texts(kept.acts)
+
+
+async def test_known_unread_reads_a_known_value_of_an_empty_slot() -> None:
+    from tod_runtime.nlu.learned.known import KnownUnread
+
+    class Backend:
+        async def entity_values(self, service: str) -> dict[str, list[str]]:
+            return {"city": ["Seattle", "Portland"], "hotel_name": ["Grand Star Resort", "Please"]}
+
+    services = embedded("Hotels")
+    nlu = LearnedNLU(ComponentContext(schemas=services, backend=Backend()))  # type: ignore[arg-type]
+    search = ("Hotels", "SearchHotel")
+    stars = (a("INFORM", "star_rating", "4"),)
+    r = reading(nlu, "then seattle, 4 star hotel", search, {}, acts=stars, filled={"star_rating"})
+    assert texts((await KnownUnread().apply(nlu, r)).acts) == [
+        "INFORM(star_rating=4)",
+        "INFORM(city=Seattle)",
+    ]
+    # a slot the task holds is no gap; a task just done leaves its values to the next
+    held = {"Hotels": State(active_intent="SearchHotel", slot_values={"city": ["Portland"]})}
+    ongoing = replace(r, context=TurnContext(nlu.schemas, [], held))
+    assert (await KnownUnread().apply(nlu, ongoing)).acts == stars
+    done = system(a("NOTIFY_SUCCESS"), service="Hotels")
+    after = reading(nlu, r.text, search, {}, [done], acts=stars, filled={"star_rating"})
+    after = replace(after, context=TurnContext(nlu.schemas, [done], held))
+    assert "INFORM(city=Seattle)" in texts((await KnownUnread().apply(nlu, after)).acts)
+    # a common word is itself, though a name is spelt like it
+    booking = ("Hotels", "BookHotel")
+    polite = reading(nlu, "yes please, in seattle", booking, {}, acts=(), filled={"city"})
+    assert (await KnownUnread().apply(nlu, polite)).acts == ()

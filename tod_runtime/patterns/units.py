@@ -774,7 +774,7 @@ class ThanksToConfirm:
 
     def apply(self, turn: PatternTurn) -> PatternTurn:
         assert turn.service is not None
-        return turn.amended(acts={turn.service: [act("AFFIRM")]}, state=as_before(turn))
+        return turn.amended(acts={turn.service: [act("AFFIRM")]})
 
 
 def _asked_again(turn: PatternTurn, service: str, questions: list[Action]) -> bool:
