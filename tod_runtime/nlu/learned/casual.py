@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
 
@@ -426,6 +426,9 @@ class AnyOfAValue:
         return r.with_acts(kept)
 
 
+FAR_MORE = 5  # a value named this many times as often as another is the one meant
+
+
 def initials(value: str) -> str:
     words = _WORD.findall(value.lower())
     return "".join(w[0] for w in words) if len(words) > 1 else ""
@@ -436,12 +439,18 @@ class Aliases:
     ("sf": San Francisco), those with the initial of the head word of the slot's description
     ("nyc": New York for "City where the hotel is located") or of "city", which ends a
     city's initials whatever the slot is called ("nyc" for "Location of the hotel"), and a
-    one-word value's first four letters ("phil" of Philadelphia: "philly"). Built once per
-    service."""
+    one-word value's first four letters ("phil" of Philadelphia: "philly"). Of two values a
+    short form fits, the one people name far more often (``used``: a word's count in SGD
+    train's turns, the value's least used word) is meant: "la" is Los Angeles, not Los
+    Altos. Built once per service."""
 
     def __init__(
-        self, known: Mapping[str, Sequence[str]], heads: Mapping[str, str] | None = None
+        self,
+        known: Mapping[str, Sequence[str]],
+        heads: Mapping[str, str] | None = None,
+        used: Callable[[str], int] | None = None,
     ) -> None:
+        self.used = used
         self.short: dict[str, dict[str, set[str]]] = {}  # slot -> short form -> values
         self.start: dict[str, dict[str, set[str]]] = {}  # slot -> first 4 letters -> values
         self.values = {slot: {v.strip().lower() for v in values} for slot, values in known.items()}
@@ -466,7 +475,19 @@ class Aliases:
             for value in self.start.get(slot, {}).get(token[:4], ()):
                 if len(_prefix(token, value.lower())) * 2 > len(token):
                     found.add(value)
+        if len(found) > 1 and self.used is not None:
+            found = self._most_named(found)
         return found.pop() if len(found) == 1 else None
+
+    def _most_named(self, values: set[str]) -> set[str]:
+        """The value whose least used word is used FAR_MORE times as often as any other's."""
+        assert self.used is not None
+        used = self.used
+        named = sorted(
+            ((min(used(w) for w in _WORD.findall(v.lower())), v) for v in values), reverse=True
+        )
+        (top, value), (second, _) = named[0], named[1]
+        return {value} if top >= FAR_MORE * max(second, 1) else values
 
 
 def _prefix(a: str, b: str) -> str:

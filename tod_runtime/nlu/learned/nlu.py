@@ -154,7 +154,9 @@ class LearnedNLU(RulesNLU):
     async def aliases(self, service: str) -> Aliases:
         if service not in self._aliases:
             heads = {v.name: v.description[0] for v in self.views[service] if v.description}
-            self._aliases[service] = Aliases(await self._entity_values(service), heads)
+            self._aliases[service] = Aliases(
+                await self._entity_values(service), heads, self.word_count
+            )
         return self._aliases[service]
 
     async def known_names(self, service: str) -> KnownNames:

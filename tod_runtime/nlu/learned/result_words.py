@@ -1,0 +1,102 @@
+"""A turn that asks for what one service's search tells: "will it rain in seattle tomorrow?"
+names the weather's precipitation ("The possibility of rain or snow"), a detail no other
+service finds. SGD's users open with the service's own words ("what's the weather"), so the
+scorer ranks such a turn low everywhere and picks by its values (a city and a date: a hotel).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from tod_runtime.nlu.learned.reading import Parts, Reading
+from tod_runtime.nlu.learned.scorer import Intent
+from tod_runtime.nlu.learned.text import STOP, tokens
+from tod_runtime.schema.models import ServiceSchema
+
+MOST_SERVICES = 2  # a word naming the details of more services tells none of them
+MIN_STEM = 4
+
+
+def _alike(word: str, other: str) -> bool:
+    """The same word or the same stem of four letters or more ("windy" and "wind")."""
+    if word == other:
+        return True
+    n = 0
+    for a, b in zip(word, other, strict=False):
+        if a != b:
+            break
+        n += 1
+    return n >= MIN_STEM and n >= min(len(word), len(other)) - 3
+
+
+@dataclass(frozen=True)
+class Details:
+    """A service's words: those naming what its searches return and take no input for
+    (``found``: word -> the searches), and those of every slot (``all``)."""
+
+    found: Mapping[str, frozenset[str]]
+    all: frozenset[str]
+
+
+def details(schema: ServiceSchema) -> Details:
+    def words(name: str) -> set[str]:
+        spec = schema.slot(name)
+        said = tokens(f"{name.replace('_', ' ')} {spec.description if spec else ''}")
+        return {w for w in said if w not in STOP and not w.isdigit()}
+
+    found: dict[str, set[str]] = {}
+    for intent in schema.intents:
+        if intent.is_transactional:
+            continue
+        inputs = {*intent.required_slots, *intent.optional_slots}
+        for slot in intent.result_slots:
+            if slot not in inputs:
+                for word in words(slot):
+                    found.setdefault(word, set()).add(intent.name)
+    every = {w for slot in schema.slots for w in words(slot.name)}
+    return Details({w: frozenset(i) for w, i in found.items()}, frozenset(every))
+
+
+def _details(schema: ServiceSchema) -> Details:
+    return schema.derived("result_words.details", lambda: details(schema))
+
+
+class ResultWords:
+    """At an opening the scorer is unsure of (its best logit below 0), the words that name
+    details only one or two services' searches find, and none of the chosen service's slots
+    ("rain", "windy"), move the turn to the search naming most of them (of equals, the
+    best-ranked)."""
+
+    name = "result_words"
+    step = "route"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return bool(r.ranked) and r.ranked[0][0] < 0 and r.opening and len(r.context.schemas) > 1
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        schemas = r.context.schemas
+        chosen = r.predicted[0] if r.predicted else None
+        own = _details(schemas[chosen]).all if chosen in schemas else frozenset()
+        said = {w for w in tokens(r.text) if w not in STOP and not w.isdigit()}
+        said = {w for w in said if not any(_alike(w, o) for o in own)}
+        if not said:
+            return r
+        named: dict[str, set[Intent]] = {}  # word -> the searches whose details it names
+        for service, schema in schemas.items():
+            if service == chosen:
+                continue
+            for word, searches in _details(schema).found.items():
+                for w in said:
+                    if _alike(w, word):
+                        named.setdefault(w, set()).update((service, s) for s in searches)
+        votes: dict[Intent, int] = {}
+        for found in named.values():
+            if len({service for service, _ in found}) <= MOST_SERVICES:
+                for intent in found:
+                    votes[intent] = votes.get(intent, 0) + 1
+        if not votes:
+            return r
+        order = {intent: k for k, (_, intent) in enumerate(r.ranked) if intent is not None}
+        best = max(votes, key=lambda i: (votes[i], -order.get(i, len(order))))
+        return replace(r, predicted=best)
