@@ -11,11 +11,16 @@ from dataclasses import dataclass, replace
 
 from tod_runtime.nlu.learned.reading import Parts, Reading
 from tod_runtime.nlu.learned.scorer import Intent
-from tod_runtime.nlu.learned.text import STOP, tokens
+from tod_runtime.nlu.learned.text import QUESTION_WORDS, STOP, question_cues, tokens
 from tod_runtime.schema.models import ServiceSchema
 
 MOST_SERVICES = 2  # a word naming the details of more services tells none of them
 MIN_STEM = 4
+ASKING = STOP | set(QUESTION_WORDS)  # words of asking, not of what is asked for
+
+
+def _content(text: str) -> set[str]:
+    return {w for w in tokens(text) if w not in ASKING and not w.isdigit()}
 
 
 def _alike(word: str, other: str) -> bool:
@@ -32,8 +37,10 @@ def _alike(word: str, other: str) -> bool:
 
 @dataclass(frozen=True)
 class Details:
-    """A service's words: those naming what its searches return and take no input for
-    (``found``: word -> the searches), and those of every slot (``all``)."""
+    """A service's words: those naming only what its searches return and take no input for
+    (``found``: word -> the searches; not a word of the service's or its intents'
+    descriptions or of an input: "movie" names the movie service, not a detail of it), and
+    those of every slot (``all``)."""
 
     found: Mapping[str, frozenset[str]]
     all: frozenset[str]
@@ -42,17 +49,18 @@ class Details:
 def details(schema: ServiceSchema) -> Details:
     def words(name: str) -> set[str]:
         spec = schema.slot(name)
-        said = tokens(f"{name.replace('_', ' ')} {spec.description if spec else ''}")
-        return {w for w in said if w not in STOP and not w.isdigit()}
+        return _content(f"{name.replace('_', ' ')} {spec.description if spec else ''}")
 
+    inputs = {s for i in schema.intents for s in (*i.required_slots, *i.optional_slots)}
+    said = " ".join([schema.description, *(i.description for i in schema.intents)])
+    named = set(tokens(said)).union(*(words(s) for s in inputs))
     found: dict[str, set[str]] = {}
     for intent in schema.intents:
         if intent.is_transactional:
             continue
-        inputs = {*intent.required_slots, *intent.optional_slots}
         for slot in intent.result_slots:
             if slot not in inputs:
-                for word in words(slot):
+                for word in words(slot) - named:
                     found.setdefault(word, set()).add(intent.name)
     every = {w for slot in schema.slots for w in words(slot.name)}
     return Details({w: frozenset(i) for w, i in found.items()}, frozenset(every))
@@ -63,7 +71,8 @@ def _details(schema: ServiceSchema) -> Details:
 
 
 class ResultWords:
-    """At an opening the scorer is unsure of (its best logit below 0), the words that name
+    """At an opening the scorer is unsure of (its best logit below 0) that asks (a question
+    word or mark), the words that name
     details only one or two services' searches find, and none of the chosen service's slots
     ("rain", "windy"), move the turn to the search naming most of them (of equals, the
     best-ranked)."""
@@ -72,14 +81,15 @@ class ResultWords:
     step = "route"
 
     def applies(self, parts: Parts, r: Reading) -> bool:
-        return bool(r.ranked) and r.ranked[0][0] < 0 and r.opening and len(r.context.schemas) > 1
+        if not r.ranked or r.ranked[0][0] >= 0 or not r.opening or len(r.context.schemas) < 2:
+            return False
+        return bool(question_cues(r.text, tokens(r.text)))
 
     async def apply(self, parts: Parts, r: Reading) -> Reading:
         schemas = r.context.schemas
         chosen = r.predicted[0] if r.predicted else None
         own = _details(schemas[chosen]).all if chosen in schemas else frozenset()
-        said = {w for w in tokens(r.text) if w not in STOP and not w.isdigit()}
-        said = {w for w in said if not any(_alike(w, o) for o in own)}
+        said = {w for w in _content(r.text) if not any(_alike(w, o) for o in own)}
         if not said:
             return r
         named: dict[str, set[Intent]] = {}  # word -> the searches whose details it names
