@@ -12,7 +12,7 @@ import pytest
 from serve_helpers import redis_server
 
 from tod_runtime.session import SessionReset, UserUttered
-from tod_runtime.stores.base import LockTimeout, SessionStore, StoreConflict
+from tod_runtime.stores.base import LockTimeout, SessionStore, StoreConflict, locked_read
 from tod_runtime.stores.memory import MemoryStore
 from tod_runtime.stores.sqlite import SQLiteStore
 
@@ -116,6 +116,29 @@ async def test_the_lock_excludes_another_process(
         pass
 
 
+async def test_locked_read_gives_the_log_from_a_position_and_the_answer(
+    make_store: Factory,
+) -> None:
+    """What a turn reads under its lock (one step on Redis, ``session_lock_read``): the
+    events from ``start`` on, and the answer stored with the key, read after the lock was
+    taken, and the lock held meanwhile."""
+    store, other = make_store(lock_wait=0.2), make_store(lock_wait=0.2)
+    one, two = UserUttered(text="one"), UserUttered(text="two")
+    await store.append("a", [one, two], expected=0, answer=("k", b"{}"))  # type: ignore[call-arg]
+    async with locked_read(store, "a", 1, "k") as read:
+        assert read == ([two], b"{}")
+        if other is not store:
+            with pytest.raises(LockTimeout):
+                async with other.session_lock("a"):
+                    pass
+    async with locked_read(store, "a", 0) as read:
+        assert read == ([one, two], None)
+    async with locked_read(store, "a", 2, "other key") as read:
+        assert read == ([], None)
+    async with locked_read(store, "new", 0, "k") as read:
+        assert read == ([], None)
+
+
 async def test_sqlite_takes_over_the_lock_of_a_dead_process(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "s.db", lock_wait=0.5)
     db = sqlite3.connect(tmp_path / "s.db")
@@ -146,6 +169,32 @@ async def test_redis_fencing_refuses_a_writer_whose_lock_expired(tmp_path: Path)
         assert [e.text for e in await fast.load("a")] == ["fast"]  # type: ignore[union-attr]
         await slow.close()
         await fast.close()
+
+
+async def test_a_redis_turn_takes_three_round_trips(tmp_path: Path) -> None:
+    """Lock and read in one script, the append, the unlock: a turn of a session this process
+    holds folded costs three round trips to Redis, however long the session."""
+    from tod_redis_store import RedisStore
+
+    from tod_runtime import Runtime
+
+    with redis_server(tmp_path) as url:
+        store = RedisStore(url)
+        async with Runtime(store=store) as runtime:
+            await runtime.handle("a", "hello")
+            sent: list[object] = []
+            send = store._redis.execute_command
+
+            async def counted(*args: object, **options: object) -> object:
+                sent.append(args[0])
+                return await send(*args, **options)
+
+            store._redis.execute_command = counted
+            for text in ("I want to find a restaurant", "in Austin", "thanks"):
+                sent.clear()
+                await runtime.handle("a", text)
+                assert sent == ["EVALSHA"] * 3
+            assert len(await runtime.events("a")) > 10
 
 
 def test_redis_url_options_are_taken_out() -> None:

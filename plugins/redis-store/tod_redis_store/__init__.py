@@ -9,9 +9,9 @@ import asyncio
 import contextlib
 import secrets
 import time
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
@@ -22,6 +22,7 @@ from tod_runtime.errors import ConfigError, IOFailure
 from tod_runtime.session import EVENT_ADAPTER, Event
 from tod_runtime.stores.base import (
     TOMBSTONE_SECONDS,
+    Locked,
     LockTimeout,
     StoreConflict,
     StoreUnavailable,
@@ -50,6 +51,16 @@ local token = redis.call('INCR', KEYS[2]) .. ':' .. ARGV[1]
 if redis.call('SET', KEYS[1], token, 'NX', 'PX', ARGV[2]) then return token end
 return false
 """
+# KEYS: lock, fence, log, answers. ARGV: as _LOCK's, then the first event to read and an
+# Idempotency-Key ('' for none). The lock taken as _LOCK takes it and, once it is held, what
+# the turn reads under it: {token, the key's answer or nil, the log from that event on}.
+_LOCK_READ = """
+local token = redis.call('INCR', KEYS[2]) .. ':' .. ARGV[1]
+if not redis.call('SET', KEYS[1], token, 'NX', 'PX', ARGV[2]) then return false end
+local answer = false
+if ARGV[4] ~= '' then answer = redis.call('HGET', KEYS[4], ARGV[4]) end
+return {token, answer, redis.call('LRANGE', KEYS[3], ARGV[3], -1)}
+"""
 _UNLOCK = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -59,6 +70,7 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[
 return 0
 """
 _OPTIONS = ("prefix", "lock_timeout", "lock_wait")
+T = TypeVar("T")
 
 
 def split_url(url: str) -> tuple[str, dict[str, str]]:
@@ -86,6 +98,7 @@ class RedisStore:
         self._redis: Any = aioredis.from_url(url, **timeouts)  # a stall is an error, not a hang
         self._append_script = self._redis.register_script(_APPEND)
         self._lock_script = self._redis.register_script(_LOCK)
+        self._lock_read_script = self._redis.register_script(_LOCK_READ)
         self._unlock_script = self._redis.register_script(_UNLOCK)
         self._renew_script = self._redis.register_script(_RENEW)
         self._held: dict[str, str] = {}  # session -> this process's lock token
@@ -167,14 +180,41 @@ class RedisStore:
         except RedisError as exc:
             raise self._failed(exc) from None
 
+    def session_lock(self, session_id: str) -> AbstractAsyncContextManager[None]:
+        return self._locked(session_id, [], [], lambda taken: (taken, None))
+
+    def session_lock_read(
+        self, session_id: str, start: int, key: str | None = None
+    ) -> AbstractAsyncContextManager[Locked]:
+        """The lock and, in the same script, the log from ``start`` on and ``key``'s answer
+        (the ``ReadingLock`` capability: one round trip where ``session_lock`` and ``load``
+        take two)."""
+
+        def read(taken: list[Any]) -> tuple[Any, Locked]:
+            token, answer, rows = taken
+            events = [EVENT_ADAPTER.validate_json(row) for row in rows]
+            return token, Locked(events, None if answer is None else bytes(answer))
+
+        keys = [self._key("log", session_id), self._key("answers", session_id)]
+        return self._locked(session_id, keys, [start, key or ""], read)
+
     @asynccontextmanager
-    async def session_lock(self, session_id: str) -> AsyncIterator[None]:
+    async def _locked(
+        self,
+        session_id: str,
+        more_keys: list[str],
+        more_args: list[str | int],
+        read: Callable[[Any], tuple[Any, T]],
+    ) -> AsyncIterator[T]:
+        """Hold the session's lock (``_LOCK``, or ``_LOCK_READ`` with ``more_keys``), yield
+        what ``read`` makes of the script's answer, renew the lock meanwhile, release it."""
         key = self._key("lock", session_id)
         deadline, pause = time.monotonic() + self.lock_wait, 0.001
-        keys = [key, self._key("fence")]
-        args: list[str | int] = [secrets.token_hex(6), int(self.lock_timeout * 1000)]
+        keys = [key, self._key("fence"), *more_keys]
+        args: list[str | int] = [secrets.token_hex(6), int(self.lock_timeout * 1000), *more_args]
+        script = self._lock_read_script if more_keys else self._lock_script
         try:
-            while not (taken := await self._lock_script(keys=keys, args=args)):
+            while not (taken := await script(keys=keys, args=args)):
                 if time.monotonic() > deadline:
                     raise LockTimeout(
                         f"session {session_id!r} is locked by another process",
@@ -185,11 +225,12 @@ class RedisStore:
                 pause = min(pause * 2, 0.05)
         except RedisError as exc:
             raise self._failed(exc) from None
+        taken, found = read(taken)
         token = taken.decode() if isinstance(taken, bytes) else str(taken)
         self._held[session_id] = token
         renewing = asyncio.create_task(self._renew(key, token))
         try:
-            yield
+            yield found
         finally:
             renewing.cancel()
             self._held.pop(session_id, None)
