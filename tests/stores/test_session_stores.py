@@ -12,7 +12,13 @@ import pytest
 from serve_helpers import redis_server
 
 from tod_runtime.session import SessionReset, UserUttered
-from tod_runtime.stores.base import LockTimeout, SessionStore, StoreConflict, locked_read
+from tod_runtime.stores.base import (
+    LockTimeout,
+    SessionStore,
+    StoreConflict,
+    StoreUnavailable,
+    locked_read,
+)
 from tod_runtime.stores.memory import MemoryStore
 from tod_runtime.stores.sqlite import SQLiteStore
 
@@ -197,12 +203,35 @@ async def test_a_redis_turn_takes_three_round_trips(tmp_path: Path) -> None:
             assert len(await runtime.events("a")) > 10
 
 
+async def test_a_stalled_redis_is_unavailable_within_the_timeout(tmp_path: Path) -> None:
+    """The store bounds each operation itself (redis-py gets no socket timeout): a redis
+    that stops answering is StoreUnavailable after ``socket_timeout``, not a hang, and the
+    store works again once redis does."""
+    from tod_redis_store import RedisStore
+
+    with redis_server(tmp_path) as url:
+        store = RedisStore.from_url(url + "?socket_timeout=0.3")
+        assert store.timeout == 0.3
+        await store.append("a", [SessionReset()], expected=0)
+        await store._redis.execute_command("CLIENT", "PAUSE", 1500, "ALL")
+        started = asyncio.get_running_loop().time()
+        with pytest.raises(StoreUnavailable, match="no answer in 0.3 s"):
+            async with store.session_lock("a"):
+                pass
+        assert asyncio.get_running_loop().time() - started < 1.2
+        await asyncio.sleep(1.5)
+        assert await store.length("a") == 1
+        async with locked_read(store, "a", 0) as read:
+            assert read.events == [SessionReset(at=read.events[0].at)]
+        await store.close()
+
+
 def test_redis_url_options_are_taken_out() -> None:
     from tod_redis_store import RedisStore, split_url
 
-    assert split_url("redis://h:1/2?prefix=x&lock_timeout=5&db=3") == (
+    assert split_url("redis://h:1/2?prefix=x&lock_timeout=5&db=3&socket_timeout=2") == (
         "redis://h:1/2?db=3",
-        {"prefix": "x", "lock_timeout": "5"},
+        {"prefix": "x", "lock_timeout": "5", "socket_timeout": "2"},
     )
     store = RedisStore.from_url("redis://127.0.0.1:1/0?lock_wait=2")
     assert store.lock_wait == 2 and store.prefix == "tod"

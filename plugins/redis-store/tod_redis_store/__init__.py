@@ -1,7 +1,8 @@
 """tod-runtime-redis-store: session logs in Redis, shared by every process serving them.
 
-``redis://host:port/db?prefix=tod&lock_timeout=60&lock_wait=60``. See README.md for the keys
-and the locking protocol (a lock with a timeout, and fenced compare-and-append)."""
+``redis://host:port/db?prefix=tod&lock_timeout=60&lock_wait=60&socket_timeout=10``. See
+README.md for the keys and the locking protocol (a lock with a timeout, and fenced
+compare-and-append)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import asyncio
 import contextlib
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -69,7 +70,7 @@ _RENEW = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
 """
-_OPTIONS = ("prefix", "lock_timeout", "lock_wait")
+_OPTIONS = ("prefix", "lock_timeout", "lock_wait", "socket_timeout")
 T = TypeVar("T")
 
 
@@ -90,12 +91,18 @@ class RedisStore:
         prefix: str = "tod",
         lock_timeout: float = 10.0,
         lock_wait: float = 60.0,
+        timeout: float = 10.0,
     ) -> None:
+        """``timeout``: seconds one store operation may take (``socket_timeout`` in the
+        URL), so a stalled redis is an error, not a hang. The store bounds each operation
+        itself (``asyncio.timeout``): redis-py, given a socket timeout, would wrap every
+        command's send in ``asyncio.wait_for`` (a task each on Python 3.11) and retry a
+        command that timed out, sending it again."""
         self.url, self.prefix = url, prefix
         self.shown = redact_url(url)  # what messages and logs name: never the password
-        self.lock_timeout, self.lock_wait = lock_timeout, lock_wait
-        timeouts = {} if "timeout" in url else {"socket_timeout": 10, "socket_connect_timeout": 5}
-        self._redis: Any = aioredis.from_url(url, **timeouts)  # a stall is an error, not a hang
+        self.lock_timeout, self.lock_wait, self.timeout = lock_timeout, lock_wait, timeout
+        # the URL's socket_connect_timeout, if any, overrides this default
+        self._redis: Any = aioredis.from_url(url, socket_timeout=None, socket_connect_timeout=5)
         self._append_script = self._redis.register_script(_APPEND)
         self._lock_script = self._redis.register_script(_LOCK)
         self._lock_read_script = self._redis.register_script(_LOCK_READ)
@@ -109,17 +116,31 @@ class RedisStore:
         try:
             lock_timeout = float(own.get("lock_timeout", 10))
             lock_wait = float(own.get("lock_wait", 60))
+            timeout = float(own.get("socket_timeout", 10))
         except ValueError:
             raise ConfigError(
-                "lock_timeout and lock_wait take seconds", file=redact_url(url)
+                "lock_timeout, lock_wait and socket_timeout take seconds", file=redact_url(url)
             ) from None
         prefix = own.get("prefix", "tod")
-        return cls(plain, prefix=prefix, lock_timeout=lock_timeout, lock_wait=lock_wait)
+        return cls(
+            plain, prefix=prefix, lock_timeout=lock_timeout, lock_wait=lock_wait, timeout=timeout
+        )
+
+    async def _do(self, command: Awaitable[T]) -> T:
+        """``command``'s answer, within ``timeout``; a failure or a stall is
+        ``StoreUnavailable`` (redis-py drops a connection whose command was cut short)."""
+        try:
+            async with asyncio.timeout(self.timeout):
+                return await command
+        except RedisError as exc:
+            raise self._failed(exc) from None
+        except TimeoutError:
+            raise self._failed(f"no answer in {self.timeout:g} s") from None
 
     def _key(self, kind: str, session_id: str = "") -> str:
         return f"{self.prefix}:{kind}:{session_id}" if session_id else f"{self.prefix}:{kind}"
 
-    def _failed(self, exc: RedisError) -> IOFailure:
+    def _failed(self, exc: RedisError | str) -> IOFailure:
         message = f"redis: {exc}"
         password = urlsplit(self.url).password
         if password:
@@ -129,10 +150,7 @@ class RedisStore:
         )
 
     async def load(self, session_id: str, start: int = 0) -> list[Event]:
-        try:
-            rows = await self._redis.lrange(self._key("log", session_id), start, -1)
-        except RedisError as exc:
-            raise self._failed(exc) from None
+        rows = await self._do(self._redis.lrange(self._key("log", session_id), start, -1))
         return [EVENT_ADAPTER.validate_json(row) for row in rows]
 
     async def append(
@@ -153,10 +171,7 @@ class RedisStore:
             *(answer or ("", b"")),
         ]
         args += [EVENT_ADAPTER.dump_json(e) for e in events]
-        try:
-            status, found = await self._append_script(keys=keys, args=args)
-        except RedisError as exc:
-            raise self._failed(exc) from None
+        status, found = await self._do(self._append_script(keys=keys, args=args))
         if status == -2:
             raise StoreConflict(
                 f"session {session_id!r}: this turn's lock expired before it was stored",
@@ -168,17 +183,11 @@ class RedisStore:
             raise deleted(session_id)
 
     async def answer(self, session_id: str, key: str) -> bytes | None:
-        try:
-            found = await self._redis.hget(self._key("answers", session_id), key)
-        except RedisError as exc:
-            raise self._failed(exc) from None
+        found = await self._do(self._redis.hget(self._key("answers", session_id), key))
         return None if found is None else bytes(found)
 
     async def length(self, session_id: str) -> int:
-        try:
-            return int(await self._redis.llen(self._key("log", session_id)))
-        except RedisError as exc:
-            raise self._failed(exc) from None
+        return int(await self._do(self._redis.llen(self._key("log", session_id))))
 
     def session_lock(self, session_id: str) -> AbstractAsyncContextManager[None]:
         return self._locked(session_id, [], [], lambda taken: (taken, None))
@@ -213,73 +222,64 @@ class RedisStore:
         keys = [key, self._key("fence"), *more_keys]
         args: list[str | int] = [secrets.token_hex(6), int(self.lock_timeout * 1000), *more_args]
         script = self._lock_read_script if more_keys else self._lock_script
-        try:
-            while not (taken := await script(keys=keys, args=args)):
-                if time.monotonic() > deadline:
-                    raise LockTimeout(
-                        f"session {session_id!r} is locked by another process",
-                        file=self.shown,
-                        hint="try again later",
-                    )
-                await asyncio.sleep(pause)
-                pause = min(pause * 2, 0.05)
-        except RedisError as exc:
-            raise self._failed(exc) from None
+        while not (taken := await self._do(script(keys=keys, args=args))):
+            if time.monotonic() > deadline:
+                raise LockTimeout(
+                    f"session {session_id!r} is locked by another process",
+                    file=self.shown,
+                    hint="try again later",
+                )
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.05)
         taken, found = read(taken)
         token = taken.decode() if isinstance(taken, bytes) else str(taken)
         self._held[session_id] = token
-        renewing = asyncio.create_task(self._renew(key, token))
+        # renewed from a third of the timeout on: a timer, and a task only for a turn that
+        # runs that long (most are done long before)
+        renewing: list[asyncio.Task[None]] = []
+        renew = asyncio.get_running_loop().call_later(
+            self.lock_timeout / 3,
+            lambda: renewing.append(asyncio.create_task(self._renew(key, token))),
+        )
         try:
             yield found
         finally:
-            renewing.cancel()
+            renew.cancel()
+            for task in renewing:
+                task.cancel()
             self._held.pop(session_id, None)
-            with contextlib.suppress(RedisError):  # else the lock times out by itself
-                await self._unlock_script(keys=[key], args=[token])
+            with contextlib.suppress(StoreUnavailable):  # else the lock times out by itself
+                await self._do(self._unlock_script(keys=[key], args=[token]))
 
     async def _renew(self, key: str, token: str) -> None:
         """While the turn runs, keep its lock alive (a third of the timeout at a time); a
         holder that dies stops renewing, and the lock frees itself ``lock_timeout`` later."""
         ttl = int(self.lock_timeout * 1000)
-        with contextlib.suppress(RedisError):
-            while True:
+        with contextlib.suppress(StoreUnavailable):
+            while await self._do(self._renew_script(keys=[key], args=[token, ttl])):
                 await asyncio.sleep(self.lock_timeout / 3)
-                if not await self._renew_script(keys=[key], args=[token, ttl]):
-                    return
 
     async def expire(self, idle_seconds: float) -> list[str]:
         cutoff = time.time() - idle_seconds
-        try:
-            gone = await self._redis.zrangebyscore(self._key("touched"), "-inf", cutoff)
-            ids = [g.decode() for g in gone]
-            for session_id in ids:
-                await self.delete(session_id)
-        except RedisError as exc:
-            raise self._failed(exc) from None
+        gone = await self._do(self._redis.zrangebyscore(self._key("touched"), "-inf", cutoff))
+        ids = [g.decode() for g in gone]
+        for session_id in ids:
+            await self.delete(session_id)
         return ids
 
     async def count(self) -> int:
-        try:
-            return int(await self._redis.zcard(self._key("touched")))
-        except RedisError as exc:
-            raise self._failed(exc) from None
+        return int(await self._do(self._redis.zcard(self._key("touched"))))
 
     async def sessions(self) -> list[str]:
-        try:
-            return [s.decode() for s in await self._redis.zrange(self._key("touched"), 0, -1)]
-        except RedisError as exc:
-            raise self._failed(exc) from None
+        return [s.decode() for s in await self._do(self._redis.zrange(self._key("touched"), 0, -1))]
 
     async def delete(self, session_id: str) -> None:
-        try:
-            async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.delete(self._key("log", session_id), self._key("answers", session_id))
-                pipe.zrem(self._key("touched"), session_id)
-                # the tombstone: a turn in flight in another process cannot write it back
-                pipe.set(self._key("gone", session_id), b"1", ex=int(TOMBSTONE_SECONDS))
-                await pipe.execute()
-        except RedisError as exc:
-            raise self._failed(exc) from None
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.delete(self._key("log", session_id), self._key("answers", session_id))
+            pipe.zrem(self._key("touched"), session_id)
+            # the tombstone: a turn in flight in another process cannot write it back
+            pipe.set(self._key("gone", session_id), b"1", ex=int(TOMBSTONE_SECONDS))
+            await self._do(pipe.execute())
 
     async def close(self) -> None:
         await self._redis.aclose()
