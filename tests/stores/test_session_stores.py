@@ -177,11 +177,11 @@ async def test_redis_fencing_refuses_a_writer_whose_lock_expired(tmp_path: Path)
         await fast.close()
 
 
-async def test_a_redis_turn_takes_three_round_trips(tmp_path: Path) -> None:
-    """Lock and read in one script, the append, the unlock: a turn of a session this process
-    holds folded costs three round trips to Redis, however long the session."""
+async def test_a_redis_turn_takes_two_round_trips(tmp_path: Path) -> None:
+    """Lock and read in one script, then the append, which releases the lock: a turn of a
+    session this process holds folded costs two round trips to Redis, however long the
+    session."""
     from tod_redis_store import RedisStore
-
     from tod_runtime import Runtime
 
     with redis_server(tmp_path) as url:
@@ -199,7 +199,8 @@ async def test_a_redis_turn_takes_three_round_trips(tmp_path: Path) -> None:
             for text in ("I want to find a restaurant", "in Austin", "thanks"):
                 sent.clear()
                 await runtime.handle("a", text)
-                assert sent == ["EVALSHA"] * 3
+                assert sent == ["EVALSHA"] * 2
+                assert await store._redis.exists("tod:lock:a") == 0
             assert len(await runtime.events("a")) > 10
 
 
@@ -224,6 +225,30 @@ async def test_a_stalled_redis_is_unavailable_within_the_timeout(tmp_path: Path)
         async with locked_read(store, "a", 0) as read:
             assert read.events == [SessionReset(at=read.events[0].at)]
         await store.close()
+
+
+async def test_a_redis_append_under_the_lock_releases_it(tmp_path: Path) -> None:
+    """The append is the lock holder's one write: it frees the session for another process
+    at once, and a second write under the same lock is refused."""
+    from tod_redis_store import RedisStore
+
+    with redis_server(tmp_path) as url:
+        one, two = RedisStore(url, lock_wait=0.2), RedisStore(url, lock_wait=0.2)
+        async with one.session_lock("a"):
+            with pytest.raises(LockTimeout):
+                async with two.session_lock("a"):
+                    pass
+            await one.append("a", [UserUttered(text="one")], expected=0)
+            async with two.session_lock("a"):  # free before the holder's block ends
+                await two.append("a", [UserUttered(text="two")], expected=1)
+            with pytest.raises(StoreConflict, match="released"):
+                await one.append("a", [UserUttered(text="again")], expected=2)
+        async with one.session_lock("a"):
+            await one.append("a", [UserUttered(text="three")], expected=2)
+        texts = [e.text for e in await two.load("a")]  # type: ignore[union-attr]
+        assert texts == ["one", "two", "three"]
+        await one.close()
+        await two.close()
 
 
 def test_redis_url_options_are_taken_out() -> None:

@@ -12,6 +12,7 @@ import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -34,7 +35,8 @@ from tod_runtime.stores.base import (
 
 # KEYS: log, lock, touched, answers, gone. ARGV: expected, lock token, now, session id,
 # answer key ('' for none), answer, events... One script: the events, the answer and the
-# touch are written together or not at all.
+# touch are written together or not at all; with a token, the lock is released with them
+# (a turn's append is its last write under its lock: no unlock round trip after it).
 _APPEND = """
 if ARGV[2] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[2] then return {-2, 0} end
 local n = redis.call('LLEN', KEYS[1])
@@ -43,6 +45,7 @@ if tonumber(ARGV[1]) >= 0 and n ~= tonumber(ARGV[1]) then return {-1, n} end
 for i = 7, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[4], ARGV[5], ARGV[6]) end
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[4])
+if ARGV[2] ~= '' then redis.call('DEL', KEYS[2]) end
 return {0, n + #ARGV - 6}
 """
 # KEYS: lock, fence. ARGV: random part of the token, lock timeout (ms). One round trip: the
@@ -72,6 +75,15 @@ return 0
 """
 _OPTIONS = ("prefix", "lock_timeout", "lock_wait", "socket_timeout")
 T = TypeVar("T")
+
+
+@dataclass
+class _Hold:
+    """A session lock this process holds: its token (fencing), and whether an append
+    released it already (the holder's one write: any further write under it is refused)."""
+
+    token: str
+    released: bool = False
 
 
 def split_url(url: str) -> tuple[str, dict[str, str]]:
@@ -108,7 +120,7 @@ class RedisStore:
         self._lock_read_script = self._redis.register_script(_LOCK_READ)
         self._unlock_script = self._redis.register_script(_UNLOCK)
         self._renew_script = self._redis.register_script(_RENEW)
-        self._held: dict[str, str] = {}  # session -> this process's lock token
+        self._held: dict[str, _Hold] = {}  # session -> this process's lock on it
 
     @classmethod
     def from_url(cls, url: str) -> RedisStore:
@@ -162,7 +174,14 @@ class RedisStore:
     ) -> None:
         keys = [self._key("log", session_id), self._key("lock", session_id), self._key("touched")]
         keys += [self._key("answers", session_id), self._key("gone", session_id)]
-        token = self._held.get(session_id, "")
+        hold = self._held.get(session_id)
+        token = hold.token if hold is not None else ""
+        if hold is not None and hold.released:
+            raise StoreConflict(
+                f"session {session_id!r}: this lock's append released it; nothing more is "
+                "written under it",
+                hint="take the session's lock again for another write",
+            )
         args: list[str | bytes | int | float] = [
             -1 if expected is None else expected,
             token,
@@ -181,6 +200,8 @@ class RedisStore:
             raise conflict(session_id, expected or 0, int(found))
         if status == -3:
             raise deleted(session_id)
+        if hold is not None:  # the script released the lock with the write
+            hold.released = True
 
     async def answer(self, session_id: str, key: str) -> bytes | None:
         found = await self._do(self._redis.hget(self._key("answers", session_id), key))
@@ -233,7 +254,7 @@ class RedisStore:
             pause = min(pause * 2, 0.05)
         taken, found = read(taken)
         token = taken.decode() if isinstance(taken, bytes) else str(taken)
-        self._held[session_id] = token
+        hold = self._held[session_id] = _Hold(token)
         # renewed from a third of the timeout on: a timer, and a task only for a turn that
         # runs that long (most are done long before)
         renewing: list[asyncio.Task[None]] = []
@@ -248,8 +269,9 @@ class RedisStore:
             for task in renewing:
                 task.cancel()
             self._held.pop(session_id, None)
-            with contextlib.suppress(StoreUnavailable):  # else the lock times out by itself
-                await self._do(self._unlock_script(keys=[key], args=[token]))
+            if not hold.released:
+                with contextlib.suppress(StoreUnavailable):  # else it times out by itself
+                    await self._do(self._unlock_script(keys=[key], args=[token]))
 
     async def _renew(self, key: str, token: str) -> None:
         """While the turn runs, keep its lock alive (a third of the timeout at a time); a
