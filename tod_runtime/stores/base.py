@@ -5,6 +5,12 @@ capabilities make that safe: ``session_lock(id)``, held by the runtime for a who
 turns of one session never interleave across processes; and ``append(..., expected=n)``, a
 compare-and-append that refuses to write unless the log still holds exactly ``n`` events (the
 fencing check: a turn whose lock expired, or that worked from a stale log, cannot write).
+
+A turn reads what it needs under the lock through ``locked_read``: one step on a store with
+``session_lock_read`` (``ReadingLock``: Redis reads in the script that takes the lock), else
+``session_lock`` then ``load``. A turn's append is its one write under its lock (the runtime
+writes once per lock: a turn's events, a reset), so a store may release the lock with it
+(Redis does, in the append's script) and refuse any further write under that lock.
 """
 
 from __future__ import annotations
