@@ -20,8 +20,9 @@ the whole run).
 Prints one JSON line per store: turns/s, p50, p90, p99 and max latency (ms), errors, the
 server's CPU time per turn (ms: what one core could do, 1000 / it, whatever else the machine
 runs), this process's CPU time per turn (the clients', on the same machine: it counts against
-the machine's two cores), the 1-minute load average at the end (and before the server
-started), and the server's RSS (now and peak, MiB). Pipelines: ``default`` (the learned NLU,
+the machine's two cores), redis-server's CPU time per turn (the redis store only: it counts
+too), the 1-minute load average at the end (and before the server started), and the
+server's RSS (now and peak, MiB). Pipelines: ``default`` (the learned NLU,
 the embedded services and a restaurant conversation), ``rules`` (the same with the rules NLU)
 or ``echo`` (the tiny echo plugin: the server and store alone). ``--profile FILE``: the one
 server (one store, one worker) runs under cProfile and writes FILE when it stops.
@@ -168,7 +169,9 @@ def percentile(sorted_values: list[float], q: float) -> float | None:
     return round(1000 * sorted_values[min(len(sorted_values) - 1, int(len(sorted_values) * q))], 2)
 
 
-async def load_one(store: str, args: argparse.Namespace) -> dict[str, Any]:
+async def load_one(
+    store: str, args: argparse.Namespace, redis: subprocess.Popen[bytes] | None = None
+) -> dict[str, Any]:
     port = free_port()
     load_before = load_average()
     proc = serve(store, port, PIPELINES[args.pipeline], args.workers, args.profile)
@@ -222,10 +225,13 @@ async def load_one(store: str, args: argparse.Namespace) -> dict[str, Any]:
             async def measure_cpu() -> None:
                 await asyncio.sleep(max(0.0, warm - time.monotonic()))
                 cpu[0], own[0] = cpu_seconds(proc.pid), time.process_time()
+                store_cpu[0] = cpu_seconds(redis.pid) if redis else 0.0
 
             cpu, own = [0.0, 0.0], [0.0, 0.0]  # from the warm-up's end to the last answer
+            store_cpu = [0.0, 0.0]  # redis-server's, when the store is redis
             await asyncio.gather(measure_cpu(), *[client(n) for n in range(args.clients)])
             cpu[1], own[1] = cpu_seconds(proc.pid), time.process_time()
+            store_cpu[1] = cpu_seconds(redis.pid) if redis else 0.0
         latencies.sort()
         n = len(latencies)
         return {
@@ -247,6 +253,9 @@ async def load_one(store: str, args: argparse.Namespace) -> dict[str, Any]:
             "errors": errors,
             "server_cpu_ms_per_turn": round(1000 * (cpu[1] - cpu[0]) / n, 3) if n else None,
             "client_cpu_ms_per_turn": round(1000 * (own[1] - own[0]) / n, 3) if n else None,
+            "redis_cpu_ms_per_turn": (
+                round(1000 * (store_cpu[1] - store_cpu[0]) / n, 3) if n and redis else None
+            ),
             "load_average_1m": load_average(),
             "load_average_1m_before": load_before,
             **rss_mib(proc.pid),
@@ -266,7 +275,7 @@ async def run_load(args: argparse.Namespace) -> None:
             else:
                 redis, store = redis_server(tmp)
             try:
-                print(json.dumps(await load_one(store, args)), flush=True)
+                print(json.dumps(await load_one(store, args, redis)), flush=True)
             finally:
                 if redis is not None:
                     stop(redis)

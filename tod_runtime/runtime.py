@@ -39,7 +39,13 @@ from tod_runtime.schema.loader import Schemas
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.schema.roles import bind_values
 from tod_runtime.session import Event, SessionLog, SessionReset, system_events, user_events
-from tod_runtime.stores.base import AnswerStore, SessionStore, StoreConflict, deleted
+from tod_runtime.stores.base import (
+    AnswerStore,
+    SessionStore,
+    StoreConflict,
+    deleted,
+    locked_read,
+)
 
 
 def check_message(text: str, limit: int) -> str | None:
@@ -172,23 +178,33 @@ class Runtime:
     def _lock(self, session_id: str) -> asyncio.Lock:
         return self._locks.setdefault(session_id, asyncio.Lock())
 
-    async def _session(self, session_id: str) -> SessionLog:
-        """The session folded up to the store's newest event (only new events are read).
+    def _folded(self, session_id: str) -> tuple[SessionLog, int]:
+        """The session as folded so far, and where the store's log is to be read from to
+        bring it up to date: its last folded event (0 for a session not folded yet)."""
+        log = self._sessions.setdefault(session_id, SessionLog())
+        return log, log.count - 1 if log.count else 0
+
+    def _fold(self, session_id: str, log: SessionLog, events: list[Event]) -> SessionLog:
+        """``log`` brought up to the store's newest event, given the store's log read from
+        where ``_folded`` said.
 
         A session already folded is read from its last folded event on: if that event is
         gone, the log is shorter than what was folded, so another process deleted (or
         expired) the session, and this is ``SessionDeleted`` before anything runs on the
         stale copy. (A log only grows otherwise: a deleted id is never written again.)"""
-        log = self._sessions.setdefault(session_id, SessionLog())
         if not log.count:
-            log.apply(await self.store.load(session_id))
+            log.apply(events)
             return log
-        events = await self.store.load(session_id, log.count - 1)
         if not events:
             self.forget([session_id])
             raise deleted(session_id)
         log.apply(events[1:])
         return log
+
+    async def _session(self, session_id: str) -> SessionLog:
+        """The session folded up to the store's newest event (only new events are read)."""
+        log, start = self._folded(session_id)
+        return self._fold(session_id, log, await self.store.load(session_id, start))
 
     def holds(self, session_id: str) -> bool:
         """Whether this runtime holds the session folded (it existed when last read; a turn
@@ -287,17 +303,13 @@ class Runtime:
         self._known(services)
         return {s: self.schemas[s] for s in services}
 
-    async def _answered(self, session_id: str, key: str | None) -> TurnResult | None:
-        """The stored answer of the turn keyed ``key``, if it was run (under the lock)."""
-        if key is None:
-            return None
-        if not isinstance(self.store, AnswerStore):
+    def _keeps_answers(self, key: str | None) -> None:
+        """Refuse an Idempotency-Key that the store cannot honour."""
+        if key is not None and not isinstance(self.store, AnswerStore):
             raise InputError(
                 "this session store keeps no answers for an Idempotency-Key",
                 hint="use the memory, SQLite or Redis store, or send no key",
             )
-        stored = await self.store.answer(session_id, key)
-        return None if stored is None else TurnResult.model_validate_json(stored)
 
     async def _append(
         self,
@@ -326,43 +338,63 @@ class Runtime:
     ) -> TurnResult:
         pipeline = self.pipeline
         schemas = self._schemas(services)
-        async with self._lock(session_id), self.store.session_lock(session_id):
-            stored = await self._answered(session_id, key)
-            if stored is not None:  # a retry: the turn was run and stored once
-                return stored
-            await pipeline.turn_started(session_id, text)
-            for attempt in (1, 2):
-                log = await self._session(session_id)  # under the lock: the newest events
-                limit = self.config.max_turns_per_session
-                if limit and len(log.history) >= 2 * limit:
-                    raise InputError(
-                        f"the session has reached its limit of {limit} turns",
-                        hint="start a new session",
-                    )
-                context = log.context(schemas)
-                user, system = await pipeline.turn(session_id, context, text, acts)
-                if system is None:  # the NLU declined the message: nothing is stored
-                    result = TurnResult.rejected(session_id, user.notice or "")
-                    break
-                events = user_events(user) + system_events(system)
-                result = TurnResult.of(session_id, user, system)
-                try:
-                    await self._append(session_id, events, log.count, key, result)
-                except StoreConflict as conflict:  # deleted or rewritten elsewhere
-                    self._sessions.pop(session_id, None)
-                    if attempt == 2:
-                        raise
-                    call = system.service_call
-                    if call is not None and self._transacted(system.service, call):
-                        # running the turn again would make the transaction twice
-                        raise StoreConflict(
-                            f"{conflict}; the turn's {call.method} call on "
-                            f"{system.service} was made and is not repeated",
-                            where=session_id,
-                            hint="the transaction stands; this turn is not in the session's log",
-                        ) from conflict
-                    continue  # fold it anew and run the turn once more
-                log.apply(events)  # what was just stored, without reading it back
+        self._keeps_answers(key)
+        async with self._lock(session_id):
+            # the store's lock, the events other processes appended since this one last
+            # looked, and the key's answer: one step where the store can (locked_read)
+            log, start = self._folded(session_id)
+            async with locked_read(self.store, session_id, start, key) as read:
+                if read.answer is not None:  # a retry: the turn was run and stored once
+                    return TurnResult.model_validate_json(read.answer)
+                await pipeline.turn_started(session_id, text)
+                self._fold(session_id, log, read.events)
+                return await self._locked_turn(session_id, log, text, acts, schemas, key)
+
+    async def _locked_turn(
+        self,
+        session_id: str,
+        log: SessionLog,
+        text: str,
+        acts: UserActs | None,
+        schemas: Mapping[str, ServiceSchema],
+        key: str | None,
+    ) -> TurnResult:
+        """A turn under its session's locks, on ``log`` folded up to the store's newest
+        event."""
+        pipeline = self.pipeline
+        for attempt in (1, 2):
+            if attempt == 2:  # the first try's append was refused: fold the session anew
+                log = await self._session(session_id)
+            limit = self.config.max_turns_per_session
+            if limit and len(log.history) >= 2 * limit:
+                raise InputError(
+                    f"the session has reached its limit of {limit} turns",
+                    hint="start a new session",
+                )
+            context = log.context(schemas)
+            user, system = await pipeline.turn(session_id, context, text, acts)
+            if system is None:  # the NLU declined the message: nothing is stored
+                result = TurnResult.rejected(session_id, user.notice or "")
                 break
-            await pipeline.turn_finished(session_id, result)
-            return result
+            events = user_events(user) + system_events(system)
+            result = TurnResult.of(session_id, user, system)
+            try:
+                await self._append(session_id, events, log.count, key, result)
+            except StoreConflict as conflict:  # deleted or rewritten elsewhere
+                self._sessions.pop(session_id, None)
+                if attempt == 2:
+                    raise
+                call = system.service_call
+                if call is not None and self._transacted(system.service, call):
+                    # running the turn again would make the transaction twice
+                    raise StoreConflict(
+                        f"{conflict}; the turn's {call.method} call on "
+                        f"{system.service} was made and is not repeated",
+                        where=session_id,
+                        hint="the transaction stands; this turn is not in the session's log",
+                    ) from conflict
+                continue  # fold it anew and run the turn once more
+            log.apply(events)  # what was just stored, without reading it back
+            break
+        await pipeline.turn_finished(session_id, result)
+        return result

@@ -12,7 +12,13 @@ import pytest
 from serve_helpers import redis_server
 
 from tod_runtime.session import SessionReset, UserUttered
-from tod_runtime.stores.base import LockTimeout, SessionStore, StoreConflict
+from tod_runtime.stores.base import (
+    LockTimeout,
+    SessionStore,
+    StoreConflict,
+    StoreUnavailable,
+    locked_read,
+)
 from tod_runtime.stores.memory import MemoryStore
 from tod_runtime.stores.sqlite import SQLiteStore
 
@@ -116,6 +122,29 @@ async def test_the_lock_excludes_another_process(
         pass
 
 
+async def test_locked_read_gives_the_log_from_a_position_and_the_answer(
+    make_store: Factory,
+) -> None:
+    """What a turn reads under its lock (one step on Redis, ``session_lock_read``): the
+    events from ``start`` on, and the answer stored with the key, read after the lock was
+    taken, and the lock held meanwhile."""
+    store, other = make_store(lock_wait=0.2), make_store(lock_wait=0.2)
+    one, two = UserUttered(text="one"), UserUttered(text="two")
+    await store.append("a", [one, two], expected=0, answer=("k", b"{}"))  # type: ignore[call-arg]
+    async with locked_read(store, "a", 1, "k") as read:
+        assert read == ([two], b"{}")
+        if other is not store:
+            with pytest.raises(LockTimeout):
+                async with other.session_lock("a"):
+                    pass
+    async with locked_read(store, "a", 0) as read:
+        assert read == ([one, two], None)
+    async with locked_read(store, "a", 2, "other key") as read:
+        assert read == ([], None)
+    async with locked_read(store, "new", 0, "k") as read:
+        assert read == ([], None)
+
+
 async def test_sqlite_takes_over_the_lock_of_a_dead_process(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "s.db", lock_wait=0.5)
     db = sqlite3.connect(tmp_path / "s.db")
@@ -148,12 +177,86 @@ async def test_redis_fencing_refuses_a_writer_whose_lock_expired(tmp_path: Path)
         await fast.close()
 
 
+async def test_a_redis_turn_takes_two_round_trips(tmp_path: Path) -> None:
+    """Lock and read in one script, then the append, which releases the lock: a turn of a
+    session this process holds folded costs two round trips to Redis, however long the
+    session."""
+    from tod_redis_store import RedisStore
+    from tod_runtime import Runtime
+
+    with redis_server(tmp_path) as url:
+        store = RedisStore(url)
+        async with Runtime(store=store) as runtime:
+            await runtime.handle("a", "hello")
+            sent: list[object] = []
+            send = store._redis.execute_command
+
+            async def counted(*args: object, **options: object) -> object:
+                sent.append(args[0])
+                return await send(*args, **options)
+
+            store._redis.execute_command = counted
+            for text in ("I want to find a restaurant", "in Austin", "thanks"):
+                sent.clear()
+                await runtime.handle("a", text)
+                assert sent == ["EVALSHA"] * 2
+                assert await store._redis.exists("tod:lock:a") == 0
+            assert len(await runtime.events("a")) > 10
+
+
+async def test_a_stalled_redis_is_unavailable_within_the_timeout(tmp_path: Path) -> None:
+    """The store bounds each operation itself (redis-py gets no socket timeout): a redis
+    that stops answering is StoreUnavailable after ``socket_timeout``, not a hang, and the
+    store works again once redis does."""
+    from tod_redis_store import RedisStore
+
+    with redis_server(tmp_path) as url:
+        store = RedisStore.from_url(url + "?socket_timeout=0.3")
+        assert store.timeout == 0.3
+        await store.append("a", [SessionReset()], expected=0)
+        await store._redis.execute_command("CLIENT", "PAUSE", 1500, "ALL")
+        started = asyncio.get_running_loop().time()
+        with pytest.raises(StoreUnavailable, match="no answer in 0.3 s"):
+            async with store.session_lock("a"):
+                pass
+        assert asyncio.get_running_loop().time() - started < 1.2
+        await asyncio.sleep(1.5)
+        assert await store.length("a") == 1
+        async with locked_read(store, "a", 0) as read:
+            assert read.events == [SessionReset(at=read.events[0].at)]
+        await store.close()
+
+
+async def test_a_redis_append_under_the_lock_releases_it(tmp_path: Path) -> None:
+    """The append is the lock holder's one write: it frees the session for another process
+    at once, and a second write under the same lock is refused."""
+    from tod_redis_store import RedisStore
+
+    with redis_server(tmp_path) as url:
+        one, two = RedisStore(url, lock_wait=0.2), RedisStore(url, lock_wait=0.2)
+        async with one.session_lock("a"):
+            with pytest.raises(LockTimeout):
+                async with two.session_lock("a"):
+                    pass
+            await one.append("a", [UserUttered(text="one")], expected=0)
+            async with two.session_lock("a"):  # free before the holder's block ends
+                await two.append("a", [UserUttered(text="two")], expected=1)
+            with pytest.raises(StoreConflict, match="released"):
+                await one.append("a", [UserUttered(text="again")], expected=2)
+        async with one.session_lock("a"):
+            await one.append("a", [UserUttered(text="three")], expected=2)
+        texts = [e.text for e in await two.load("a")]  # type: ignore[union-attr]
+        assert texts == ["one", "two", "three"]
+        await one.close()
+        await two.close()
+
+
 def test_redis_url_options_are_taken_out() -> None:
     from tod_redis_store import RedisStore, split_url
 
-    assert split_url("redis://h:1/2?prefix=x&lock_timeout=5&db=3") == (
+    assert split_url("redis://h:1/2?prefix=x&lock_timeout=5&db=3&socket_timeout=2") == (
         "redis://h:1/2?db=3",
-        {"prefix": "x", "lock_timeout": "5"},
+        {"prefix": "x", "lock_timeout": "5", "socket_timeout": "2"},
     )
     store = RedisStore.from_url("redis://127.0.0.1:1/0?lock_wait=2")
     assert store.lock_wait == 2 and store.prefix == "tod"

@@ -5,13 +5,19 @@ capabilities make that safe: ``session_lock(id)``, held by the runtime for a who
 turns of one session never interleave across processes; and ``append(..., expected=n)``, a
 compare-and-append that refuses to write unless the log still holds exactly ``n`` events (the
 fencing check: a turn whose lock expired, or that worked from a stale log, cannot write).
+
+A turn reads what it needs under the lock through ``locked_read``: one step on a store with
+``session_lock_read`` (``ReadingLock``: Redis reads in the script that takes the lock), else
+``session_lock`` then ``load``. A turn's append is its one write under its lock (the runtime
+writes once per lock: a turn's events, a reset), so a store may release the lock with it
+(Redis does, in the append's script) and refuse any further write under that lock.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from contextlib import AbstractAsyncContextManager
-from typing import Protocol, runtime_checkable
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import NamedTuple, Protocol, runtime_checkable
 from urllib.parse import urlsplit, urlunsplit
 
 from tod_runtime.errors import InputError, IOFailure
@@ -57,6 +63,45 @@ class AnswerStore(Protocol):
     answer it never got is answered from the store, never run twice."""
 
     async def answer(self, session_id: str, key: str) -> bytes | None: ...
+
+
+class Locked(NamedTuple):
+    """What a turn reads once it holds its session's lock: the log from a position on, and
+    the answer stored for the turn's Idempotency-Key (None: no key, or none stored)."""
+
+    events: list[Event]
+    answer: bytes | None
+
+
+@runtime_checkable
+class ReadingLock(Protocol):
+    """A store that reads what a turn needs in the step that takes the session's lock (one
+    round trip instead of two or three on Redis): ``session_lock_read(id, start, key)``
+    holds the lock as ``session_lock`` does and yields ``Locked`` (the events from
+    ``start`` on, the answer for ``key``), read after the lock was taken. Optional: see
+    ``locked_read``."""
+
+    def session_lock_read(
+        self, session_id: str, start: int, key: str | None = None
+    ) -> AbstractAsyncContextManager[Locked]: ...
+
+
+@asynccontextmanager
+async def locked_read(
+    store: SessionStore, session_id: str, start: int, key: str | None = None
+) -> AsyncIterator[Locked]:
+    """Hold ``session_id``'s lock and yield the log from ``start`` on and ``key``'s stored
+    answer, read under it: in one step where the store can (``ReadingLock``), else
+    ``session_lock``, then ``answer`` (only for a key: the store must then be an
+    ``AnswerStore``) and ``load``."""
+    reading = getattr(store, "session_lock_read", None)
+    if reading is not None:
+        async with reading(session_id, start, key) as read:
+            yield read
+        return
+    async with store.session_lock(session_id):
+        answer = None if key is None else await store.answer(session_id, key)  # type: ignore[attr-defined]
+        yield Locked(await store.load(session_id, start), answer)
 
 
 def redact_url(url: str) -> str:

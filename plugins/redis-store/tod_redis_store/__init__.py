@@ -1,7 +1,8 @@
 """tod-runtime-redis-store: session logs in Redis, shared by every process serving them.
 
-``redis://host:port/db?prefix=tod&lock_timeout=60&lock_wait=60``. See README.md for the keys
-and the locking protocol (a lock with a timeout, and fenced compare-and-append)."""
+``redis://host:port/db?prefix=tod&lock_timeout=60&lock_wait=60&socket_timeout=10``. See
+README.md for the keys and the locking protocol (a lock with a timeout, and fenced
+compare-and-append)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import asyncio
 import contextlib
 import secrets
 import time
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
@@ -22,6 +24,7 @@ from tod_runtime.errors import ConfigError, IOFailure
 from tod_runtime.session import EVENT_ADAPTER, Event
 from tod_runtime.stores.base import (
     TOMBSTONE_SECONDS,
+    Locked,
     LockTimeout,
     StoreConflict,
     StoreUnavailable,
@@ -32,7 +35,8 @@ from tod_runtime.stores.base import (
 
 # KEYS: log, lock, touched, answers, gone. ARGV: expected, lock token, now, session id,
 # answer key ('' for none), answer, events... One script: the events, the answer and the
-# touch are written together or not at all.
+# touch are written together or not at all; with a token, the lock is released with them
+# (a turn's append is its last write under its lock: no unlock round trip after it).
 _APPEND = """
 if ARGV[2] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[2] then return {-2, 0} end
 local n = redis.call('LLEN', KEYS[1])
@@ -41,6 +45,7 @@ if tonumber(ARGV[1]) >= 0 and n ~= tonumber(ARGV[1]) then return {-1, n} end
 for i = 7, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[4], ARGV[5], ARGV[6]) end
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[4])
+if ARGV[2] ~= '' then redis.call('DEL', KEYS[2]) end
 return {0, n + #ARGV - 6}
 """
 # KEYS: lock, fence. ARGV: random part of the token, lock timeout (ms). One round trip: the
@@ -50,6 +55,16 @@ local token = redis.call('INCR', KEYS[2]) .. ':' .. ARGV[1]
 if redis.call('SET', KEYS[1], token, 'NX', 'PX', ARGV[2]) then return token end
 return false
 """
+# KEYS: lock, fence, log, answers. ARGV: as _LOCK's, then the first event to read and an
+# Idempotency-Key ('' for none). The lock taken as _LOCK takes it and, once it is held, what
+# the turn reads under it: {token, the key's answer or nil, the log from that event on}.
+_LOCK_READ = """
+local token = redis.call('INCR', KEYS[2]) .. ':' .. ARGV[1]
+if not redis.call('SET', KEYS[1], token, 'NX', 'PX', ARGV[2]) then return false end
+local answer = false
+if ARGV[4] ~= '' then answer = redis.call('HGET', KEYS[4], ARGV[4]) end
+return {token, answer, redis.call('LRANGE', KEYS[3], ARGV[3], -1)}
+"""
 _UNLOCK = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -58,7 +73,17 @@ _RENEW = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
 """
-_OPTIONS = ("prefix", "lock_timeout", "lock_wait")
+_OPTIONS = ("prefix", "lock_timeout", "lock_wait", "socket_timeout")
+T = TypeVar("T")
+
+
+@dataclass
+class _Hold:
+    """A session lock this process holds: its token (fencing), and whether an append
+    released it already (the holder's one write: any further write under it is refused)."""
+
+    token: str
+    released: bool = False
 
 
 def split_url(url: str) -> tuple[str, dict[str, str]]:
@@ -78,17 +103,24 @@ class RedisStore:
         prefix: str = "tod",
         lock_timeout: float = 10.0,
         lock_wait: float = 60.0,
+        timeout: float = 10.0,
     ) -> None:
+        """``timeout``: seconds one store operation may take (``socket_timeout`` in the
+        URL), so a stalled redis is an error, not a hang. The store bounds each operation
+        itself (``asyncio.timeout``): redis-py, given a socket timeout, would wrap every
+        command's send in ``asyncio.wait_for`` (a task each on Python 3.11) and retry a
+        command that timed out, sending it again."""
         self.url, self.prefix = url, prefix
         self.shown = redact_url(url)  # what messages and logs name: never the password
-        self.lock_timeout, self.lock_wait = lock_timeout, lock_wait
-        timeouts = {} if "timeout" in url else {"socket_timeout": 10, "socket_connect_timeout": 5}
-        self._redis: Any = aioredis.from_url(url, **timeouts)  # a stall is an error, not a hang
+        self.lock_timeout, self.lock_wait, self.timeout = lock_timeout, lock_wait, timeout
+        # the URL's socket_connect_timeout, if any, overrides this default
+        self._redis: Any = aioredis.from_url(url, socket_timeout=None, socket_connect_timeout=5)
         self._append_script = self._redis.register_script(_APPEND)
         self._lock_script = self._redis.register_script(_LOCK)
+        self._lock_read_script = self._redis.register_script(_LOCK_READ)
         self._unlock_script = self._redis.register_script(_UNLOCK)
         self._renew_script = self._redis.register_script(_RENEW)
-        self._held: dict[str, str] = {}  # session -> this process's lock token
+        self._held: dict[str, _Hold] = {}  # session -> this process's lock on it
 
     @classmethod
     def from_url(cls, url: str) -> RedisStore:
@@ -96,17 +128,31 @@ class RedisStore:
         try:
             lock_timeout = float(own.get("lock_timeout", 10))
             lock_wait = float(own.get("lock_wait", 60))
+            timeout = float(own.get("socket_timeout", 10))
         except ValueError:
             raise ConfigError(
-                "lock_timeout and lock_wait take seconds", file=redact_url(url)
+                "lock_timeout, lock_wait and socket_timeout take seconds", file=redact_url(url)
             ) from None
         prefix = own.get("prefix", "tod")
-        return cls(plain, prefix=prefix, lock_timeout=lock_timeout, lock_wait=lock_wait)
+        return cls(
+            plain, prefix=prefix, lock_timeout=lock_timeout, lock_wait=lock_wait, timeout=timeout
+        )
+
+    async def _do(self, command: Awaitable[T]) -> T:
+        """``command``'s answer, within ``timeout``; a failure or a stall is
+        ``StoreUnavailable`` (redis-py drops a connection whose command was cut short)."""
+        try:
+            async with asyncio.timeout(self.timeout):
+                return await command
+        except RedisError as exc:
+            raise self._failed(exc) from None
+        except TimeoutError:
+            raise self._failed(f"no answer in {self.timeout:g} s") from None
 
     def _key(self, kind: str, session_id: str = "") -> str:
         return f"{self.prefix}:{kind}:{session_id}" if session_id else f"{self.prefix}:{kind}"
 
-    def _failed(self, exc: RedisError) -> IOFailure:
+    def _failed(self, exc: RedisError | str) -> IOFailure:
         message = f"redis: {exc}"
         password = urlsplit(self.url).password
         if password:
@@ -116,10 +162,7 @@ class RedisStore:
         )
 
     async def load(self, session_id: str, start: int = 0) -> list[Event]:
-        try:
-            rows = await self._redis.lrange(self._key("log", session_id), start, -1)
-        except RedisError as exc:
-            raise self._failed(exc) from None
+        rows = await self._do(self._redis.lrange(self._key("log", session_id), start, -1))
         return [EVENT_ADAPTER.validate_json(row) for row in rows]
 
     async def append(
@@ -131,7 +174,14 @@ class RedisStore:
     ) -> None:
         keys = [self._key("log", session_id), self._key("lock", session_id), self._key("touched")]
         keys += [self._key("answers", session_id), self._key("gone", session_id)]
-        token = self._held.get(session_id, "")
+        hold = self._held.get(session_id)
+        token = hold.token if hold is not None else ""
+        if hold is not None and hold.released:
+            raise StoreConflict(
+                f"session {session_id!r}: this lock's append released it; nothing more is "
+                "written under it",
+                hint="take the session's lock again for another write",
+            )
         args: list[str | bytes | int | float] = [
             -1 if expected is None else expected,
             token,
@@ -140,10 +190,7 @@ class RedisStore:
             *(answer or ("", b"")),
         ]
         args += [EVENT_ADAPTER.dump_json(e) for e in events]
-        try:
-            status, found = await self._append_script(keys=keys, args=args)
-        except RedisError as exc:
-            raise self._failed(exc) from None
+        status, found = await self._do(self._append_script(keys=keys, args=args))
         if status == -2:
             raise StoreConflict(
                 f"session {session_id!r}: this turn's lock expired before it was stored",
@@ -153,92 +200,108 @@ class RedisStore:
             raise conflict(session_id, expected or 0, int(found))
         if status == -3:
             raise deleted(session_id)
+        if hold is not None:  # the script released the lock with the write
+            hold.released = True
 
     async def answer(self, session_id: str, key: str) -> bytes | None:
-        try:
-            found = await self._redis.hget(self._key("answers", session_id), key)
-        except RedisError as exc:
-            raise self._failed(exc) from None
+        found = await self._do(self._redis.hget(self._key("answers", session_id), key))
         return None if found is None else bytes(found)
 
     async def length(self, session_id: str) -> int:
-        try:
-            return int(await self._redis.llen(self._key("log", session_id)))
-        except RedisError as exc:
-            raise self._failed(exc) from None
+        return int(await self._do(self._redis.llen(self._key("log", session_id))))
+
+    def session_lock(self, session_id: str) -> AbstractAsyncContextManager[None]:
+        return self._locked(session_id, [], [], lambda taken: (taken, None))
+
+    def session_lock_read(
+        self, session_id: str, start: int, key: str | None = None
+    ) -> AbstractAsyncContextManager[Locked]:
+        """The lock and, in the same script, the log from ``start`` on and ``key``'s answer
+        (the ``ReadingLock`` capability: one round trip where ``session_lock`` and ``load``
+        take two)."""
+
+        def read(taken: list[Any]) -> tuple[Any, Locked]:
+            token, answer, rows = taken
+            events = [EVENT_ADAPTER.validate_json(row) for row in rows]
+            return token, Locked(events, None if answer is None else bytes(answer))
+
+        keys = [self._key("log", session_id), self._key("answers", session_id)]
+        return self._locked(session_id, keys, [start, key or ""], read)
 
     @asynccontextmanager
-    async def session_lock(self, session_id: str) -> AsyncIterator[None]:
+    async def _locked(
+        self,
+        session_id: str,
+        more_keys: list[str],
+        more_args: list[str | int],
+        read: Callable[[Any], tuple[Any, T]],
+    ) -> AsyncIterator[T]:
+        """Hold the session's lock (``_LOCK``, or ``_LOCK_READ`` with ``more_keys``), yield
+        what ``read`` makes of the script's answer, renew the lock meanwhile, release it."""
         key = self._key("lock", session_id)
         deadline, pause = time.monotonic() + self.lock_wait, 0.001
-        keys = [key, self._key("fence")]
-        args: list[str | int] = [secrets.token_hex(6), int(self.lock_timeout * 1000)]
-        try:
-            while not (taken := await self._lock_script(keys=keys, args=args)):
-                if time.monotonic() > deadline:
-                    raise LockTimeout(
-                        f"session {session_id!r} is locked by another process",
-                        file=self.shown,
-                        hint="try again later",
-                    )
-                await asyncio.sleep(pause)
-                pause = min(pause * 2, 0.05)
-        except RedisError as exc:
-            raise self._failed(exc) from None
+        keys = [key, self._key("fence"), *more_keys]
+        args: list[str | int] = [secrets.token_hex(6), int(self.lock_timeout * 1000), *more_args]
+        script = self._lock_read_script if more_keys else self._lock_script
+        while not (taken := await self._do(script(keys=keys, args=args))):
+            if time.monotonic() > deadline:
+                raise LockTimeout(
+                    f"session {session_id!r} is locked by another process",
+                    file=self.shown,
+                    hint="try again later",
+                )
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.05)
+        taken, found = read(taken)
         token = taken.decode() if isinstance(taken, bytes) else str(taken)
-        self._held[session_id] = token
-        renewing = asyncio.create_task(self._renew(key, token))
+        hold = self._held[session_id] = _Hold(token)
+        # renewed from a third of the timeout on: a timer, and a task only for a turn that
+        # runs that long (most are done long before)
+        renewing: list[asyncio.Task[None]] = []
+        renew = asyncio.get_running_loop().call_later(
+            self.lock_timeout / 3,
+            lambda: renewing.append(asyncio.create_task(self._renew(key, token))),
+        )
         try:
-            yield
+            yield found
         finally:
-            renewing.cancel()
+            renew.cancel()
+            for task in renewing:
+                task.cancel()
             self._held.pop(session_id, None)
-            with contextlib.suppress(RedisError):  # else the lock times out by itself
-                await self._unlock_script(keys=[key], args=[token])
+            if not hold.released:
+                with contextlib.suppress(StoreUnavailable):  # else it times out by itself
+                    await self._do(self._unlock_script(keys=[key], args=[token]))
 
     async def _renew(self, key: str, token: str) -> None:
         """While the turn runs, keep its lock alive (a third of the timeout at a time); a
         holder that dies stops renewing, and the lock frees itself ``lock_timeout`` later."""
         ttl = int(self.lock_timeout * 1000)
-        with contextlib.suppress(RedisError):
-            while True:
+        with contextlib.suppress(StoreUnavailable):
+            while await self._do(self._renew_script(keys=[key], args=[token, ttl])):
                 await asyncio.sleep(self.lock_timeout / 3)
-                if not await self._renew_script(keys=[key], args=[token, ttl]):
-                    return
 
     async def expire(self, idle_seconds: float) -> list[str]:
         cutoff = time.time() - idle_seconds
-        try:
-            gone = await self._redis.zrangebyscore(self._key("touched"), "-inf", cutoff)
-            ids = [g.decode() for g in gone]
-            for session_id in ids:
-                await self.delete(session_id)
-        except RedisError as exc:
-            raise self._failed(exc) from None
+        gone = await self._do(self._redis.zrangebyscore(self._key("touched"), "-inf", cutoff))
+        ids = [g.decode() for g in gone]
+        for session_id in ids:
+            await self.delete(session_id)
         return ids
 
     async def count(self) -> int:
-        try:
-            return int(await self._redis.zcard(self._key("touched")))
-        except RedisError as exc:
-            raise self._failed(exc) from None
+        return int(await self._do(self._redis.zcard(self._key("touched"))))
 
     async def sessions(self) -> list[str]:
-        try:
-            return [s.decode() for s in await self._redis.zrange(self._key("touched"), 0, -1)]
-        except RedisError as exc:
-            raise self._failed(exc) from None
+        return [s.decode() for s in await self._do(self._redis.zrange(self._key("touched"), 0, -1))]
 
     async def delete(self, session_id: str) -> None:
-        try:
-            async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.delete(self._key("log", session_id), self._key("answers", session_id))
-                pipe.zrem(self._key("touched"), session_id)
-                # the tombstone: a turn in flight in another process cannot write it back
-                pipe.set(self._key("gone", session_id), b"1", ex=int(TOMBSTONE_SECONDS))
-                await pipe.execute()
-        except RedisError as exc:
-            raise self._failed(exc) from None
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.delete(self._key("log", session_id), self._key("answers", session_id))
+            pipe.zrem(self._key("touched"), session_id)
+            # the tombstone: a turn in flight in another process cannot write it back
+            pipe.set(self._key("gone", session_id), b"1", ex=int(TOMBSTONE_SECONDS))
+            await self._do(pipe.execute())
 
     async def close(self) -> None:
         await self._redis.aclose()
