@@ -14,7 +14,7 @@ from tod_runtime.nlu.learned.scorer import Intent
 from tod_runtime.nlu.learned.text import QUESTION_WORDS, STOP, question_cues, tokens
 from tod_runtime.schema.models import ServiceSchema
 
-MOST_SERVICES = 2  # a word naming the details of more services tells none of them
+RARE = 2  # a word more services' schemas say ("available", "time") tells none of them
 MIN_STEM = 4
 ASKING = STOP | set(QUESTION_WORDS)  # words of asking, not of what is asked for
 
@@ -23,27 +23,22 @@ def _content(text: str) -> set[str]:
     return {w for w in tokens(text) if w not in ASKING and not w.isdigit()}
 
 
-def _alike(word: str, other: str) -> bool:
-    """The same word or the same stem of four letters or more ("windy" and "wind")."""
-    if word == other:
-        return True
-    n = 0
-    for a, b in zip(word, other, strict=False):
-        if a != b:
-            break
-        n += 1
-    return n >= MIN_STEM and n >= min(len(word), len(other)) - 3
+def _alike(said: str, word: str) -> bool:
+    """The word a description says, or a form of it said with an ending ("windy" says
+    "wind"; "possible" does not say "possibility")."""
+    return said == word or (len(word) >= MIN_STEM and said.startswith(word) and len(said) - len(word) <= 3)
 
 
 @dataclass(frozen=True)
 class Details:
     """A service's words: those naming only what its searches return and take no input for
     (``found``: word -> the searches; not a word of the service's or its intents'
-    descriptions or of an input: "movie" names the movie service, not a detail of it), and
-    those of every slot (``all``)."""
+    descriptions or of an input: "movie" names the movie service, not a detail of it), those
+    of every slot (``all``), and every word its schema says (``said``)."""
 
     found: Mapping[str, frozenset[str]]
     all: frozenset[str]
+    said: frozenset[str]
 
 
 def details(schema: ServiceSchema) -> Details:
@@ -63,7 +58,8 @@ def details(schema: ServiceSchema) -> Details:
                 for word in words(slot) - named:
                     found.setdefault(word, set()).add(intent.name)
     every = {w for slot in schema.slots for w in words(slot.name)}
-    return Details({w: frozenset(i) for w, i in found.items()}, frozenset(every))
+    found_in = {w: frozenset(i) for w, i in found.items()}
+    return Details(found_in, frozenset(every), frozenset(every | _content(said)))
 
 
 def _details(schema: ServiceSchema) -> Details:
@@ -72,10 +68,9 @@ def _details(schema: ServiceSchema) -> Details:
 
 class ResultWords:
     """At an opening the scorer is unsure of (its best logit below 0) that asks (a question
-    word or mark), the words that name
-    details only one or two services' searches find, and none of the chosen service's slots
-    ("rain", "windy"), move the turn to the search naming most of them (of equals, the
-    best-ranked)."""
+    word or mark), the words that name details a search finds, that one or two services'
+    schemas say and none of the chosen service's slots ("rain", "windy"), move the turn to
+    the search naming most of them (of equals, the best-ranked)."""
 
     name = "result_words"
     step = "route"
@@ -92,6 +87,8 @@ class ResultWords:
         said = {w for w in _content(r.text) if not any(_alike(w, o) for o in own)}
         if not said:
             return r
+        every = [_details(schema).said for schema in schemas.values()]
+        said = {w for w in said if sum(any(_alike(w, o) for o in e) for e in every) <= RARE}
         named: dict[str, set[Intent]] = {}  # word -> the searches whose details it names
         for service, schema in schemas.items():
             if service == chosen:
@@ -102,9 +99,8 @@ class ResultWords:
                         named.setdefault(w, set()).update((service, s) for s in searches)
         votes: dict[Intent, int] = {}
         for found in named.values():
-            if len({service for service, _ in found}) <= MOST_SERVICES:
-                for intent in found:
-                    votes[intent] = votes.get(intent, 0) + 1
+            for intent in found:
+                votes[intent] = votes.get(intent, 0) + 1
         if not votes:
             return r
         order = {intent: k for k, (_, intent) in enumerate(r.ranked) if intent is not None}
