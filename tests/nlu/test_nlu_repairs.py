@@ -544,39 +544,6 @@ def test_of_two_values_a_short_form_fits_the_one_far_more_named_is_meant() -> No
     assert cs.Aliases({"city": cities}, {"city": "city"}).of("la", "city") is None
 
 
-def _service(name: str, intent: str, found: dict[str, str], transactional: bool) -> ServiceSchema:
-    given = {"city": "City of the stay or forecast", "date": "Date asked for"}
-    slots = [
-        {"name": k, "description": d, "is_categorical": False, "possible_values": []}
-        for k, d in (given | found).items()
-    ]
-    spec = {"name": intent, "description": intent, "is_transactional": transactional,
-            "required_slots": ["city", "date"], "optional_slots": {},
-            "result_slots": [*given, *found]}  # fmt: skip
-    return ServiceSchema.model_validate(
-        {"service_name": name, "description": name, "slots": slots, "intents": [spec]}
-    )
-
-
-async def test_result_words_move_a_question_to_the_search_that_finds_its_detail() -> None:
-    from tod_runtime.nlu.learned.result_words import ResultWords
-
-    stays = _service("Stays", "BookStay", {"room": "Kind of room booked"}, True)
-    rain = {"precipitation": "The possibility of rain or snow", "wind": "Wind speed in mph"}
-    services = Schemas([stays, _service("Forecast", "GetForecast", rain, False)])
-    nlu = nlu_of(services)
-    r = reading(nlu, "will it rain in seattle tomorrow?", ("Stays", "BookStay"), {})
-    unsure = replace(r, ranked=((-3.0, ("Stays", "BookStay")), (-5.0, ("Forecast", "GetForecast"))))
-    assert ResultWords().applies(nlu, unsure)
-    assert (await ResultWords().apply(nlu, unsure)).predicted == ("Forecast", "GetForecast")
-    windy = replace(unsure, text="how windy is it in seattle")  # "windy": the wind's stem
-    assert (await ResultWords().apply(nlu, windy)).predicted == ("Forecast", "GetForecast")
-    sure = replace(unsure, ranked=((2.0, ("Stays", "BookStay")),))
-    assert not ResultWords().applies(nlu, sure)  # the scorer knows the task: its choice
-    plain = replace(unsure, text="a room in seattle tomorrow")
-    assert (await ResultWords().apply(nlu, plain)).predicted == ("Stays", "BookStay")
-
-
 async def test_alias_search_reads_an_abbreviated_city() -> None:
     class Backend:
         async def entity_values(self, service: str) -> dict[str, list[str]]:

@@ -31,7 +31,6 @@ from tod_runtime.nlu.learned.casual import (
 )
 from tod_runtime.nlu.learned.known import KnownUnread
 from tod_runtime.nlu.learned.reading import Parts, Reading
-from tod_runtime.nlu.learned.result_words import ResultWords
 from tod_runtime.nlu.learned.routing import (
     ON_TABLE,
     AfterDone,
@@ -410,7 +409,6 @@ REPAIRS: tuple[Repair, ...] = (
     TaskSwitch(),
     AfterDone(),
     ServiceByKnownName(),
-    ResultWords(),
     Unsure(),
     DatePair(),
     IntentByValues(),
