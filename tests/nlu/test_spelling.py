@@ -15,6 +15,12 @@ def test_a_lower_case_typo_becomes_the_frequent_word_one_edit_away() -> None:
     assert speller.correct("wether tomorrow?") == "weather tomorrow?"  # 4x as frequent
 
 
+def test_chat_shorthand_is_spelt_out() -> None:
+    speller = Speller(COUNTS)
+    assert speller.correct("book it for 3 tmrw at 7, pls") == "book it for 3 tomorrow at 7, please"
+    assert speller.correct("Tmrw") == "Tmrw"  # capitalised: a name, perhaps
+
+
 def test_known_capitalised_short_and_ambiguous_words_stay() -> None:
     speller = Speller(COUNTS | {"marek": 2, "whether": 500}, extra={"marko"})
     assert speller.correct("Marke") == "Marke"  # capitalised: a name as its owner spells it

@@ -445,7 +445,7 @@ class Refine:
             # the cheapest of the cheaper; the next of the later
             ranked = sorted(better, key=lambda pair: pair[0] if "time" in concept else -pair[0])
             return self._offer(turn, service, slot, state, ranked[0][1] if ranked else None)
-        return self._step(turn, service, slots, state, direction)
+        return self._step(turn, service, slots, state, current, direction)
 
     def _offer(
         self, turn: PatternTurn, service: str, slot: str, state: State, pick: dict[str, str] | None
@@ -461,13 +461,21 @@ class Refine:
         return turn.amended(acts={}, state=as_before(turn), answer=answer, answer_service=service)
 
     def _step(
-        self, turn: PatternTurn, service: str, slots: list[str], state: State, direction: int
+        self,
+        turn: PatternTurn,
+        service: str,
+        slots: list[str],
+        state: State,
+        current: dict[str, str],
+        direction: int,
     ) -> PatternTurn:
-        """An ordered categorical slot one step in ``direction``; the search runs again."""
+        """An ordered categorical slot one step in ``direction`` from the value searched
+        for, else from the offer's ("moderate" when no price range was asked); the search
+        runs again."""
         schema = turn.context.schemas[service]
         for name in slots:
             slot = schema.slot(name)
-            said = state.slot_values.get(name, [""])[0].lower()
+            said = (state.slot_values.get(name) or [current.get(name, "")])[0].lower()
             values = [v.lower() for v in slot.possible_values] if slot else []
             if slot is None or not slot.is_categorical or said not in values:
                 continue

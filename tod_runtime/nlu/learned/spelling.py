@@ -7,7 +7,7 @@ as often as any other such word ("wether": weather, not whether). Known words ar
 KNOWN times or more in SGD train's utterances (``vocabulary.txt``, counted by ``tod train
 nlu``) and the words of the services (schema descriptions, possible values, the backend's
 values). A capitalised word is left alone, so a name spelt as its owner spells it never turns
-into a common word.
+into a common word. A few English chat short forms ("tmrw", "ppl", "pls") are spelt out.
 
 Candidates are found by symmetric deletion: a word and a known word one edit apart share a
 form with at most one letter deleted, so a lookup costs a few dictionary probes, not a scan.
@@ -33,6 +33,12 @@ CLEAR = 3.0
 _WORD = re.compile(r"[a-z]+")
 _TOKEN = re.compile(r"[A-Za-z]+")
 VOCABULARY = "vocabulary.txt"
+# English chat shorthand no edit reaches ("tmrw" is three letters from "tomorrow")
+SHORTHAND = {
+    "tmrw": "tomorrow", "tmr": "tomorrow", "tmrow": "tomorrow", "tmw": "tomorrow",
+    "tonite": "tonight", "nite": "night", "ppl": "people", "pls": "please", "plz": "please",
+    "thru": "through", "wknd": "weekend",
+}  # fmt: skip
 
 
 def _deletes(word: str) -> set[str]:
@@ -106,6 +112,8 @@ class Speller:
     def correct(self, text: str) -> str:
         def fix(match: re.Match[str]) -> str:
             word = match.group(0)
+            if word in SHORTHAND:
+                return SHORTHAND[word]
             if len(word) < MIN_LENGTH or not word.islower() or word in self.known:
                 return word
             return self.repair(word) or word
