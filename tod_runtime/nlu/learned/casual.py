@@ -223,7 +223,6 @@ def unsaid(text: str, read: Sequence[Action]) -> str:
     return DATE.sub(blank, TIME.sub(blank, left))
 
 
-
 class JustMe:
     """ "just me", "only me", "by myself": a count of 1 for the intent's one number slot,
     when the turn says no other number (a clock time or a date may come with it: "just me,

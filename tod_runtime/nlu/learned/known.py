@@ -18,13 +18,13 @@ COMMON = 3000
 class KnownUnread:
     """A value the backend knows for exactly one slot the intent takes that nothing fills
     (neither the turn nor the task so far: a task just done leaves its values to the next),
-    said whole outside what was read: read for that slot, as the backend spells it.
-    Only open text slots (categorical ones are the pick scorer's, numbers, dates and times
-    the rules'); a slot the dialogue holds is no gap ("cancel that, i need to ask my friends"
-    at a confirmation is no event called Friends); left to the reader: a common word ("please", "great"), a value of a slot
-    the turn filled (a second city is the reader's to place), a value two empty slots know
-    ("from seattle to portland": which is which is the reader's), and a slot two values
-    fit."""
+    said whole outside what was read: read for that slot, as the backend spells it. Only
+    open text slots (categorical ones are the pick scorer's, numbers, dates and times the
+    rules'); a slot the task holds is no gap ("cancel that, i need to ask my friends" at a
+    confirmation is no event called Friends). Left to the reader: a common word ("please",
+    "great"), a value of a slot the turn filled (a second city is the reader's to place), a
+    value two empty slots know ("from seattle to portland": which is which is the
+    reader's), and a slot two values fit."""
 
     name = "known_unread"
     step = "acts"

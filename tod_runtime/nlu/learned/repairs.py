@@ -44,7 +44,7 @@ from tod_runtime.nlu.learned.routing import (
     ValuesOverNone,
 )
 from tod_runtime.nlu.learned.text import QUESTION_WORDS, tokens
-from tod_runtime.nlu.values import DATE, NUMBER, STREETS, TIME, number_value
+from tod_runtime.nlu.values import DATE, NUMBER, STREETS, number_value
 from tod_runtime.values.dates import WEEKDAYS
 from tod_runtime.values.normalise import slot_kind
 
