@@ -21,6 +21,12 @@ def test_chat_shorthand_is_spelt_out() -> None:
     assert speller.correct("Tmrw") == "Tmrw"  # capitalised: a name, perhaps
 
 
+def test_a_plural_in_ies_of_a_one_word_value_is_the_value() -> None:
+    speller = Speller(COUNTS, values={"comedy", "drama"})
+    assert speller.correct("any comedies in sf") == "any comedy in sf"
+    assert speller.correct("any movies in sf") == "any movies in sf"  # "movy" is no value
+
+
 def test_known_capitalised_short_and_ambiguous_words_stay() -> None:
     speller = Speller(COUNTS | {"marek": 2, "whether": 500}, extra={"marko"})
     assert speller.correct("Marke") == "Marke"  # capitalised: a name as its owner spells it

@@ -29,7 +29,13 @@ from tod_runtime.nlu.learned.reading import Ranked, Reading
 from tod_runtime.nlu.learned.repairs import Repair, selected
 from tod_runtime.nlu.learned.routing import KnownNames
 from tod_runtime.nlu.learned.scorer import Scorer, TurnView, view
-from tod_runtime.nlu.learned.spelling import VOCABULARY, Speller, read_vocabulary, service_words
+from tod_runtime.nlu.learned.spelling import (
+    VOCABULARY,
+    Speller,
+    one_word_values,
+    read_vocabulary,
+    service_words,
+)
 from tod_runtime.nlu.learned.text import STOP, tokens
 from tod_runtime.nlu.learned.values import known_values, normalised, slot_views, value_turn
 from tod_runtime.nlu.rules import RulesNLU, dedupe
@@ -109,9 +115,12 @@ class LearnedNLU(RulesNLU):
         """The typo repairer, knowing every service's words (built at the first turn)."""
         if self._speller is None:
             words: set[str] = set(VALUE_WORDS)
+            values: set[str] = set()  # one-word values, for plurals in "-ies"
             for name, schema in self.schemas.items():
-                words |= service_words(schema, await self._entity_values(name))
-            self._speller = Speller(self._vocabulary, words)
+                entities = await self._entity_values(name)
+                words |= service_words(schema, entities)
+                values |= one_word_values(schema, entities)
+            self._speller = Speller(self._vocabulary, words, values)
         return self._speller
 
     async def read_values(

@@ -7,7 +7,9 @@ as often as any other such word ("wether": weather, not whether). Known words ar
 KNOWN times or more in SGD train's utterances (``vocabulary.txt``, counted by ``tod train
 nlu``) and the words of the services (schema descriptions, possible values, the backend's
 values). A capitalised word is left alone, so a name spelt as its owner spells it never turns
-into a common word. A few English chat short forms ("tmrw", "ppl", "pls") are spelt out.
+into a common word. A few English chat short forms ("tmrw", "ppl", "pls") are spelt out,
+and a plural in "-ies" of a one-word value is said as the value ("comedies": Comedy; the
+scorers learned values as SGD's users say them, in the singular).
 
 Candidates are found by symmetric deletion: a word and a known word one edit apart share a
 form with at most one letter deleted, so a lookup costs a few dictionary probes, not a scan.
@@ -81,9 +83,19 @@ def service_words(schema: ServiceSchema, entity_values: Mapping[str, Iterable[st
     return {w for text in texts for w in _WORD.findall(text.lower())}
 
 
+def one_word_values(schema: ServiceSchema, entity_values: Mapping[str, Iterable[str]]) -> set[str]:
+    """A service's values of one word, lower case (its possible values, the backend's)."""
+    values = [v for slot in schema.slots for v in slot.possible_values]
+    values += [v for vs in entity_values.values() for v in vs]
+    return {v.lower() for v in values if _WORD.fullmatch(v.lower())}
+
+
 class Speller:
-    def __init__(self, counts: Mapping[str, int], extra: Iterable[str] = ()) -> None:
+    def __init__(
+        self, counts: Mapping[str, int], extra: Iterable[str] = (), values: Iterable[str] = ()
+    ) -> None:
         self.counts = counts
+        self.values = frozenset(values)
         self.known = {w for w, n in counts.items() if n >= KNOWN} | set(extra)
         self._by_delete: dict[str, list[str]] = {}
         for word, count in counts.items():
@@ -114,6 +126,8 @@ class Speller:
             word = match.group(0)
             if word in SHORTHAND:
                 return SHORTHAND[word]
+            if word.endswith("ies") and word[:-3] + "y" in self.values:
+                return word[:-3] + "y"  # "comedies": the genre Comedy
             if len(word) < MIN_LENGTH or not word.islower() or word in self.known:
                 return word
             return self.repair(word) or word
