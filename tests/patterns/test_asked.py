@@ -89,9 +89,9 @@ ROW = {
 }  # fmt: skip
 
 
-def _turn(text: str, acts: list) -> PatternTurn:
-    schema = ServiceSchema.model_validate(COACHES)
-    params = {k: ROW[k] for k in ("origin", "destination", "day")}
+def _turn(text: str, acts: list, schema_data: dict = COACHES, row: dict = ROW) -> PatternTurn:
+    schema = ServiceSchema.model_validate(schema_data)
+    params = {k: row[k] for k in ("origin", "destination", "day")}
     system = Turn(
         speaker="SYSTEM",
         utterance="How about Park Row?",
@@ -100,7 +100,7 @@ def _turn(text: str, acts: list) -> PatternTurn:
                 service="Coaches",
                 actions=[act("OFFER", "departure_stop", ["Park Row"])],
                 service_call=ServiceCall(method="FindCoach", parameters=params),
-                service_results=[ROW],
+                service_results=[row],
             )
         ],
     )
@@ -188,3 +188,15 @@ def test_a_verb_of_going_names_the_slot_its_noun_names() -> None:
     assert score(question, leaves) == score(question, lands) + 2  # "leave" names the departure
     question = "when does the return land"
     assert score(question, lands) == score(question, leaves) + 2
+
+
+def test_when_naming_a_date_and_a_time_alike_asks_for_both() -> None:
+    leaves = {"name": "leave_time", "description": "Time the coach leaves"}
+    slots = [*COACHES["slots"], leaves | {"is_categorical": False, "possible_values": []}]
+    find = dict(COACHES["intents"][0])
+    find["result_slots"] = [*find["result_slots"], "leave_time"]
+    timed = COACHES | {"slots": slots, "intents": [find, COACHES["intents"][1]]}
+    read = [act("REQUEST", "leave_time")]
+    after = AskedSlot().apply(_turn("ok when is it?", read, timed, ROW | {"leave_time": "18:00"}))
+    assert after.acts["Coaches"] == [act("REQUEST", "day"), act("REQUEST", "leave_time")]
+    assert after.state["Coaches"].requested_slots == ["day", "leave_time"]

@@ -24,6 +24,7 @@ from tod_runtime.dialogue.models import Action, State, act
 from tod_runtime.patterns.base import PatternTurn, plain_words
 from tod_runtime.policy.history import entity_on_offer
 from tod_runtime.schema.models import ServiceSchema, SlotSchema
+from tod_runtime.values.normalise import slot_kind
 
 QUESTION = re.compile(
     r"\?\s*$|(?:^|[.,!]\s*|\b(?:ok|okay|so|and|but|wait|also|actually|hmm)\s+)(?:which|what|whats|"
@@ -62,6 +63,7 @@ SAID_AS = {
     "land": "arrive", "lands": "arrive", "landing": "arrive",
 }  # fmt: skip
 NAMED, DESCRIBED, ASKED, WHOLE = 2, 1, 3, 1
+WHEN = re.compile(r"\bwhen(?:s|'s)?\b")
 MIN_STEM = 4
 
 
@@ -133,10 +135,11 @@ def answerable(turn: PatternTurn, service: str, state: State) -> set[str]:
     return held | set(entity) | found
 
 
-def asked_slot(turn: PatternTurn, service: str, state: State) -> tuple[str, int] | None:
+def asked_slot(turn: PatternTurn, service: str, state: State) -> tuple[tuple[str, ...], int] | None:
     """The slot the question asks for and its score, None when no answerable slot is named
     or most of the question's words are about something the service does not know. The
-    values the user gave in the same breath are no part of the question."""
+    values the user gave in the same breath are no part of the question. "when" that names
+    a date and a time alike asks for both ("when is it?": Thursday, March 14th at 6 pm)."""
     schema = turn.context.schemas[service]
     values = {
         w
@@ -156,9 +159,13 @@ def asked_slot(turn: PatternTurn, service: str, state: State) -> tuple[str, int]
     best = max(scored, default=(0, ""))
     if best[0] < NAMED:
         return None
-    if sum(1 for s, _ in scored if s == best[0]) > 1:  # a tie: the question does not say which
-        return None
-    return best[1], best[0]
+    tied = tuple(name for s, name in scored if s == best[0])
+    if len(tied) == 1:
+        return tied, best[0]
+    kinds = sorted(slot_kind(schema, name) for name in tied)
+    if kinds == ["date", "time"] and WHEN.search(words):
+        return tied, best[0]
+    return None  # a tie: the question does not say which
 
 
 @dataclass(frozen=True)
@@ -169,7 +176,7 @@ class AskedSlot:
 
     name: str = "asked_slot"
 
-    def _choice(self, turn: PatternTurn) -> tuple[str, str] | None:
+    def _choice(self, turn: PatternTurn) -> tuple[str, tuple[str, ...]] | None:
         service = turn.service
         if service is None or service not in turn.context.schemas:
             return None
@@ -183,13 +190,15 @@ class AskedSlot:
         found = asked_slot(turn, service, state)
         if found is None:
             return None
-        slot, best = found
+        slots, best = found
         schema = turn.context.schemas[service]
-        if slot in read:
+        if set(slots) <= set(read):
             return None
-        if any(score(turn.words, s) >= best for s in schema.slots if s.name in read):
+        if len(slots) == 1 and any(
+            score(turn.words, s) >= best for s in schema.slots if s.name in read
+        ):
             return None
-        return service, slot
+        return service, slots
 
     @staticmethod
     def _asks(turn: PatternTurn, acts: list[Action]) -> bool:
@@ -204,10 +213,11 @@ class AskedSlot:
     def apply(self, turn: PatternTurn) -> PatternTurn:
         found = self._choice(turn)
         assert found is not None
-        service, slot = found
+        service, slots = found
         acts = turn.acts_copy()
         kept: list[Action] = [a for a in acts.get(service, []) if a.act != "REQUEST"]
-        acts[service] = [*kept, act("REQUEST", slot)]
+        acts[service] = [*kept, *(act("REQUEST", slot) for slot in slots)]
         tracked = turn.state.get(service) or turn.context.state.get(service) or State()
-        state = {**turn.state, service: tracked.model_copy(update={"requested_slots": [slot]})}
+        asked = {"requested_slots": list(slots)}
+        state = {**turn.state, service: tracked.model_copy(update=asked)}
         return turn.amended(acts=acts, state=state)
