@@ -134,6 +134,17 @@ async def test_refine_steps_an_ordered_categorical_slot() -> None:
     assert cheaper.state["Restaurants"].slot_values.get("price_range") == ["cheap"]
 
 
+async def test_refine_compares_the_results_by_an_ordered_categorical_slot() -> None:
+    """No price range was searched for: of the results, one pricier than the one on offer
+    (Red Dragon, moderate) is offered, and the state still names no price range."""
+    *_, pricier = await _talk(["chinese food in new york", "anything fancier?"])
+    offered = {v for a in pricier.actions if a.slot == "restaurant_name" for v in a.values}
+    assert offered and offered <= {"Silver Table", "Happy Oak"}
+    assert "price_range" not in pricier.state["Restaurants"].slot_values
+    *_, none = await _talk(["chinese food in new york", "anything cheaper?"])
+    assert "Red Dragon" in {v for a in none.actions for v in a.values}  # the offer stands
+
+
 async def test_a_yes_with_a_question_still_confirms() -> None:
     lines = [
         "italian food in boston",
