@@ -137,10 +137,10 @@ def answerable(turn: PatternTurn, service: str, state: State) -> set[str]:
 
 def asked_slot(turn: PatternTurn, service: str, state: State) -> tuple[tuple[str, ...], int] | None:
     """The slots the question asks for (one, or a date and a time) and their score, None
-    when no answerable slot is named
-    or most of the question's words are about something the service does not know. The
-    values the user gave in the same breath are no part of the question. "when" that names
-    a date and a time alike asks for both ("when is it?": Thursday, March 14th at 6 pm)."""
+    when no answerable slot is named or most of the question's words are about something
+    the service does not know. The values the user gave in the same breath are no part of
+    the question. "when" that names a date and a time alike asks for both ("when is it?":
+    Thursday, March 14th at 6 pm)."""
     schema = turn.context.schemas[service]
     values = {
         w
