@@ -4,6 +4,8 @@ without a preposition before it)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 from tod_runtime.dialogue.models import act
 from tod_runtime.nlu.learned.casual import unsaid
 from tod_runtime.nlu.learned.reading import Parts, Reading
@@ -33,43 +35,19 @@ class KnownUnread:
         return r.service is not None and r.intent != "NONE"
 
     async def apply(self, parts: Parts, r: Reading) -> Reading:
-        assert r.service is not None
-        spec = parts.schemas[r.service].intent(r.intent)
-        if spec is None:
-            return r
-        views = {v.name: v for v in parts.views[r.service]}
-        state = r.context.state.get(r.service)
-        done = "NOTIFY_SUCCESS" in r.turn.sys_acts  # a new task: the last one's values are old
-        held = {s for s, v in state.slot_values.items() if v} if state and not done else set()
-        empty = {
-            s
-            for s in (*spec.required_slots, *spec.optional_slots)
-            if s not in r.filled
-            and s not in held
-            and s in views
-            and not views[s].categorical
-            and views[s].value_type == "text"
-        }
+        empty = _empty(parts, r)
         if not empty:
             return r
+        assert r.service is not None
         known = await parts.known(r.service)
         informs = [a for a in r.acts if a.act == "INFORM"]
         words = normalised(unsaid(r.text, informs)).split()
         found: dict[str, set[str]] = {}  # slot -> the normalised values said for it
-        i = 0
-        while i < len(words):
-            for j in range(min(len(words), i + LONGEST), i, -1):
-                said = " ".join(words[i:j])
-                slots = known.slots.get(said)
-                if slots is None:
-                    continue
-                fits = slots & empty
-                common = j - i == 1 and (said.isdigit() or parts.word_count(said) >= COMMON)
-                if len(fits) == 1 and not slots & r.filled and not common:
-                    found.setdefault(next(iter(fits)), set()).add(said)
-                i = j - 1  # the longest known value here is the one said
-                break
-            i += 1
+        for said, slots in _known_spans(words, known.slots):
+            fits = slots & empty
+            common = " " not in said and (said.isdigit() or parts.word_count(said) >= COMMON)
+            if len(fits) == 1 and not slots & r.filled and not common:
+                found.setdefault(next(iter(fits)), set()).add(said)
         acts = [
             act("INFORM", slot, [known.spelt.get((slot, value), value)])
             for slot, values in found.items()
@@ -77,3 +55,43 @@ class KnownUnread:
             for value in values
         ]
         return r.adding(acts, [a.slot for a in acts])
+
+
+def _empty(parts: Parts, r: Reading) -> set[str]:
+    """The open text slots the chosen intent takes that neither the turn nor the task
+    fills (a task just done leaves its values to the next)."""
+    if r.service is None:
+        return set()
+    spec = parts.schemas[r.service].intent(r.intent)
+    if spec is None:
+        return set()
+    views = {v.name: v for v in parts.views[r.service]}
+    state = r.context.state.get(r.service)
+    done = "NOTIFY_SUCCESS" in r.turn.sys_acts
+    held = {s for s, v in state.slot_values.items() if v} if state and not done else set()
+    return {
+        s
+        for s in (*spec.required_slots, *spec.optional_slots)
+        if s not in r.filled
+        and s not in held
+        and s in views
+        and not views[s].categorical
+        and views[s].value_type == "text"
+    }
+
+
+def _known_spans(
+    words: list[str], known: Mapping[str, frozenset[str]]
+) -> Iterator[tuple[str, frozenset[str]]]:
+    """The known values said, left to right, the longest at each place (up to LONGEST
+    words), and the slots each is a value of."""
+    i = 0
+    while i < len(words):
+        for j in range(min(len(words), i + LONGEST), i, -1):
+            said = " ".join(words[i:j])
+            slots = known.get(said)
+            if slots is not None:
+                yield said, slots
+                i = j - 1
+                break
+        i += 1
