@@ -128,24 +128,38 @@ def _key(call: ServiceCall) -> str:
     return json.dumps(params, sort_keys=True)
 
 
-def _bus_split(root: Path) -> Path:
-    """A bus service recorded for one traveller only, with a search and a purchase."""
+def _open_slot(name: str, description: str = "") -> dict[str, object]:
+    return {"name": name, "description": description or name, "is_categorical": False,
+            "possible_values": []}  # fmt: skip
+
+
+def _recorded(root: Path, schema: dict[str, object], method: str, ask: dict, rows: list) -> Path:
+    """A one-dialogue dev split of ``schema``'s service whose system made one call of
+    ``method`` with ``ask`` and recorded ``rows``."""
     split = root / "dev"
     split.mkdir()
-    slot = lambda name, description: {  # noqa: E731
-        "name": name, "description": description, "is_categorical": False,
-        "possible_values": [],
-    }  # fmt: skip
+    (split / "schema.json").write_text(json.dumps([schema]))
+    service = schema["service_name"]
+    frame = {"service": service, "slots": [], "actions": [],
+             "service_call": {"method": method, "parameters": ask}, "service_results": rows}  # fmt: skip
+    turn = {"speaker": "SYSTEM", "utterance": "...", "frames": [frame]}
+    dialogue = {"dialogue_id": "1_00000", "services": [service], "turns": [turn]}
+    (split / "dialogues_001.json").write_text(json.dumps([dialogue]))
+    return root
+
+
+def _bus_split(root: Path) -> Path:
+    """A bus service recorded for one traveller only, with a search and a purchase."""
     route = ["from_city", "to_city", "leave_time", "travelers", "fare"]
     schema = {
         "service_name": "Bus_9",
         "description": "buses",
         "slots": [
-            slot("from_city", "City of departure"),
-            slot("to_city", "City of arrival"),
-            slot("leave_time", "Time of departure"),
-            slot("travelers", "Number of travelers"),
-            slot("fare", "Price of a ticket"),
+            _open_slot("from_city", "City of departure"),
+            _open_slot("to_city", "City of arrival"),
+            _open_slot("leave_time", "Time of departure"),
+            _open_slot("travelers", "Number of travelers"),
+            _open_slot("fare", "Price of a ticket"),
         ],
         "intents": [
             {"name": "FindBus", "description": "find a bus", "is_transactional": False,
@@ -156,15 +170,9 @@ def _bus_split(root: Path) -> Path:
              "optional_slots": {}, "result_slots": route},
         ],
     }  # fmt: skip
-    (split / "schema.json").write_text(json.dumps([schema]))
     ask = {"from_city": "Reno", "to_city": "Elko", "travelers": "1"}
     rows = [ask | {"leave_time": t, "fare": "20"} for t in ("08:00", "09:30")]
-    frame = {"service": "Bus_9", "slots": [], "actions": [],
-             "service_call": {"method": "FindBus", "parameters": ask}, "service_results": rows}  # fmt: skip
-    turn = {"speaker": "SYSTEM", "utterance": "...", "frames": [frame]}
-    dialogue = {"dialogue_id": "1_00000", "services": ["Bus_9"], "turns": [turn]}
-    (split / "dialogues_001.json").write_text(json.dumps([dialogue]))
-    return root
+    return _recorded(root, schema, "FindBus", ask, rows)
 
 
 async def test_a_count_the_request_asks_for_is_not_a_constraint_of_the_search(
@@ -191,16 +199,11 @@ async def test_a_count_the_request_asks_for_is_not_a_constraint_of_the_search(
 def _calendar_split(root: Path) -> Path:
     """A calendar: a search listing the events of a day, and a transaction adding one (it
     takes every slot the search returns). One event recorded."""
-    split = root / "dev"
-    split.mkdir()
-    slot = lambda name: {  # noqa: E731
-        "name": name, "description": name, "is_categorical": False, "possible_values": [],
-    }  # fmt: skip
     event = ["day", "start", "place", "title"]
     schema = {
         "service_name": "Diary_1",
         "description": "a calendar",
-        "slots": [slot(s) for s in event],
+        "slots": [_open_slot(s) for s in event],
         "intents": [
             {"name": "ListEvents", "description": "list events", "is_transactional": False,
              "required_slots": ["day"], "optional_slots": {}, "result_slots": event},
@@ -208,15 +211,8 @@ def _calendar_split(root: Path) -> Path:
              "required_slots": event, "optional_slots": {}, "result_slots": event},
         ],
     }  # fmt: skip
-    (split / "schema.json").write_text(json.dumps([schema]))
     row = {"day": "2019-03-06", "start": "19:00", "place": "1 Main St", "title": "Concert"}
-    call = {"method": "ListEvents", "parameters": {"day": "2019-03-06"}}
-    frame = {"service": "Diary_1", "slots": [], "actions": [], "service_call": call,
-             "service_results": [row]}  # fmt: skip
-    turn = {"speaker": "SYSTEM", "utterance": "...", "frames": [frame]}
-    dialogue = {"dialogue_id": "1_00000", "services": ["Diary_1"], "turns": [turn]}
-    (split / "dialogues_001.json").write_text(json.dumps([dialogue]))
-    return root
+    return _recorded(root, schema, "ListEvents", {"day": "2019-03-06"}, [row])
 
 
 async def test_a_transaction_taking_every_slot_the_search_returns_adds_a_new_record(
@@ -232,22 +228,16 @@ async def test_a_transaction_taking_every_slot_the_search_returns_adds_a_new_rec
 
 def _car_split(root: Path) -> Path:
     """A car rental recorded in Reno for one pick-up day and time."""
-    split = root / "dev"
-    split.mkdir()
-    slot = lambda name, description: {  # noqa: E731
-        "name": name, "description": description, "is_categorical": False,
-        "possible_values": [],
-    }  # fmt: skip
     found = ["city", "pickup_date", "pickup_time", "car_name", "office"]
     schema = {
         "service_name": "Cars_9",
         "description": "car rentals",
         "slots": [
-            slot("city", "City to pick the car up in"),
-            slot("pickup_date", "Date of pick-up"),
-            slot("pickup_time", "Time of pick-up"),
-            slot("car_name", "Name of the car"),
-            slot("office", "Office where the car is picked up"),
+            _open_slot("city", "City to pick the car up in"),
+            _open_slot("pickup_date", "Date of pick-up"),
+            _open_slot("pickup_time", "Time of pick-up"),
+            _open_slot("car_name", "Name of the car"),
+            _open_slot("office", "Office where the car is picked up"),
         ],
         "intents": [
             {"name": "FindCars", "description": "find cars", "is_transactional": False,
@@ -258,15 +248,10 @@ def _car_split(root: Path) -> Path:
              "optional_slots": {}, "result_slots": found},
         ],
     }  # fmt: skip
-    (split / "schema.json").write_text(json.dumps([schema]))
     ask = {"city": "Reno", "pickup_date": "2019-03-04", "pickup_time": "10:00"}
-    rows = [ask | {"car_name": "Golf", "office": "Airport"}]
-    frame = {"service": "Cars_9", "slots": [], "actions": [],
-             "service_call": {"method": "FindCars", "parameters": ask}, "service_results": rows}  # fmt: skip
-    turn = {"speaker": "SYSTEM", "utterance": "...", "frames": [frame]}
-    dialogue = {"dialogue_id": "1_00000", "services": ["Cars_9"], "turns": [turn]}
-    (split / "dialogues_001.json").write_text(json.dumps([dialogue]))
-    return root
+    return _recorded(
+        root, schema, "FindCars", ask, [ask | {"car_name": "Golf", "office": "Airport"}]
+    )
 
 
 async def test_what_a_search_finds_on_an_unrecorded_day_can_be_booked(tmp_path: Path) -> None:
