@@ -15,9 +15,11 @@ writes once per lock: a turn's events, a reset), so a store may release the lock
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+import asyncio
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, TypeVar, runtime_checkable
 from urllib.parse import urlsplit, urlunsplit
 
 from tod_runtime.errors import InputError, IOFailure
@@ -31,6 +33,28 @@ class StoreConflict(IOFailure):
 
 class LockTimeout(IOFailure):
     """A session's lock could not be taken in time (another process holds it)."""
+
+
+T = TypeVar("T")
+
+
+async def take_lock(
+    attempt: Callable[[], Awaitable[T]], session_id: str, wait: float, first: float, shown: str
+) -> T:
+    """``attempt()`` until it answers something true, pausing ``first`` seconds and then
+    twice as long each time (at most 0.05 s); ``LockTimeout`` after ``wait`` seconds. The
+    one wait of every store's ``session_lock``."""
+    deadline, pause = time.monotonic() + wait, first
+    while not (taken := await attempt()):
+        if time.monotonic() > deadline:
+            raise LockTimeout(
+                f"session {session_id!r} is locked by another process",
+                file=shown,
+                hint="try again later",
+            )
+        await asyncio.sleep(pause)
+        pause = min(pause * 2, 0.05)
+    return taken
 
 
 class StoreUnavailable(IOFailure):

@@ -26,10 +26,10 @@ from tod_runtime.session import EVENT_ADAPTER, Event
 from tod_runtime.stores.base import (
     TOMBSTONE_SECONDS,
     Answer,
-    LockTimeout,
     StoreUnavailable,
     conflict,
     deleted,
+    take_lock,
 )
 
 T = TypeVar("T")
@@ -247,19 +247,13 @@ class SQLiteStore:
     @asynccontextmanager
     async def session_lock(self, session_id: str) -> AsyncIterator[None]:
         token = secrets.token_hex(8)
-        deadline, pause = time.monotonic() + self.lock_wait, 0.002
-        while True:
-            taken = await self._run(self._try_lock, session_id, token)
-            if taken:
-                break
-            if time.monotonic() > deadline:
-                raise LockTimeout(
-                    f"session {session_id!r} is locked by another process",
-                    file=self.path,
-                    hint="try again later",
-                )
-            await asyncio.sleep(pause)
-            pause = min(pause * 2, 0.05)
+        await take_lock(
+            lambda: self._run(self._try_lock, session_id, token),
+            session_id,
+            self.lock_wait,
+            0.002,
+            self.path,
+        )
         try:
             yield
         finally:

@@ -25,12 +25,12 @@ from tod_runtime.session import EVENT_ADAPTER, Event
 from tod_runtime.stores.base import (
     TOMBSTONE_SECONDS,
     Locked,
-    LockTimeout,
     StoreConflict,
     StoreUnavailable,
     conflict,
     deleted,
     redact_url,
+    take_lock,
 )
 
 # KEYS: log, lock, touched, answers, gone. ARGV: expected, lock token, now, session id,
@@ -239,19 +239,16 @@ class RedisStore:
         """Hold the session's lock (``_LOCK``, or ``_LOCK_READ`` with ``more_keys``), yield
         what ``read`` makes of the script's answer, renew the lock meanwhile, release it."""
         key = self._key("lock", session_id)
-        deadline, pause = time.monotonic() + self.lock_wait, 0.001
         keys = [key, self._key("fence"), *more_keys]
         args: list[str | int] = [secrets.token_hex(6), int(self.lock_timeout * 1000), *more_args]
         script = self._lock_read_script if more_keys else self._lock_script
-        while not (taken := await self._do(script(keys=keys, args=args))):
-            if time.monotonic() > deadline:
-                raise LockTimeout(
-                    f"session {session_id!r} is locked by another process",
-                    file=self.shown,
-                    hint="try again later",
-                )
-            await asyncio.sleep(pause)
-            pause = min(pause * 2, 0.05)
+        taken = await take_lock(
+            lambda: self._do(script(keys=keys, args=args)),
+            session_id,
+            self.lock_wait,
+            0.001,
+            self.shown,
+        )
         taken, found = read(taken)
         token = taken.decode() if isinstance(taken, bytes) else str(taken)
         hold = self._held[session_id] = _Hold(token)
