@@ -449,15 +449,16 @@ class Refine:
         current = entity_on_offer(turn.context.history, service, state) or {}
         schema = turn.context.schemas[service]
         for slot in slots:
-            if state.slot_values.get(slot) and _order(schema, slot):
+            order = _order(schema, slot)
+            if state.slot_values.get(slot) and order:
                 continue  # searched for: the search steps (``_step``)
-            now = _measure(current.get(slot, ""), concept, _order(schema, slot))
+            now = _measure(current.get(slot, ""), concept, order)
             if now is None:
                 continue
             gains = [
                 (direction * (m - now), r)
                 for r in results
-                if (m := _measure(r.get(slot, ""), concept, _order(schema, slot))) is not None
+                if (m := _measure(r.get(slot, ""), concept, order)) is not None
             ]
             better = [(gain, r) for gain, r in gains if gain > 0]
             # the cheapest of the cheaper; the next of the later
