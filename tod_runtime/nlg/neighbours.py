@@ -19,6 +19,15 @@ of the services would give ("movie", "table", "ticket", "hotel"; not "you", "fin
 service than its own (borrowed, or generic) may carry one only when that service's
 vocabulary has it too (``realise``), so a hotel is never offered as "a movie called 45 Park
 Lane". ``tod train nlg`` lists them in ``_generic.json``.
+
+Not every word of a kind of service is in its schema: Weather_1's says "weather", its
+replies "forecast", "percent" and "degree". An *owned word* (``owned_words``) is a word that
+people, on either side of the mined turns, say for a few services only (at most
+``MAX_OWNERS`` of them make ``OWNED_SHARE`` of its uses) and that is not general English
+(fewer than ``GENERAL`` of the services' turns say it at all): those few are its owners. A
+template carrying one may be said for another service only when its owners include that
+service or a neighbour it borrows from (``realise``): "Forecast for {date}." is a weather
+service's, never an event's.
 """
 
 from __future__ import annotations
@@ -45,6 +54,10 @@ CLOSE = 0.3  # acts without slots are borrowed only from a neighbour this close
 NEIGHBOURS = 3
 LIFT = 2.0  # how much more the owners of a service word use it than the others
 COMMON_WEIGHT = 0.25  # a word of many of a service's slots counts this much in a slot match
+MIN_USES = 10  # a word the templates say fewer times is not judged an owned word
+OWNED_SHARE = 0.95  # an owned word's owners make this share of its uses ...
+MAX_OWNERS = 3  # ... and are at most this many (SGD train's kinds have up to 3 services)
+GENERAL = 0.25  # a word this share of the services or more say is general English
 
 
 @dataclass(frozen=True)
@@ -128,6 +141,43 @@ def service_words(
     owners = Counter(w for vocab in vocabularies.values() for w in vocab)
     share = {w: n / len(vocabularies) for w, n in owners.items()}
     return frozenset(w for w in owners if used[w] and owned[w] >= LIFT * share[w] * used[w])
+
+
+def word_uses(templates: Mapping[str, int]) -> Counter[str]:
+    """How often a service's ``templates`` (template -> times written) say each word."""
+    uses: Counter[str] = Counter()
+    for template, n in templates.items():
+        for word in template_words(template):
+            uses[word] += n
+    return uses
+
+
+def owned_words(
+    uses: Mapping[str, Mapping[str, int]], known: frozenset[str] = frozenset()
+) -> dict[str, frozenset[str]]:
+    """The owned words of ``uses`` (service -> word -> uses, ``word_uses``), each with its
+    owners (the services making ``OWNED_SHARE`` of its uses, most first); words in
+    ``known`` (the service words) left out."""
+    per_word: dict[str, Counter[str]] = {}
+    for service, counts in uses.items():
+        for word, n in counts.items():
+            per_word.setdefault(word, Counter())[service] += n
+    general = GENERAL * len(uses)
+    found: dict[str, frozenset[str]] = {}
+    for word, per in per_word.items():
+        total = sum(per.values())
+        if word in known or total < MIN_USES or len(per) >= general:
+            continue
+        owners: list[str] = []
+        covered = 0
+        for service, n in sorted(per.items(), key=lambda p: (-p[1], p[0])):
+            owners.append(service)
+            covered += n
+            if covered >= OWNED_SHARE * total:
+                break
+        if len(owners) <= MAX_OWNERS:
+            found[word] = frozenset(owners)
+    return found
 
 
 def template_words(template: str) -> frozenset[str]:

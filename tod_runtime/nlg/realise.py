@@ -12,7 +12,9 @@ alone; what is still uncovered is composed from the schema's descriptions (``nlg
 
 A template from another service's table (borrowed, or generic) is used only when every
 *service word* it carries is in the service's own vocabulary (``neighbours.service_words``):
-no "movie" in a hotel's reply. Acts saying a boolean's value are never looked up in the
+no "movie" in a hotel's reply; and every *owned word* (``neighbours.owned_words``, a word
+people say for a few services only: "forecast") is owned by the service or by a neighbour
+whose templates it borrows. Acts saying a boolean's value are never looked up in the
 generic table (its label ``bool`` knows only yes or no: "It is not."); the slot's own
 statement is composed from its description instead.
 
@@ -151,6 +153,7 @@ class Realiser:
         self._aligned: dict[tuple[str, int], list[Alignment]] = {}
         self.indexes = TableIndexes()
         self.service_words = templates.service_words
+        self.owned_words = templates.owned_words
         self._fits: dict[tuple[str, int], Fits] = {}
         self._placeholders: dict[str, frozenset[str]] = {}
         self._lengths: dict[str, int] = {}
@@ -305,12 +308,18 @@ class Realiser:
 
     def fits(self, service: str, schema: ServiceSchema | None) -> Fits:
         """Whether a template from another service may be said for ``service``: the service
-        words it carries are all in the service's own vocabulary (computed once a template)."""
+        words it carries are all in the service's own vocabulary, and its owned words are
+        owned by the service or a neighbour it borrows from (computed once a template)."""
         cache_key = (service, id(schema))
         found = self._fits.get(cache_key)
         if found is None:
             own = vocabulary(service, profile_of(schema)) if schema else words(service)
             foreign = self.service_words - own
+            if self.owned_words:  # the words of a few services: theirs and their borrowers'
+                kin = {service}
+                if schema is not None and service not in self.services:
+                    kin |= {a.service for a in self.neighbours(service, schema)}
+                foreign |= {w for w, by in self.owned_words.items() if kin.isdisjoint(by)} - own
             verdicts: dict[str, bool] = {}
 
             def fit(template: str) -> bool:

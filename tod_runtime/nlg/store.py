@@ -17,7 +17,9 @@ in ``tod_runtime/nlg/templates`` and ``tod train nlg`` rebuilds it. The ``profil
 the service's schema says, ``nlg.neighbours``) lets a service without templates borrow those
 of the closest one; a file without it is used for its own service only. ``_generic.json``
 also lists the ``service_words`` (``nlg.neighbours``): a template used for another service
-than its own may carry one only when that service's schema has it.
+than its own may carry one only when that service's schema has it, and the ``owned_words``
+(word -> the services owning it, ``nlg.neighbours.owned_words``): such a template may carry
+one only for an owner or a service borrowing an owner's templates.
 """
 
 from __future__ import annotations
@@ -56,10 +58,14 @@ class TemplateSet:
     generic: Table = field(default_factory=dict)
     profiles: dict[str, Profile] = field(default_factory=dict)
     service_words: frozenset[str] = frozenset()  # see nlg.neighbours; in _generic.json
+    owned_words: dict[str, frozenset[str]] = field(default_factory=dict)  # word -> owners
 
 
-def read_table(path: Path) -> tuple[Table, Profile | None, frozenset[str]]:
-    """One template file, checked: its templates, profile and service words."""
+Words = tuple[frozenset[str], dict[str, frozenset[str]]]  # service words, owned words
+
+
+def read_table(path: Path) -> tuple[Table, Profile | None, Words]:
+    """One template file, checked: its templates, profile, service words and owned words."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -83,7 +89,16 @@ def read_table(path: Path) -> tuple[Table, Profile | None, frozenset[str]]:
     words = data.get("service_words", [])
     if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
         raise ConfigError("expected a list of words", file=str(path), path="service_words")
-    return table, profile, frozenset(words)
+    return table, profile, (frozenset(words), _owned(data.get("owned_words", {}), str(path)))
+
+
+def _owned(raw: Any, file: str) -> dict[str, frozenset[str]]:
+    ok = isinstance(raw, dict) and all(
+        isinstance(v, list) and all(isinstance(s, str) for s in v) for v in raw.values()
+    )
+    if not ok:
+        raise ConfigError("expected word: [services]", file=file, path="owned_words")
+    return {str(k): frozenset(v) for k, v in raw.items()}
 
 
 def read_side(folder: Path, side: str) -> TemplateSet:
@@ -93,9 +108,9 @@ def read_side(folder: Path, side: str) -> TemplateSet:
     if not base.is_dir():
         return found
     for path in sorted(base.glob("*.json")):
-        table, profile, words = read_table(path)
+        table, profile, (words, owned) = read_table(path)
         if path.stem == GENERIC:
-            found.generic, found.service_words = table, words
+            found.generic, found.service_words, found.owned_words = table, words, owned
             continue
         found.services[path.stem] = table
         if profile is not None:
@@ -104,13 +119,15 @@ def read_side(folder: Path, side: str) -> TemplateSet:
 
 
 def _dump(
-    service: str, side: str, table: Table, profile: Profile | None, words: frozenset[str]
+    service: str, side: str, table: Table, profile: Profile | None, words: Words | None
 ) -> str:
     body: dict[str, object] = {"service": service, "side": side}
     if profile is not None:
         body["profile"] = profile.to_json()
-    if words:
-        body["service_words"] = sorted(words)
+    if words is not None and words[0]:
+        body["service_words"] = sorted(words[0])
+    if words is not None and words[1]:
+        body["owned_words"] = {w: sorted(words[1][w]) for w in sorted(words[1])}
     body["templates"] = {k: [[t, n] for t, n in v] for k, v in sorted(table.items())}
     return json.dumps(body, indent=1, ensure_ascii=False) + "\n"
 
@@ -123,7 +140,7 @@ def write_side(folder: Path, side: str, templates: TemplateSet) -> list[Path]:
     written = []
     for name, table in [*sorted(templates.services.items()), (GENERIC, templates.generic)]:
         path = base / f"{name}.json"
-        words = templates.service_words if name == GENERIC else frozenset()
+        words = (templates.service_words, templates.owned_words) if name == GENERIC else None
         atomic_write(path, _dump(name, side, table, templates.profiles.get(name), words))
         written.append(path)
     return written

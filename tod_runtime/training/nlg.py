@@ -16,7 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -26,8 +27,15 @@ from tod_runtime.dialogue.models import Action
 from tod_runtime.files import atomic_write, check_apart, check_output_dir
 from tod_runtime.metrics.acts import corpus_bleu, slot_errors
 from tod_runtime.nlg.compose import compose_system
-from tod_runtime.nlg.mine import Mined, MineSettings, mine_dialogues
-from tod_runtime.nlg.neighbours import profile_of, service_words, vocabulary
+from tod_runtime.nlg.mine import Mined, MineSettings, Table, mine_dialogues
+from tod_runtime.nlg.neighbours import (
+    owned_words,
+    profile_of,
+    service_words,
+    template_words,
+    vocabulary,
+    word_uses,
+)
 from tod_runtime.nlg.realise import Realiser
 from tod_runtime.nlg.store import SIDES, TemplateSet, write_side
 from tod_runtime.nlg.template import CHOICES
@@ -75,16 +83,35 @@ def template_set(
     settings: MineSettings,
     schemas: dict[str, ServiceSchema],
     exclude: frozenset[str] = frozenset(),
+    sides: Sequence[Mined] = (),
 ) -> TemplateSet:
+    """One side's tables from ``mined``, with its service words and owned words (those
+    judged on the words of ``sides``, the turns of both sides, and listed when this side's
+    tables say them)."""
     services, generic = mined.tables(settings, exclude)
     profiles = {s: profile_of(schemas[s]) for s in services if s in schemas}
     vocabularies = {s: vocabulary(s, p) for s, p in profiles.items()}
     usage = {s: {t: n for (_, t), n in mined.services[s].items()} for s in profiles}
-    return TemplateSet(services, generic, profiles, service_words(vocabularies, usage))
+    known = service_words(vocabularies, usage)
+    uses: dict[str, Counter[str]] = {}
+    for side in sides or (mined,):
+        for service, counts in side.services.items():
+            if service not in exclude:
+                said: Counter[str] = Counter()
+                for (_, template), n in counts.items():
+                    said[template] += n
+                uses.setdefault(service, Counter()).update(word_uses(said))
+    carried = {w for table in (*services.values(), generic) for w in _table_words(table)}
+    owned = {w: o for w, o in owned_words(uses, known).items() if w in carried}
+    return TemplateSet(services, generic, profiles, known, owned)
+
+
+def _table_words(table: Table) -> set[str]:
+    return {w for entries in table.values() for t, _ in entries for w in template_words(t)}
 
 
 def cross_validate(
-    mined: Mined,
+    mined: Mapping[str, Mined],
     settings: MineSettings,
     choices: int,
     schemas: dict[str, ServiceSchema],
@@ -92,10 +119,13 @@ def cross_validate(
     k: int,
     seed: int,
 ) -> dict[str, Any]:
+    """K folds over the services: each fold's system turns said with the system templates
+    of ``mined`` (by side) without its services."""
     per_fold = []
+    sides = list(mined.values())
     hyps_all: list[EvalTurn] = []
     for held in service_folds(schemas, k, seed):
-        templates = template_set(mined, settings, schemas, exclude=held)
+        templates = template_set(mined["system"], settings, schemas, exclude=held, sides=sides)
         realiser = Realiser(templates, compose_system, choices=choices)
         fold_turns = [t for t in turns if t[0] in held]
         per_fold.append({"services": sorted(held), **score(realiser, schemas, fold_turns)})
@@ -156,7 +186,7 @@ def run_train_nlg(args: argparse.Namespace) -> int:
     report["user_settings"] = asdict(side_settings["user"])
     report["seed"] = args.seed
     for side in SIDES:
-        templates = template_set(mined[side], side_settings[side], schemas)
+        templates = template_set(mined[side], side_settings[side], schemas, sides=[*mined.values()])
         write_side(out, side, templates)
         report[side] = {
             "turns": mined[side].turns,
@@ -167,7 +197,7 @@ def run_train_nlg(args: argparse.Namespace) -> int:
         }
     if args.cv:
         report["cv"] = cross_validate(
-            mined["system"], settings, args.choices, schemas, turns, args.cv, args.seed
+            mined, settings, args.choices, schemas, turns, args.cv, args.seed
         )
     if args.holdout:
         seen = template_set(rest, settings, schemas)
