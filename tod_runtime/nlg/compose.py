@@ -90,9 +90,9 @@ def short_noun_phrase(schema: ServiceSchema | None, slot: str) -> str:
 
 
 def _of_what(words: list[str]) -> list[str]:
-    """A vague head, "of" and what it is of, up to three words, an article kept after a name:
-    "name of the restaurant", "name of airline (operating the flight)", "type of therapist",
-    "number of bed rooms"."""
+    """A vague head, "of" and what it is of, up to three words, an article kept (or put) after
+    a name: "name of the restaurant", "name of the airline" (from "Name of airline operating
+    the flight"), "type of therapist", "number of bed rooms"."""
     keep = words[0].lower() in ("name", "title")
     what: list[str] = []
     for w in words[2:]:
@@ -102,6 +102,8 @@ def _of_what(words: list[str]) -> list[str]:
             what.append(w)
     while what and what[-1].lower() in ARTICLES:  # "name of the artist the song is by"
         what.pop()
+    if keep and what and what[0].lower() not in ARTICLES:  # "Name of actor starring in movie"
+        what.insert(0, "the")
     return words[:2] + what if what else words
 
 
@@ -346,8 +348,10 @@ CHANGE = "CHANGE"
 PROPOSE = "PROPOSE"
 
 
-def _request(acts: Sequence[Action], schema: ServiceSchema | None) -> str:
-    """The system's questions: the plain slots' in one, then each boolean's."""
+def _request(acts: Sequence[Action], schema: ServiceSchema | None, say: Say) -> str:
+    """The system's questions: the plain slots' in one, then each boolean's; the values a
+    question proposes said as people say them ("for example Monday, March 4th or Friday,
+    March 8th", was "for example 2019-03-04 or 2019-03-08")."""
     flags = [a for a in acts if _is_flag(schema, a.slot)]
     plain = [a for a in acts if not _is_flag(schema, a.slot)]
     questions = [_bool_phrases(schema, a.slot).asked for a in flags]
@@ -364,7 +368,11 @@ def _request(acts: Sequence[Action], schema: ServiceSchema | None) -> str:
             text = f"How many {unit} would you like"
         else:
             text = f"What {what} would you like"
-        options = [v for a in plain for v in a.values]
+        options = [
+            say(a.model_copy(update={"values": [v], "canonical_values": []}))
+            for a in plain
+            for v in a.values
+        ]
         if options:
             text += ", for example " + join(options).replace(" and ", " or ")
         questions.insert(0, text + "?")
@@ -417,7 +425,7 @@ def compose_system(
     if kind == PROPOSE:  # "How about Long Beach?"
         return f"How about {join([say(a) for a in acts])}?"
     if kind == "REQUEST":
-        return _request(acts, schema)
+        return _request(acts, schema, say)
     if kind in ("INFORM", "CONFIRM"):
         facts = clauses(acts, schema, say)
         if kind == "CONFIRM":

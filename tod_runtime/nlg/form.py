@@ -1,7 +1,7 @@
 """Defects of form in a template people typed, found in its text and its key alone.
 
 A mined template is said as people typed it (in sentence case: ``signature.cased``), so a
-wording with a defect of form reads wrong on any service that says it. Four are found here,
+wording with a defect of form reads wrong on any service that says it. Five are found here,
 for any schema, and the generator passes such a template over for the key's others (or for
 smaller pieces and composed wording, which say every value):
 
@@ -18,7 +18,12 @@ smaller pieces and composed wording, which say every value):
 * ``count_one``: a count and one item's details in one phrase ("I found {count} movie
   called {movie_name}.", "I found {count} showtime at {time} in {name}."), a singular noun
   between them: true of one result only, said for 7 "I found 7 movies called The Curse of
-  La Llorona", for 20 buses "I found 20 showtime at 6:20 am in Union Station".
+  La Llorona", for 20 buses "I found 20 showtime at 6:20 am in Union Station";
+* ``unnoticed``: a key with ``NOTIFY_SUCCESS`` or ``NOTIFY_FAILURE`` and other acts whose
+  template says no more sentences without a value than the key has acts said without one
+  (a yes or no, an intent): the notice has no sentence of its own, so it went unsaid
+  ("The cost is {price}.", mined for a booked room and said for one: "The cost is $60.
+  Smoking is not allowed inside the place.", the booking never said).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ SUBJECTS = frozenset(
      "the", "a", "an", "your", "my", "any", "anything"}
 )  # fmt: skip
 ASKING = frozenset({"REQ_MORE"})  # acts that are a question whatever their slots
+NOTICES = frozenset({"NOTIFY_SUCCESS", "NOTIFY_FAILURE"})  # acts said in a sentence of their own
 _LEAD = re.compile(r"^(?:[A-Za-z']+,\s+)+")  # "So, ", "Okay, great, "
 _TOKEN = re.compile(r"\{[^}]*\}|[A-Za-z']+")
 _STRAY_ARTICLE = re.compile(r"\b(?:[Tt]he|an?) (?:is|are|was|were)\b|\b(?:[Tt]he|an)[.,!?]")
@@ -77,7 +83,18 @@ def form_defects(template: str, key: str = "") -> list[str]:
         found.append("stray_article")
     if _COUNT_ONE.search(template):
         found.append("count_one")
+    if _unnoticed(sentences, key.split(" ")):
+        found.append("unnoticed")
     return found
+
+
+def _unnoticed(sentences: list[str], items: list[str]) -> bool:
+    """Whether a notice of ``items`` (a key's acts) has no sentence of its own: no more
+    sentences without a placeholder than the acts said without one (``INFORM(bool=True)``)."""
+    if len(items) < 2 or NOTICES.isdisjoint(items):
+        return False
+    plain = sum("{" not in s for s in sentences)
+    return plain <= sum("=" in item for item in items)
 
 
 def repaired(template: str) -> str:
