@@ -87,3 +87,14 @@ def test_sgd_hotels_4_says_its_booking(sgd_zip: Path) -> None:
     text = nlg.realise("Hotels_4", acts).lower()
     assert "$60" in text and "smoking" in text
     assert any(w in text for w in ("reserv", "book", "success", "confirm")), text
+
+
+def test_a_ends_its_phrase_with_no_plural_value() -> None:
+    """Movies_2 said "This movie is a Sports." (Media_1's template); the key's or another
+    table's other templates say it ("It's a Sports movie.")."""
+    from tod_runtime.nlg.signature import fill
+
+    assert fill("This movie is a {genre}.", {"genre": "Sports"}) is None
+    assert fill("It's a {genre} movie.", {"genre": "Sports"}) == "It's a Sports movie."
+    assert fill("This movie is a {genre}.", {"genre": "Thriller"}) == "This movie is a Thriller."
+    assert fill("Take a {mode}.", {"mode": "bus"}) == "Take a bus."

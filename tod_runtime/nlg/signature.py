@@ -238,6 +238,20 @@ def _articles(template: str, values: Mapping[str, str]) -> str:
     return _ARTICLE_OF.sub(article, template) if "{" in template else template
 
 
+_ARTICLE_ENDS = re.compile(r"\b[Aa]n? \{([a-z0-9_.]+)\}(?=\s*(?:[.?!,;]|$))")
+_NOT_PLURAL = ("ss", "us", "is", "'s")
+
+
+def _a_plural(template: str, values: Mapping[str, str]) -> bool:
+    """Whether "a" or "an" ends its phrase with a value of one word that reads as a plural
+    ("This movie is a {genre}." with "Sports": "a Sports."; "a Sports movie" is right)."""
+    for match in _ARTICLE_ENDS.finditer(template):
+        value = values.get(match[1], "").strip().lower()
+        if value.isalpha() and value.endswith("s") and not value.endswith(_NOT_PLURAL):
+            return True
+    return False
+
+
 _MID_CAPITAL = re.compile(r"(?<![{\w])([a-z]+[A-Z][A-Za-z]*)\b")
 _LONE_I = re.compile(r"(?<![{\w'])i(?=\b[^{}]|$)(?!['.]\w)")
 _STARTS = re.compile(r"(^|[.?!]\s+)([a-z])")
@@ -303,11 +317,14 @@ def fill(template: str, values: Mapping[str, str], plurals: Collection[str] = ()
     """The template with its placeholders replaced and tidied (``cased``; ``_tidy``; a
     plural after a count of 1 singular and a singular after another count plural,
     ``_counted`` and ``_many``, and "there is" before it, ``_there_be``; "a" or "an"
-    before a value, ``_articles``); None when one has no value."""
+    before a value, ``_articles``); None when one has no value, or when "a" would end its
+    phrase with a plural value (``_a_plural``)."""
     missing = False
     template = _many(_counted(cased(template), values, plurals), values, plurals)
     template = _there_be(template, values)
     template = _articles(template, values)
+    if _a_plural(template, values):
+        return None
 
     def sub(match: re.Match[str]) -> str:
         nonlocal missing
