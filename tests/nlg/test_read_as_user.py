@@ -98,3 +98,15 @@ def test_a_ends_its_phrase_with_no_plural_value() -> None:
     assert fill("It's a {genre} movie.", {"genre": "Sports"}) == "It's a Sports movie."
     assert fill("This movie is a {genre}.", {"genre": "Thriller"}) == "This movie is a Thriller."
     assert fill("Take a {mode}.", {"mode": "bus"}) == "Take a bus."
+
+
+def test_no_the_before_a_name_that_starts_with_its_number() -> None:
+    """Hotels_4 said "The 11 Howard is a nice 3 star hotel."."""
+    from tod_runtime.nlg.signature import fill
+
+    template = "The {name} is a nice {stars} star hotel near the {place}."
+    values = {"name": "11 Howard", "stars": "3", "place": "54 Mint"}
+    assert fill(template, values) == "11 Howard is a nice 3 star hotel near 54 Mint."
+    values = {"name": "Ace Hotel", "stars": "3", "place": "park"}
+    assert fill(template, values) == "The Ace Hotel is a nice 3 star hotel near the park."
+    assert fill("I found the {count} options.", {"count": "3"}) == "I found the 3 options."

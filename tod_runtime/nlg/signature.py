@@ -238,6 +238,22 @@ def _articles(template: str, values: Mapping[str, str]) -> str:
     return _ARTICLE_OF.sub(article, template) if "{" in template else template
 
 
+_THE_OF = re.compile(r"\b([Tt])he \{([a-z0-9_.]+)\}")
+_NUMBERED_NAME = re.compile(r"\d+[A-Za-z]*\s+[A-Z]")  # "11 Howard", "45 Park Lane", "1 Hotel"
+
+
+def _numbered_names(template: str, values: Mapping[str, str]) -> str:
+    """No "the" before a name that starts with its number ("The {place_name} is a nice
+    hotel." with "11 Howard": "11 Howard is ...", was "The 11 Howard is ..."); "the {count}
+    options" keeps it."""
+
+    def drop(match: re.Match[str]) -> str:
+        value = values.get(match[2], "").strip()
+        return f"{{{match[2]}}}" if _NUMBERED_NAME.match(value) else match[0]
+
+    return _THE_OF.sub(drop, template) if "he {" in template else template
+
+
 _ARTICLE_ENDS = re.compile(r"\b[Aa]n? \{([a-z0-9_.]+)\}(?=\s*(?:[.?!,;]|$))")
 _NOT_PLURAL = ("ss", "us", "is", "'s")
 
@@ -322,7 +338,7 @@ def fill(template: str, values: Mapping[str, str], plurals: Collection[str] = ()
     missing = False
     template = _many(_counted(cased(template), values, plurals), values, plurals)
     template = _there_be(template, values)
-    template = _articles(template, values)
+    template = _articles(_numbered_names(template, values), values)
     if _a_plural(template, values):
         return None
 
