@@ -858,16 +858,18 @@ def test_two_user_turns_are_joined_into_one_for_the_value_scorers(monkeypatch) -
 
 async def test_a_value_the_backend_knows_is_said_as_the_backend_writes_it() -> None:
     """ "austin" typed in lower case is read as the backend's "Austin", so the state and the
-    replies say it properly; a value the backend does not know stays as typed."""
+    replies say it properly, and the call searches it as written ("austin!" for "Austin!");
+    a value the backend does not know stays as typed."""
 
     class Backend:
         async def entity_values(self, service: str) -> dict[str, list[str]]:
-            return {"city": ["Austin"], "restaurant_name": ["Copper Kitchen"]}
+            return {"city": ["Austin!"], "restaurant_name": ["Copper Kitchen"]}
 
     restaurants = Schemas(load_schema_file(embedded_services_dir() / "Restaurants" / "schema.json"))
     nlu = LearnedNLU(ComponentContext(schemas=restaurants, backend=Backend()))  # type: ignore[arg-type]
     acts = await nlu.parse("find me italian food in austin", TurnContext(restaurants, [], {}))
-    assert "INFORM(city=Austin)" in [str(x) for x in acts["Restaurants"]]
+    (city,) = [x for x in acts["Restaurants"] if x.slot == "city"]
+    assert city.values == city.canonical_values == ["Austin!"]
     acts = await nlu.parse("find me italian food in san jose", TurnContext(restaurants, [], {}))
     assert "INFORM(city=san jose)" in [str(x) for x in acts["Restaurants"]]
 

@@ -265,6 +265,14 @@ async def test_date_pair_gives_the_end_date_to_the_end_slot() -> None:
         ("leaving on march 9th", ["INFORM(leave_date=march 9th)"]),  # one date, no end cue
         ("back on the 3rd, back on the 9th", ["INFORM(leave_date=march 9th)"]),
         ("the 3rd, the 5th or the 9th", ["INFORM(leave_date=march 9th)"]),
+        (  # "out" is no end cue, unless a check-out
+            "out on thursday the 7th, back sunday the 10th",
+            ["INFORM(leave_date=thursday the 7th)", "INFORM(home_date=sunday the 10th)"],
+        ),
+        (
+            "checking out on the 9th, in on the 7th",
+            ["INFORM(leave_date=the 7th)", "INFORM(home_date=the 9th)"],
+        ),
     ):
         said = replace(r, text=text, read=misread)
         assert rp.DatePair().applies(nlu, said)
@@ -477,8 +485,15 @@ async def test_a_count_said_with_its_unit_is_that_counts() -> None:
     slots = [text_slot if s.name == free.name else s for s in hotels.slots]
     data = hotels.model_dump() | {"slots": [x.model_dump() for x in slots]}
     nlu = nlu_of(Schemas([ServiceSchema.model_validate(data)]))  # no copied derived values
-    # SGD's free-text count is left to the reader
-    assert not cs.CountWithUnit().applies(nlu, reading(nlu, "2 nights", intent, {}))
+    # SGD's free-text count is the reader's: what it read stands, a gap is filled
+    read = (a("INFORM", "number_of_nights", "3"),)
+    misread = reading(
+        nlu, "2 nights", intent, {}, acts=read, filled=frozenset({"number_of_nights"})
+    )
+    assert not cs.CountWithUnit().applies(nlu, misread)
+    gap = reading(nlu, "2 rooms, 3 nights, checking in friday", intent, {})
+    acts = texts((await cs.CountWithUnit().apply(nlu, gap)).acts)
+    assert acts == ["INFORM(number_of_rooms=2)", "INFORM(number_of_nights=3)"]
 
 
 def test_clock_at_is_a_time_after_at_not_a_place() -> None:
@@ -720,3 +735,72 @@ async def test_known_unread_reads_a_known_value_of_an_empty_slot() -> None:
     booking = ("Hotels", "BookHotel")
     polite = reading(nlu, "yes please, in seattle", booking, {}, acts=(), filled={"city"})
     assert (await KnownUnread().apply(nlu, polite)).acts == ()
+
+
+def _routes() -> Schemas:
+    find = {
+        "name": "FindRoute",
+        "description": "Find a route",
+        "is_transactional": False,
+        "required_slots": ["from_city", "to_city"],
+        "optional_slots": {},
+        "result_slots": ["from_city", "to_city"],
+    }
+    service = {
+        "service_name": "Routes",
+        "description": "Routes",
+        "slots": [_slot("from_city", "City to leave from"), _slot("to_city", "City to go to")],
+        "intents": [find],
+    }
+    return Schemas([ServiceSchema.model_validate(service)])
+
+
+async def test_known_unread_reads_the_start_of_a_route_said_without_from() -> None:
+    """ "a bus long beach to san diego": the reader took the end of the route; the other
+    known value is the one empty slot's, and so is a short form right before "to"."""
+    from tod_runtime.nlu.learned.known import KnownUnread
+
+    cities = ["Long Beach", "San Diego", "New York", "Seattle"]
+
+    class Backend:
+        async def entity_values(self, service: str) -> dict[str, list[str]]:
+            return {"from_city": cities, "to_city": cities}
+
+    nlu = LearnedNLU(ComponentContext(schemas=_routes(), backend=Backend()))  # type: ignore[arg-type]
+    find = ("Routes", "FindRoute")
+    for text, end, start in (
+        ("a bus long beach to san diego", "San Diego", "INFORM(from_city=Long Beach)"),
+        ("round trip nyc to seattle", "Seattle", "INFORM(from_city=nyc)"),
+    ):
+        read = (a("INFORM", "to_city", end),)
+        r = reading(nlu, text, find, {}, acts=read, filled=frozenset({"to_city"}))
+        acts = (await KnownUnread().apply(nlu, r)).acts
+        assert texts(acts) == [f"INFORM(to_city={end})", start], text
+    assert acts[-1].canonical_values == ["New York"]
+    # both ends read: nothing left to read
+    both = (a("INFORM", "to_city", "Seattle"), a("INFORM", "from_city", "New York"))
+    r = reading(nlu, "new york to seattle", find, {}, acts=both, filled={"to_city", "from_city"})
+    assert (await KnownUnread().apply(nlu, r)).acts == both
+
+
+async def test_stay_on_task_keeps_a_turn_that_names_no_other_service() -> None:
+    """ "ok book it for 7 pm" mid-way through a restaurant booking stays there though
+    another service's intent scored a little higher; naming the other ("a hotel") or a
+    wide gap leaves it to the scorer, and so does a task just done."""
+    nlu = nlu_of(embedded("Restaurants", "Hotels"))
+    nlu.thresholds = replace(nlu.thresholds, service_margin=2.0)
+    table, room = ("Restaurants", "ReserveRestaurant"), ("Hotels", "BookHotel")
+    asked = system(a("REQUEST", "time"), service="Restaurants")
+    intents = {"Restaurants": "ReserveRestaurant"}
+
+    def read(text: str, gap: float, last: Turn = asked) -> Reading:
+        r = reading(nlu, text, room, intents, [last])
+        return replace(r, ranked=((0.0, room), (-gap, table)))
+
+    r = read("ok book it for 7 pm", 1.0)
+    assert rt.StayOnTask().applies(nlu, r)
+    assert (await rt.StayOnTask().apply(nlu, r)).predicted == table
+    assert (await rt.StayOnTask().apply(nlu, read("ok book it for 7 pm", 3.0))).predicted == room
+    assert (await rt.StayOnTask().apply(nlu, read("and a hotel too", 1.0))).predicted == room
+    done = system(a("NOTIFY_SUCCESS"), service="Restaurants")
+    assert not rt.StayOnTask().applies(nlu, read("ok book it for 7 pm", 1.0, done))

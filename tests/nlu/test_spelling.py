@@ -18,6 +18,11 @@ def test_a_lower_case_typo_becomes_the_frequent_word_one_edit_away() -> None:
 def test_chat_shorthand_is_spelt_out() -> None:
     speller = Speller(COUNTS)
     assert speller.correct("book it for 3 tmrw at 7, pls") == "book it for 3 tomorrow at 7, please"
+    assert speller.correct("next fri or thurs") == "next friday or thursday"
+    assert (
+        speller.correct("wed like a table, sat by the window")
+        == "wed like a table, sat by the window"
+    )
     assert speller.correct("Tmrw") == "Tmrw"  # capitalised: a name, perhaps
 
 

@@ -334,3 +334,11 @@ async def test_an_acknowledgement_to_a_question_asked_twice_lets_the_policy_go_o
     assert again.utterance == asked.utterance  # asked once more
     assert moved.utterance != asked.utterance  # then the policy looks it up or moves on
     assert [str(a) for a in moved.user_acts.get("Restaurants", [])] == ["AFFIRM()"]
+
+
+async def test_skip_gives_dontcare_to_the_slot_named_not_the_one_asked() -> None:
+    """ "i dont care which X" names its slot; the asked slot stays open."""
+    first, skipped = await _talk(["find me a restaurant", "i dont care about the cuisine"])
+    assert [x.slot for x in first.actions if x.act == "REQUEST"] == ["city"]
+    values = skipped.state["Restaurants"].slot_values
+    assert values.get("cuisine") == ["dontcare"] and "city" not in values

@@ -238,8 +238,9 @@ SKIP_ALONE = frozenset({"any", "anything", "whatever", "either", "any one", "any
 
 @dataclass(frozen=True)
 class Skip:
-    """ "i don't care", "any is fine": the slot being asked for (or the slot named just before
-    the phrase) takes "dontcare"."""
+    """ "i don't care", "any is fine": the slot the phrase names ("i dont care which
+    airline"), else the slot being asked for, takes "dontcare"; nothing when the
+    understanding already gave the phrase to a slot."""
 
     name: str = "skip"
 
@@ -250,12 +251,15 @@ class Skip:
         service = turn.service
         if service is None:
             return None
-        said = {a.slot for a in turn.acts.get(service, []) if a.act == "INFORM"}
+        informs = [a for a in turn.acts.get(service, []) if a.act == "INFORM"]
+        if any(DONTCARE in a.values for a in informs):
+            return None
+        said = {a.slot for a in informs}
+        named = self._named(turn, service, said)
+        if named is not None:
+            return named
         asked = [a.slot for a in turn.previous(service) if a.act == "REQUEST" and a.slot]
-        for slot in asked:
-            if slot not in said:
-                return service, slot
-        return self._named(turn, service, said)
+        return next(((service, slot) for slot in asked if slot not in said), None)
 
     def _named(self, turn: PatternTurn, service: str, said: set[str]) -> tuple[str, str] | None:
         """The active intent's slot whose name's words the user said ("genre doesn't matter")."""

@@ -263,6 +263,21 @@ def count_of_time_slot(parts: Parts, r: Reading) -> str | None:
     return spans[0] if len(spans) == 1 else None
 
 
+def unread_count_of_time(parts: Parts, r: Reading) -> str | None:
+    """The chosen intent's one free-text count of time ("Number of days in the
+    reservation") when the reader left it empty: such counts are the reader's, and only a
+    gap is filled."""
+    if not r.predicted:
+        return None
+    views = {v.name: v for v in parts.views[r.service or ""]}
+    spans = [
+        s
+        for s in slots_of_type(parts, r, "text")
+        if views[s].description[:1] == ("number",) and counts_time(views[s].description)
+    ]
+    return spans[0] if len(spans) == 1 and spans[0] not in r.filled else None
+
+
 class JustTonight:
     """ "just tonight", "only for today": a count of 1 for the intent's one count of time
     (``count_of_time_slot``), when the turn says no other number; the day itself is read as
@@ -319,7 +334,8 @@ def _said_with(description: str) -> frozenset[str]:
 class CountWithUnit:
     """A number said with its unit ("3 rooms", "4 tickets", "a 4 star hotel", "2 nights
     starting tomorrow") is the value of the one count of the intent described with that
-    word (nights and days: its one count of time, ``count_of_time_slot``), when the reader
+    word (nights and days: its one count of time, ``count_of_time_slot``, or its one free-text
+    count of time the reader left empty, ``unread_count_of_time``), when the reader
     gave it another value or none and the turn says no other number for it; a slot with
     possible values takes it only if they hold it. A number said with a unit (a count of
     nights the intent has no slot for included) is no other count's whose unit the turn does
@@ -335,7 +351,8 @@ class CountWithUnit:
         matches = list(UNIT_COUNT.finditer(r.text.lower()))
         if not matches:
             return {}, set()
-        counts, timed = count_slots(parts, r), count_of_time_slot(parts, r)
+        counts = count_slots(parts, r)
+        timed = count_of_time_slot(parts, r) or unread_count_of_time(parts, r)
         found: dict[str, dict[str, str]] = {}  # slot -> number -> as said
         claimed: set[str] = set()
         for m in matches:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from tod_runtime.dialogue.models import act
+from tod_runtime.dialogue.models import Action, act
 from tod_runtime.nlu.learned.casual import unsaid
 from tod_runtime.nlu.learned.reading import Parts, Reading
 from tod_runtime.nlu.learned.values import normalised
@@ -24,9 +24,10 @@ class KnownUnread:
     open text slots (categorical ones are the pick scorer's, numbers, dates and times the
     rules'); a slot the task holds is no gap ("cancel that, i need to ask my friends" at a
     confirmation is no event called Friends). Left to the reader: a common word ("please",
-    "great"), a value of a slot the turn filled (a second city is the reader's to place), a
-    value two empty slots know ("from seattle to portland": which is which is the
-    reader's), and a slot two values fit."""
+    "great"), a value two empty slots know ("from seattle to portland": which is which is
+    the reader's), and a slot two values fit. A second value of a kind the turn read is
+    read for the one empty slot that knows it ("a bus long beach to san diego": the reader
+    took the destination after "to" and left the origin with no "from" before it)."""
 
     name = "known_unread"
     step = "acts"
@@ -46,7 +47,7 @@ class KnownUnread:
         for said, slots in _known_spans(words, known.slots):
             fits = slots & empty
             common = " " not in said and (said.isdigit() or parts.word_count(said) >= COMMON)
-            if len(fits) == 1 and not slots & r.filled and not common:
+            if len(fits) == 1 and not common:
                 found.setdefault(next(iter(fits)), set()).add(said)
         acts = [
             act("INFORM", slot, [known.spelt.get((slot, value), value)])
@@ -54,7 +55,26 @@ class KnownUnread:
             if len(values) == 1
             for value in values
         ]
+        acts += await _short_start(parts, r, words, empty - set(found))
         return r.adding(acts, [a.slot for a in acts])
+
+
+async def _short_start(parts: Parts, r: Reading, words: list[str], empty: set[str]) -> list[Action]:
+    """The short form of a known value said right before "to" ("round trip nyc to
+    seattle", the reader having read the end of the route) for the one empty slot whose
+    values it abbreviates (``casual.Aliases``), as the user wrote it, the backend's value
+    canonical."""
+    assert r.service is not None
+    aliases = await parts.aliases(r.service)
+    found: list[Action] = []
+    for word, after in zip(words, words[1:], strict=False):
+        if after != "to" or parts.word_count(word) >= COMMON:
+            continue
+        named = [(slot, aliases.of(word, slot)) for slot in sorted(empty)]
+        hits = [(slot, value) for slot, value in named if value is not None]
+        if len(hits) == 1:
+            found.append(act("INFORM", hits[0][0], [word], [hits[0][1]]))
+    return found
 
 
 def _empty(parts: Parts, r: Reading) -> set[str]:

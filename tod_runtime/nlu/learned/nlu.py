@@ -142,9 +142,10 @@ class LearnedNLU(RulesNLU):
             if read.slot not in filled:
                 filled.add(read.slot)
                 # a value the backend knows for the slot, as the backend writes it ("austin"
-                # is said back as "Austin")
+                # is said back as "Austin"; "shazam" is searched as "Shazam!")
                 value = known.spelt.get((read.slot, normalised(read.value)), read.value)
-                acts.append(act("INFORM", read.slot, [value], [read.canonical]))
+                canonical = value if read.canonical == read.value else read.canonical
+                acts.append(act("INFORM", read.slot, [value], [canonical]))
         return acts
 
     async def rule_values(self, text: str, service: str, slots: Sequence[str]) -> list[Action]:

@@ -39,6 +39,7 @@ from tod_runtime.nlu.learned.routing import (
     IntentByValues,
     ServiceByKnownName,
     ServiceByValues,
+    StayOnTask,
     TaskSwitch,
     Unsure,
     ValuesOverNone,
@@ -221,9 +222,11 @@ class StreetNotDate:
 
 
 # English words before a date that make it the end of a stay, a trip or a rental
+# ("out" only after "check": "out on the 7th, back on the 10th" leaves on the 7th)
 END_CUES = frozenset(
-    {"return", "returning", "back", "until", "till", "through", "out", "off", "end", "ending"}
+    {"return", "returning", "back", "until", "till", "through", "off", "end", "ending", "checkout"}
 )
+CHECK_OUT = re.compile(r"\bcheck(?:ing)? out\b")
 CUE_WORDS = 3  # words before a date read for its cue
 
 
@@ -306,7 +309,8 @@ def _date_spans(text: str) -> list[tuple[int, int]]:
 
 def _ends(before: str) -> bool:
     """Whether the words right before a date cue the end of a span of days."""
-    return not END_CUES.isdisjoint(tokens(before)[-CUE_WORDS:])
+    words = tokens(before)[-CUE_WORDS:]
+    return not END_CUES.isdisjoint(words) or bool(CHECK_OUT.search(" ".join(words)))
 
 
 class TaskOver:
@@ -407,6 +411,7 @@ REPAIRS: tuple[Repair, ...] = (
     ValuesOverNone(),
     ServiceByValues(),
     TaskSwitch(),
+    StayOnTask(),
     AfterDone(),
     ServiceByKnownName(),
     Unsure(),

@@ -180,6 +180,39 @@ class TaskSwitch:
         return replace(r, ranked=fresh, predicted=fresh[0][1]) if fresh else r
 
 
+class StayOnTask:
+    """A turn mid-task that names nothing of another service ("ok book monday at 9:30 am"
+    after a dentist was offered) stays with the task: the current service's best intent
+    wins over another service's scored less than ``service_margin`` logits above it,
+    unless the user says a noun of that intent's head ("bus") that no description of the
+    current service holds. A task just done (``AfterDone``) may be left."""
+
+    name = "stay_on_task"
+    step = "route"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        current, intent = r.turn.current
+        return (
+            r.predicted is not None
+            and current is not None
+            and intent != "NONE"
+            and r.predicted[0] != current
+            and "NOTIFY_SUCCESS" not in r.turn.sys_acts
+        )
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        assert r.predicted is not None
+        current = r.turn.current[0]
+        said = r.turn.utterance.content - parts.described[current or ""]
+        if said & parts.nouns[r.predicted]:
+            return r
+        top = r.ranked[0][0]
+        own = next(((s, c) for s, c in r.ranked if c and c[0] == current), None)
+        if own is None or top - own[0] >= parts.thresholds.service_margin:
+            return r
+        return replace(r, predicted=own[1])
+
+
 def intent_for_values(
     parts: Parts,
     service: str,

@@ -40,6 +40,9 @@ SHORTHAND = {
     "tmrw": "tomorrow", "tmr": "tomorrow", "tmrow": "tomorrow", "tmw": "tomorrow",
     "tonite": "tonight", "nite": "night", "ppl": "people", "pls": "please", "plz": "please",
     "thru": "through", "wknd": "weekend",
+    # weekdays cut short ("next fri"); not "wed", "sat", "sun", "mon": words of their own
+    "tue": "tuesday", "tues": "tuesday", "weds": "wednesday", "thu": "thursday",
+    "thur": "thursday", "thurs": "thursday", "fri": "friday",
 }  # fmt: skip
 
 
