@@ -804,3 +804,57 @@ async def test_stay_on_task_keeps_a_turn_that_names_no_other_service() -> None:
     assert (await rt.StayOnTask().apply(nlu, read("and a hotel too", 1.0))).predicted == room
     done = system(a("NOTIFY_SUCCESS"), service="Restaurants")
     assert not rt.StayOnTask().applies(nlu, read("ok book it for 7 pm", 1.0, done))
+
+
+def _sister_flights() -> Schemas:
+    def service(name: str, start: str, end: str, flags: list[dict[str, Any]]) -> dict[str, Any]:
+        search = {
+            "name": "SearchFlight",
+            "description": "Find a flight",
+            "is_transactional": False,
+            "required_slots": [start, end],
+            "optional_slots": {},
+            "result_slots": [start, end, *(f["name"] for f in flags)],
+        }
+        return {
+            "service_name": name,
+            "description": "Flights",
+            "slots": [
+                _slot(start, "Starting city for the trip"),
+                _slot(end, "Ending city for the trip"),
+                *flags,
+            ],
+            "intents": [search],
+        }
+
+    redeye = _slot("is_redeye", "Whether the flight is a red-eye flight", flag=True)
+    return Schemas(
+        [
+            ServiceSchema.model_validate(service("Air_1", "origin_city", "destination_city", [])),
+            ServiceSchema.model_validate(service("Air_2", "origin", "destination", [redeye])),
+        ]
+    )
+
+
+async def test_a_feature_only_a_sister_lists_moves_the_task_there_with_its_details() -> None:
+    """ "is it a red eye?" after a search on the flight service without red-eye flags moves
+    to its sister, which lists them, searching from the same cities."""
+    from tod_runtime.nlu.learned.sisters import SisterCarry, SisterSlot
+
+    nlu = nlu_of(_sister_flights())
+    offered = system(a("OFFER", "origin_city", "Boston"), service="Air_1")
+    intents = {"Air_1": "SearchFlight"}
+    r = reading(nlu, "is it a red eye?", ("Air_1", "SearchFlight"), intents, [offered])
+    moved = await SisterSlot().apply(nlu, r)
+    assert moved.predicted == ("Air_2", "SearchFlight")
+    other = reading(nlu, "what time does it leave?", r.predicted, intents, [offered])
+    assert (await SisterSlot().apply(nlu, other)).predicted == ("Air_1", "SearchFlight")
+    held = State(
+        active_intent="SearchFlight",
+        slot_values={"origin_city": ["Boston"], "destination_city": ["Denver"]},
+    )
+    moved = replace(moved, context=TurnContext(nlu.schemas, [offered], {"Air_1": held}))
+    assert SisterCarry().applies(nlu, moved)
+    acts = texts((await SisterCarry().apply(nlu, moved)).acts)
+    assert sorted(acts) == ["INFORM(destination=Denver)", "INFORM(origin=Boston)"]
+    assert not SisterCarry().applies(nlu, r)  # no move, nothing to carry

@@ -44,6 +44,7 @@ from tod_runtime.nlu.learned.routing import (
     Unsure,
     ValuesOverNone,
 )
+from tod_runtime.nlu.learned.sisters import SisterCarry, SisterSlot
 from tod_runtime.nlu.learned.text import QUESTION_WORDS, tokens
 from tod_runtime.nlu.values import DATE, NUMBER, STREETS, number_value
 from tod_runtime.values.dates import WEEKDAYS
@@ -412,6 +413,7 @@ REPAIRS: tuple[Repair, ...] = (
     ServiceByValues(),
     TaskSwitch(),
     StayOnTask(),
+    SisterSlot(),
     AfterDone(),
     ServiceByKnownName(),
     Unsure(),
@@ -436,6 +438,7 @@ REPAIRS: tuple[Repair, ...] = (
     ValueAlias(),
     TimeOfDay(),
     KnownUnread(),
+    SisterCarry(),
 )
 NAMES = tuple(r.name for r in REPAIRS)
 # Off unless named in ``repairs``: alias_search cost joint goal accuracy on train's held-out

@@ -1,0 +1,122 @@
+"""Sister services: two services offering an intent of the same name (two hotel services'
+``SearchHotel``, two flight services' ``SearchOnewayFlight``). The user cannot see which one
+the understanding chose, so a detail only the other can hold moves the task there
+(``SisterSlot``), and a task that moves takes its details along (``SisterCarry``)."""
+
+from __future__ import annotations
+
+from collections.abc import Set as AbstractSet
+from dataclasses import replace
+
+from tod_runtime.dialogue.models import DONTCARE, Action, act
+from tod_runtime.nlu.learned.reading import Parts, Reading
+from tod_runtime.nlu.learned.text import stem
+from tod_runtime.nlu.learned.values import SlotView
+
+
+class SisterSlot:
+    """A feature the chosen service cannot say that a sister can ("is it pet friendly?" to a
+    hotel service with no word of pets, when another hotel service's search takes "Whether
+    pets are allowed"; "is it a red eye?" to the flight service without one): the turn moves
+    to the one other service that offers the chosen intent by name and has a yes/no slot of
+    it the user's words name (``SlotView.named_with``) with words no slot of the chosen
+    service is named with. Yes/no slots only: the features a service lists differ between
+    sisters, while times, dates and places are named with words any of them may use ("what
+    time does it start?", "checking in on the 12th")."""
+
+    name = "sister_slot"
+    step = "route"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return r.predicted is not None and len(r.context.schemas) > 1
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        assert r.predicted is not None
+        service, intent = r.predicted
+        words = {stem(w) for w in r.turn.utterance.content}
+        named = words - {w for v in parts.views[service] for w in v.named_with}
+        if not named:
+            return r
+        found = [
+            other
+            for other in r.context.schemas
+            if other != service and other in parts.views and _names(parts, other, intent, named)
+        ]
+        return replace(r, predicted=(found[0], intent)) if len(found) == 1 else r
+
+
+def _names(parts: Parts, service: str, intent: str, words: AbstractSet[str]) -> bool:
+    """Whether ``service`` offers ``intent`` and a slot of it is named with ``words``."""
+    spec = parts.schemas[service].intent(intent)
+    if spec is None:
+        return False
+    slots = {*spec.required_slots, *spec.optional_slots, *spec.result_slots}
+    views = parts.views[service]
+    return any(v.named_with & words for v in views if v.name in slots and v.value_type == "bool")
+
+
+class SisterCarry:
+    """A task moved to a sister service (the chosen frame offers, by name, the intent the
+    dialogue's current frame is active in) takes its details along: each input of the
+    intent the turn left empty takes the value the current frame holds for its paired slot
+    (``paired``), so "is it a red eye?" after a flight search searches the other flight
+    service from the same cities on the same day."""
+
+    name = "sister_carry"
+    step = "acts"
+
+    def _source(self, r: Reading) -> str | None:
+        current = r.turn.current[0]
+        if r.predicted is None or current is None or current == r.predicted[0]:
+            return None
+        state = r.context.state.get(current)
+        if state is None or state.active_intent != r.predicted[1]:
+            return None
+        return current
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return self._source(r) is not None
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        source = self._source(r)
+        assert source is not None and r.predicted is not None
+        service, intent = r.predicted
+        spec = parts.schemas[service].intent(intent)
+        held = r.context.state[source].slot_values
+        if spec is None or source not in parts.views:
+            return r
+        inputs = [*spec.required_slots, *spec.optional_slots]
+        theirs = [v for v in parts.views[source] if held.get(v.name)]
+        mine = [v for v in parts.views[service] if v.name in inputs and v.name not in r.filled]
+        acts: list[Action] = []
+        for slot, other in paired(mine, theirs).items():
+            values = held[other]
+            if values and (values[0] == DONTCARE or _allowed(parts, service, slot, values[0])):
+                acts.append(act("INFORM", slot, [values[0]]))
+        return r.adding(acts, [a.slot for a in acts])
+
+
+def _allowed(parts: Parts, service: str, slot: str, value: str) -> bool:
+    spec = parts.schemas[service].slot(slot)
+    allowed = {v.lower() for v in spec.possible_values} if spec else set()
+    return not allowed or value.lower() in allowed
+
+
+def paired(mine: list[SlotView], theirs: list[SlotView]) -> dict[str, str]:
+    """Each of ``mine`` paired with the slot of ``theirs`` of its value type whose name and
+    description words it shares most of (``named_with``), best pairs first, one to one; a
+    pair shares a word at least ("origin_city", "Starting city for the trip" with "origin",
+    "City of origin for the flight", not with "destination")."""
+    scored = sorted(
+        (
+            (-len(a.named_with & b.named_with), a.name, b.name)
+            for a in mine
+            for b in theirs
+            if a.value_type == b.value_type and a.named_with & b.named_with
+        ),
+    )
+    pairs: dict[str, str] = {}
+    for _, a, b in scored:
+        if a not in pairs and b not in pairs.values():
+            pairs[a] = b
+    return pairs
