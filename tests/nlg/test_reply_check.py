@@ -95,6 +95,8 @@ def test_a_number_before_a_noun_or_after_a_is_not_a_disagreement() -> None:
 
 def test_a_template_people_typed_is_said_in_sentence_case() -> None:
     assert cased("iT cost you {fare}.") == "It cost you {fare}."
+    assert cased("Yes, It will be held at {venue}.") == "Yes, it will be held at {venue}."
+    assert cased("Yes, Sia sings it.") == "Yes, Sia sings it."  # a name keeps its capital
     assert cased("they don't. the address is {a}. but i think so") == (
         "They don't. The address is {a}. But I think so"
     )

@@ -200,3 +200,27 @@ def test_when_naming_a_date_and_a_time_alike_asks_for_both() -> None:
     after = AskedSlot().apply(_turn("ok when is it?", read, timed, ROW | {"leave_time": "18:00"}))
     assert after.acts["Coaches"] == [act("REQUEST", "day"), act("REQUEST", "leave_time")]
     assert after.state["Coaches"].requested_slots == ["day", "leave_time"]
+
+
+def test_where_about_an_address_is_told_the_place_it_is_the_address_of() -> None:
+    """ "where is it played?": the venue and its address ("Address of event venue" is the
+    venue's, not the event's), whether the question's words decide or the NLU's reading
+    stands; a question about the address alone, without "where", asks for it alone."""
+    extra = [
+        {"name": "event_name", "description": "Name of the event"},
+        {"name": "venue", "description": "Exact venue of the event"},
+        {"name": "venue_address", "description": "Address of event venue"},
+    ]
+    slots = [
+        *COACHES["slots"],
+        *(s | {"is_categorical": False, "possible_values": []} for s in extra),
+    ]
+    find = dict(COACHES["intents"][0])
+    find["result_slots"] = [*find["result_slots"], "event_name", "venue", "venue_address"]
+    staged = COACHES | {"slots": slots, "intents": [find, COACHES["intents"][1]]}
+    row = ROW | {"event_name": "Cubs Vs Mets", "venue": "Wrigley Field", "venue_address": "1 St"}
+    read = [act("REQUEST", "venue_address")]
+    for text in ("where is it played?", "where is it?"):
+        after = AskedSlot().apply(_turn(text, read, staged, row))
+        assert after.acts["Coaches"] == [act("REQUEST", "venue"), act("REQUEST", "venue_address")]
+    assert not AskedSlot().applies(_turn("whats the address?", read, staged, row))

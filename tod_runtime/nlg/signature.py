@@ -276,17 +276,23 @@ _STARTS = re.compile(r"(^|[.?!]\s+)([a-z])")
 def cased(template: str) -> str:
     """A template people typed, in sentence case: a word with a capital inside in lower case
     ("iT cost you", "a Metalcore sonG"), "i" as "I", each sentence's first letter a capital
-    ("they don't serve alcohol. the address is ..."), a question's preposition once ("In
-    what city should I look?"). Placeholders are left as they are: a value keeps its own
-    spelling."""
+    ("they don't serve alcohol. the address is ..."), none after a one-word reply ("Yes, it
+    will be held at"), a question's preposition once ("In what city should I look?").
+    Placeholders are left as they are: a value keeps its own spelling."""
     if not any(c.isalpha() for c in template):
         return template
     text = _MID_CAPITAL.sub(lambda m: m[1].lower(), template)
     text = _LONE_I.sub("I", text)
     text = _DOUBLED.sub(r"\1 \2 \3?", text)
+    text = _AFTER_REPLY.sub(lambda m: m[1] + m[2].lower(), text)
     return _STARTS.sub(lambda m: m[1] + m[2].upper(), text)
 
 
+# a pronoun or a function word capitalised after a one-word reply ("Yes, It will be held at")
+_AFTER_REPLY = re.compile(
+    r"(^(?:Yes|No|Sure|Okay|Ok|Alright|Great|Certainly), )"
+    r"(It|They|Please|The|This|That|There|These|Those|We|You|He|She|Your|Their|Its)\b"
+)
 _DOUBLED = re.compile(r"\b(in|at|from|to|for|with|on) (what|which) ([^.?!{}]*?) \1\?", re.I)
 """A question's preposition said twice ("In what city should I look in?"): the last one goes."""
 

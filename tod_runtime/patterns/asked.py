@@ -64,6 +64,8 @@ SAID_AS = {
 }  # fmt: skip
 NAMED, DESCRIBED, ASKED, WHOLE = 2, 1, 3, 1
 WHEN = re.compile(r"\bwhen(?:s|'s)?\b")
+NAMING = frozenset({"name", "title"})  # what a slot's name says of any named thing
+WHERE = re.compile(r"\bwhere(?:s|'s)?\b")
 MIN_STEM = 4
 
 
@@ -135,6 +137,29 @@ def answerable(turn: PatternTurn, service: str, state: State) -> set[str]:
     return held | set(entity) | found
 
 
+def _place_of(schema: ServiceSchema, slot: str, can: set[str]) -> str | None:
+    """The answerable slot an address is the address of: "Address of the venue" is the
+    venue's, so "where is it played?" is told the venue and its address ("Address of the
+    restaurant": the restaurant's name). The slot whose name's words ("name" aside) the rest
+    of the address's description says, its last word (the head: "Address of event venue"
+    is the venue's, not the event's) among them; of two, the one named with more."""
+    spec = schema.slot(slot)
+    if spec is None or "address" not in _slot_words(spec)[1][:1] + spec.name.split("_")[:1]:
+        return None
+    rest = _slot_words(spec)[1][1:]
+    places = sorted(
+        (len(parts), other.name)
+        for other in schema.slots
+        if other.name in can and other.name != slot and "address" not in other.name
+        for parts in [[p for p in _content(other.name.split("_")) if p not in NAMING]]
+        if rest and any(_alike(p, rest[-1]) for p in parts)
+        and all(any(_alike(p, w) for w in rest) for p in parts)
+    )  # fmt: skip
+    if not places or places[-2:-1] and places[-2][0] == places[-1][0]:
+        return None
+    return places[-1][1]
+
+
 def asked_slot(turn: PatternTurn, service: str, state: State) -> tuple[tuple[str, ...], int] | None:
     """The slots the question asks for (one, or a date and a time) and their score, None
     when no answerable slot is named or most of the question's words are about something
@@ -162,7 +187,8 @@ def asked_slot(turn: PatternTurn, service: str, state: State) -> tuple[tuple[str
         return None
     tied = tuple(name for s, name in scored if s == best[0])
     if len(tied) == 1:
-        return tied, best[0]
+        place = _place_of(schema, tied[0], can) if WHERE.search(words) else None
+        return ((place, *tied) if place else tied), best[0]
     kinds = sorted(slot_kind(schema, name) for name in tied)
     if kinds == ["date", "time"] and WHEN.search(words):
         return tied, best[0]
@@ -173,7 +199,8 @@ def asked_slot(turn: PatternTurn, service: str, state: State) -> tuple[tuple[str
 class AskedSlot:
     """A question about a detail: the slot asked for is the one the schema's words for it
     match best (the departure station for "where does it leave from?"). It replaces a slot
-    the NLU read that matches worse, and is asked for when the NLU read no question."""
+    the NLU read that matches worse, and is asked for when the NLU read no question. "where"
+    about an address is told the place it is the address of as well (``_place_of``)."""
 
     name: str = "asked_slot"
 
@@ -188,11 +215,13 @@ class AskedSlot:
         if not read and not self._asks(turn, acts):
             return None
         state = turn.state.get(service) or turn.context.state.get(service) or State()
-        found = asked_slot(turn, service, state)
-        if found is None:
-            return None
-        slots, best = found
         schema = turn.context.schemas[service]
+        found = asked_slot(turn, service, state)
+        if found is None:  # the NLU's reading stands; "where" is told the place too
+            where = len(read) == 1 and WHERE.search(turn.words)
+            place = _place_of(schema, read[0], answerable(turn, service, state)) if where else None
+            return (service, (place, read[0])) if place else None
+        slots, best = found
         if set(slots) <= set(read):
             return None
         if len(slots) == 1 and any(
