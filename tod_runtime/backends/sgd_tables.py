@@ -8,8 +8,9 @@ parameter as recorded; where none does but rows hold every parameter except the 
 asked, those rows on the day asked (``sgd_transactions.any_day``: a flight recorded on other
 days also flies on this one; never another value of any other parameter), else ``[]``. A
 transaction succeeds whenever its inputs are valid for the schema and is refused with a
-reason otherwise (``sgd_transactions``). Relative dates are read against SGD's day,
-2019-03-01.
+reason otherwise (``sgd_transactions``). What the service knows (``entity_values``): its
+entities' values, and the values its recorded transactions took for slots no search returns
+(the times tables were booked for). Relative dates are read against SGD's day, 2019-03-01.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from tod_runtime.dialogue.refusal import CallOutcome
 from tod_runtime.errors import InputError, TodError
 from tod_runtime.progress import progress
 from tod_runtime.schema.loader import Schemas
+from tod_runtime.schema.models import IntentSchema
 
 SGD_REFERENCE_DATE = date(2019, 3, 1)
 """The day SGD's dialogues call "today" (a Friday). Found on train: every service call made
@@ -99,6 +101,7 @@ class SGDTablesBackend:
         self._schemas = split.schemas()
         self._tables = Tables()
         self._recorded: Recordings = {}
+        self._transactions: dict[str, list[IntentSchema]] = {}  # recorded, by service
         by_method: dict[tuple[str, str], dict[str, dict[str, str]]] = {}
         most: dict[tuple[str, str], int] = {}  # the most rows one recorded call returned
         for service, call, results in _recorded_calls(split):
@@ -116,8 +119,11 @@ class SGDTablesBackend:
             intent = self._schemas[service].intent(method) if service in self._schemas else None
             if intent is not None and not intent.is_transactional:  # entities come from searches
                 all_rows.setdefault(service, {}).update(rows)
+            elif intent is not None:
+                self._transactions.setdefault(service, []).append(intent)
         for service, rows in all_rows.items():
             self._tables.create(service, list(rows.values()))
+
         # searches that answer with one row (a balance, the weather): one row, not every
         # balance the recordings hold for a savings account
         self._one_row = frozenset(key for key, n in most.items() if n == 1)
@@ -159,8 +165,18 @@ class SGDTablesBackend:
         return transact(self._tables, self._schemas[service], intent, call.parameters)
 
     async def entity_values(self, service: str) -> dict[str, list[str]]:
+        """The values of the entities the service's searches returned, and, for a slot no
+        search returned, the values its recorded transactions took (the times tables were
+        booked for, the names money was sent to): what the service's data holds."""
         known_service(self._schemas, service)
-        return self._tables.distinct(service, self._schemas[service].slot_map)
+        values = self._tables.distinct(service, self._schemas[service].slot_map)
+        searched = {slot for slot, found in values.items() if found}
+        for intent in self._transactions.get(service, ()):
+            inputs = [*intent.required_slots, *intent.optional_slots]
+            for slot, found in self._tables.distinct(f"{service}.{intent.name}", inputs).items():
+                if slot not in searched:
+                    values[slot] = sorted({*values.get(slot, ()), *found})
+        return values
 
     async def close(self) -> None:
         self._tables.close()

@@ -122,27 +122,34 @@ def unknown_words(words: str, schema: ServiceSchema) -> list[str]:
     return [w for w in _content(words.split()) if not any(_alike(w, v) for v in vocabulary)]
 
 
+def at_hand(turn: PatternTurn, service: str, state: State) -> set[str]:
+    """The slots the state or the result on offer holds."""
+    held = {s for s, v in state.slot_values.items() if v}
+    return held | set(entity_on_offer(turn.context.history, service, state) or {})
+
+
 def answerable(turn: PatternTurn, service: str, state: State) -> set[str]:
-    """The slots the system can tell: held by the state or the result on offer, or returned
-    by a search of the service whose required slots the state holds."""
+    """The slots the system can tell: held by the state or the result on offer
+    (``at_hand``), or returned by a search of the service whose required slots the state
+    holds."""
     schema = turn.context.schemas[service]
     held = {s for s, v in state.slot_values.items() if v}
-    entity = entity_on_offer(turn.context.history, service, state) or {}
     found = {
         slot
         for intent in schema.intents
         if not intent.is_transactional and set(intent.required_slots) <= held
         for slot in intent.result_slots
     }
-    return held | set(entity) | found
+    return at_hand(turn, service, state) | found
 
 
 def _place_of(schema: ServiceSchema, slot: str, can: set[str]) -> str | None:
-    """The answerable slot an address is the address of: "Address of the venue" is the
-    venue's, so "where is it played?" is told the venue and its address ("Address of the
-    restaurant": the restaurant's name). The slot whose name's words ("name" aside) the rest
-    of the address's description says, its last word (the head: "Address of event venue"
-    is the venue's, not the event's) among them; of two, the one named with more."""
+    """The slot at hand (``at_hand``: no search is made for it) an address is the address
+    of: "Address of the venue" is the venue's, so "where is it played?" is told the venue
+    and its address ("Address of the restaurant": the restaurant's name). The slot whose
+    name's words ("name" aside) the rest of the address's description says, its last word
+    (the head: "Address of event venue" is the venue's, not the event's) among them; of
+    two, the one named with more."""
     spec = schema.slot(slot)
     if spec is None or "address" not in _slot_words(spec)[1][:1] + spec.name.split("_")[:1]:
         return None
@@ -187,7 +194,11 @@ def asked_slot(turn: PatternTurn, service: str, state: State) -> tuple[tuple[str
         return None
     tied = tuple(name for s, name in scored if s == best[0])
     if len(tied) == 1:
-        place = _place_of(schema, tied[0], can) if WHERE.search(words) else None
+        place = (
+            _place_of(schema, tied[0], at_hand(turn, service, state))
+            if WHERE.search(words)
+            else None
+        )
         return ((place, *tied) if place else tied), best[0]
     kinds = sorted(slot_kind(schema, name) for name in tied)
     if kinds == ["date", "time"] and WHEN.search(words):
@@ -219,7 +230,7 @@ class AskedSlot:
         found = asked_slot(turn, service, state)
         if found is None:  # the NLU's reading stands; "where" is told the place too
             where = len(read) == 1 and WHERE.search(turn.words)
-            place = _place_of(schema, read[0], answerable(turn, service, state)) if where else None
+            place = _place_of(schema, read[0], at_hand(turn, service, state)) if where else None
             return (service, (place, read[0])) if place else None
         slots, best = found
         if set(slots) <= set(read):
