@@ -90,6 +90,23 @@ async def test_confirms_then_calls_with_canonical_values_then_notifies() -> None
     assert kinds(failed) == ["NOTIFY_FAILURE()", "REQUEST(time)"]  # a detail to change
 
 
+async def test_a_yes_that_changes_a_confirmed_detail_confirms_again() -> None:
+    """ "ok, 3 of us though" to a confirmation for 2: confirmed again, not booked; a yes
+    that says a confirmed value again ("yes, at 5pm" for 17:00) books."""
+    state = State(
+        active_intent="ReserveCafe",
+        slot_values={"cafe_name": ["Grind"], "city": ["Oslo"], "time": ["5 pm"]},
+    )
+    said = [user(a("INFORM", "time", "5 pm", canonical=("17:00",)))]
+    confirm = await decide(state, [a("INFORM", "cafe_name", "Grind")], said)
+    history = [*said, system(*confirm.actions)]
+    more = state.model_copy(update={"slot_values": {**state.slot_values, "party_size": ["3"]}})
+    again = await decide(more, [a("AFFIRM"), a("INFORM", "party_size", "3")], history)
+    assert again.service_call is None and "CONFIRM(party_size)" in kinds(again)
+    same = [a("AFFIRM"), a("INFORM", "time", "5pm", canonical=("17:00",))]
+    assert (await decide(state, same, history)).service_call is not None
+
+
 def searched_cafes() -> Turn:
     """A system turn that searched cafes in Oslo (two found) and offered the first."""
     rows = [{"cafe_name": "Grind", "phone": "555-1"}, {"cafe_name": "Bean", "phone": "555-2"}]

@@ -346,7 +346,7 @@ class _Decision:
             # new task in another service: not understood, rather than a new booking to
             # confirm.
             return self.done(*talk.fallback(self.schemas, []))
-        if "AFFIRM" in self.user and self.prev_kinds & {"CONFIRM", "OFFER"}:
+        if "AFFIRM" in self.user and self.prev_kinds & {"CONFIRM", "OFFER"} and not self.changed():
             return self.call(self.intent, self.agreed(self.intent))
         answers = inform(entity, self.state.requested_slots) if entity is not None else []
         if answers and "CONFIRM" not in self.prev_kinds:
@@ -355,6 +355,24 @@ class _Decision:
         if answers:  # a question while confirming: answered, and the confirmation in brief
             return self.done(*answers, *talk.brief_confirmation(confirm, self.schema))
         return self.done(*confirm)
+
+    def changed(self) -> bool:
+        """Whether the user, saying yes, gave another value for a detail the confirmation
+        said ("ok take it from savings. it goes to her savings account" to "... to aunt
+        Jenny's checking account"): then the booking is confirmed again, never made. Values
+        compare in the backend's form ("friday" is the confirmed 2019-03-08)."""
+        said = {
+            a.slot: self.backend_value(a.canonical_values or a.values, a.slot).lower()
+            for a in self.previous
+            if a.act == "CONFIRM" and a.slot and (a.canonical_values or a.values)
+        }
+        return any(
+            a.act == "INFORM"
+            and a.slot in said
+            and (a.canonical_values or a.values)
+            and self.backend_value(a.canonical_values or a.values, a.slot).lower() != said[a.slot]
+            for a in self.acts
+        )
 
     def agreed(self, intent: IntentSchema) -> dict[str, str]:
         """The call's parameters once the user affirmed: the state's, what the confirmation
