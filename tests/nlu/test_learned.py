@@ -600,9 +600,9 @@ def test_a_span_the_reader_is_sure_of_takes_its_slot_at_the_lower_threshold() ->
         reader = ValueReader(NLUModel(shipped.weights, config))
         return {f"{r.slot}={r.value}" for r in reader.read_spans(turn, slot_views(hotels))}
 
-    strict = read(sure_span=2.0)  # no span is sure: the one assign threshold
-    assert strict == read(assign=shipped.thresholds.assign, sure_span=2.0)
-    loose = read(sure_span=0.0, sure_assign=0.0)  # every span sure: as if assign were 0
+    assert read(sure_span=2.0) == read(assign=shipped.thresholds.assign, sure_span=2.0)
+    strict = read(assign=0.3, sure_span=2.0)  # no span is sure: the one assign threshold
+    loose = read(assign=0.3, sure_span=0.0, sure_assign=0.0)  # every span sure: assign 0
     assert loose == read(assign=0.0, sure_span=2.0) and strict < loose
 
 
@@ -966,7 +966,12 @@ async def test_a_rival_service_counts_the_values_its_near_intents_take() -> None
             _movie_service("Rentals", "Movie rentals", "Rent a movie to watch"),
         ]
     )
-    nlu = LearnedNLU(ComponentContext(schemas=two, backend=None))
+
+    class Backend:  # the genres both services list
+        async def entity_values(self, service: str) -> dict[str, list[str]]:
+            return {"genre": ["Comedy", "Drama"]}
+
+    nlu = LearnedNLU(ComponentContext(schemas=two, backend=Backend()))  # type: ignore[arg-type]
     context = TurnContext(two, [], {})
     ranked = ((1.0, ("Rentals", "Act")), (0.5, ("Browse", "Act")), (0.4, ("Browse", "FindMovies")))
     assert await service_for_values(nlu, "a comedy please", context, ranked) == ("Browse", "Act")
