@@ -784,7 +784,7 @@ async def test_known_unread_reads_the_start_of_a_route_said_without_from() -> No
 
 
 async def test_stay_on_task_keeps_a_turn_that_names_no_other_service() -> None:
-    """ "ok book it for 7 pm" mid-way through a restaurant booking stays there though
+    """ "ok, at 7 pm then" mid-way through a restaurant booking stays there though
     another service's intent scored a little higher; naming the other ("a hotel") or a
     wide gap leaves it to the scorer, and so does a task just done."""
     nlu = nlu_of(embedded("Restaurants", "Hotels"))
@@ -797,13 +797,13 @@ async def test_stay_on_task_keeps_a_turn_that_names_no_other_service() -> None:
         r = reading(nlu, text, room, intents, [last])
         return replace(r, ranked=((0.0, room), (-gap, table)))
 
-    r = read("ok book it for 7 pm", 1.0)
+    r = read("ok, at 7 pm then", 1.0)
     assert rt.StayOnTask().applies(nlu, r)
     assert (await rt.StayOnTask().apply(nlu, r)).predicted == table
-    assert (await rt.StayOnTask().apply(nlu, read("ok book it for 7 pm", 3.0))).predicted == room
+    assert (await rt.StayOnTask().apply(nlu, read("ok, at 7 pm then", 3.0))).predicted == room
     assert (await rt.StayOnTask().apply(nlu, read("and a hotel too", 1.0))).predicted == room
     done = system(a("NOTIFY_SUCCESS"), service="Restaurants")
-    assert not rt.StayOnTask().applies(nlu, read("ok book it for 7 pm", 1.0, done))
+    assert not rt.StayOnTask().applies(nlu, read("ok, at 7 pm then", 1.0, done))
 
 
 def _sister_flights() -> Schemas:

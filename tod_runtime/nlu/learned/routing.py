@@ -180,12 +180,20 @@ class TaskSwitch:
         return replace(r, ranked=fresh, predicted=fresh[0][1]) if fresh else r
 
 
+def _own_words(parts: Parts, words: AbstractSet[str]) -> set[str]:
+    """The words few services' descriptions hold (at most a quarter of them, or two): what
+    names one kind of task ("calendar", "bus"), not what any says ("book", "find")."""
+    most = max(2, len(parts.described) // 4)
+    return {w for w in words if sum(w in d for d in parts.described.values()) <= most}
+
+
 class StayOnTask:
     """A turn mid-task that names nothing of another service ("ok book monday at 9:30 am"
     after a dentist was offered) stays with the task: the current service's best intent
     wins over another service's scored less than ``service_margin`` logits above it,
-    unless the user says a noun of that intent's head ("bus") that no description of the
-    current service holds. A task just done (``AfterDone``) may be left."""
+    unless the user says a word of that service's descriptions ("bus", "calendar") that no
+    description of the current service holds and few services' do (``_own_words``). A
+    task just done (``AfterDone``) may be left."""
 
     name = "stay_on_task"
     step = "route"
@@ -204,7 +212,7 @@ class StayOnTask:
         assert r.predicted is not None
         current = r.turn.current[0]
         said = r.turn.utterance.content - parts.described[current or ""]
-        if said & parts.nouns[r.predicted]:
+        if _own_words(parts, said & parts.described[r.predicted[0]]):
             return r
         top = r.ranked[0][0]
         own = next(((s, c) for s, c in r.ranked if c and c[0] == current), None)
