@@ -118,7 +118,7 @@ def reworded_variants(split: SGDSplit) -> list[Schemas]:
     from tod_runtime.data.sgdx import reworded_schemas
 
     out = reworded_schemas(split)
-    known = recorded_values(split) if out else {}
+    known = recorded_values(split, transactions=False) if out else {}
     for schemas in out:
         for service, schema in schemas.items():
             bind_values(schema, known[service])

@@ -283,9 +283,9 @@ def cross_validate(
 
 
 def known_values_of(split: SGDSplit, schemas: Mapping[str, ServiceSchema]) -> Known:
-    """What the SGD tables backend of ``split`` knows, per service, as the NLU sees it at run
-    time (entity values from the split's recorded results, and possible values)."""
-    recorded = recorded_values(split)
+    """What the SGD tables backend of ``split`` knows of its entities, per service (entity
+    values from the split's recorded searches, and possible values)."""
+    recorded = recorded_values(split, transactions=False)
     return {name: known_values(schema, recorded[name]) for name, schema in schemas.items()}
 
 
