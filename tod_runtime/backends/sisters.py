@@ -88,13 +88,11 @@ def _entity_slots(schema: ServiceSchema, search: IntentSchema) -> list[str]:
 
 def _allowed(schema: ServiceSchema, row: Mapping[str, str]) -> bool:
     """Whether each categorical value of the row is one the service allows."""
-    for slot, value in row.items():
-        spec = schema.slot(slot)
-        listed = spec.possible_values if spec is not None and spec.is_categorical else []
-        allowed = {v.lower() for v in listed}
-        if allowed and value.strip().lower() not in allowed:
-            return False
-    return True
+    return all(
+        spec is None or spec.allows(value)
+        for slot, value in row.items()
+        for spec in [schema.slot(slot)]
+    )
 
 
 def shared_rows(

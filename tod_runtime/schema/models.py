@@ -19,6 +19,12 @@ class SlotSchema(_SGDModel):
     is_categorical: bool
     possible_values: list[str]
 
+    def allows(self, value: str) -> bool:
+        """Whether ``value`` is one the slot takes: any value of a free-text slot (or of a
+        categorical one listing none), else one of its possible values, in any case."""
+        listed = {v.lower() for v in self.possible_values} if self.is_categorical else set()
+        return not listed or value.strip().lower() in listed
+
 
 class IntentSchema(_SGDModel):
     name: str

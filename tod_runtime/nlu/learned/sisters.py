@@ -91,15 +91,10 @@ class SisterCarry:
         acts: list[Action] = []
         for slot, other in paired(mine, theirs).items():
             values = held[other]
-            if values and (values[0] == DONTCARE or _allowed(parts, service, slot, values[0])):
+            target = parts.schemas[service].slot(slot)
+            if values and (values[0] == DONTCARE or target is None or target.allows(values[0])):
                 acts.append(act("INFORM", slot, [values[0]]))
         return r.adding(acts, [a.slot for a in acts])
-
-
-def _allowed(parts: Parts, service: str, slot: str, value: str) -> bool:
-    spec = parts.schemas[service].slot(slot)
-    allowed = {v.lower() for v in spec.possible_values} if spec else set()
-    return not allowed or value.lower() in allowed
 
 
 def paired(mine: list[SlotView], theirs: list[SlotView]) -> dict[str, str]:
