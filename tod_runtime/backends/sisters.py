@@ -21,13 +21,12 @@ import re
 from collections.abc import Iterable, Mapping
 
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
-from tod_runtime.schema.roles import FUNCTION_WORDS
+from tod_runtime.schema.roles import FUNCTION_WORDS, NAMING
 from tod_runtime.values.normalise import slot_kind
 
 Rows = dict[str, dict[str, str]]  # canonical JSON -> row
 PAIRED = 0.5  # the least score of a pair of slots
 INFORMATIVE = 5  # values shared count for a pair when both slots recorded this many
-NAMING = frozenset({"name", "title"})
 _WORD = re.compile(r"[a-z]+")
 
 

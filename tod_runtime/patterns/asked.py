@@ -24,6 +24,7 @@ from tod_runtime.dialogue.models import Action, State, act
 from tod_runtime.patterns.base import PatternTurn, plain_words
 from tod_runtime.policy.history import entity_on_offer
 from tod_runtime.schema.models import ServiceSchema, SlotSchema
+from tod_runtime.schema.roles import NAMING
 from tod_runtime.values.normalise import slot_kind
 
 QUESTION = re.compile(
@@ -64,7 +65,6 @@ SAID_AS = {
 }  # fmt: skip
 NAMED, DESCRIBED, ASKED, WHOLE = 2, 1, 3, 1
 WHEN = re.compile(r"\bwhen(?:s|'s)?\b")
-NAMING = frozenset({"name", "title"})  # what a slot's name says of any named thing
 WHERE = re.compile(r"\bwhere(?:s|'s)?\b")
 MIN_STEM = 4
 

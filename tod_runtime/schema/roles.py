@@ -40,6 +40,7 @@ FUNCTION_WORDS = frozenset(
         "under", "per", "is", "are", "was", "be", "being", "been", "can", "will", "would", "should",
     }
 )  # fmt: skip
+NAMING = frozenset({"name", "title"})  # what a slot says of any named thing
 TIME_HEADS = frozenset({"time", "hour"})
 DATE_HEADS = frozenset({"date", "day"})
 # What makes a time word an amount of time, not a moment (``_amount_of_time``): a measure
@@ -85,7 +86,7 @@ def names_entity(slot: SlotSchema | None) -> bool:
         return False
     head = description_head(slot.description)
     head = head[:-1] if head[-1:] == ["in"] else head
-    return bool(head) and head[-1] in ("name", "title")
+    return bool(head) and head[-1] in NAMING
 
 
 def value_type(slot: SlotSchema, known: Sequence[str] = ()) -> ValueType:
