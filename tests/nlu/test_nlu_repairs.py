@@ -851,10 +851,13 @@ async def test_a_feature_only_a_sister_lists_moves_the_task_there_with_its_detai
     assert (await SisterSlot().apply(nlu, other)).predicted == ("Air_1", "SearchFlight")
     held = State(
         active_intent="SearchFlight",
-        slot_values={"origin_city": ["Boston"], "destination_city": ["Denver"]},
+        slot_values={"origin_city": ["nyc"], "destination_city": ["Denver"]},
     )
-    moved = replace(moved, context=TurnContext(nlu.schemas, [offered], {"Air_1": held}))
+    said = user(a("INFORM", "origin_city", "nyc", canonical=("New York",)), service="Air_1")
+    moved = replace(moved, context=TurnContext(nlu.schemas, [said, offered], {"Air_1": held}))
     assert SisterCarry().applies(nlu, moved)
-    acts = texts((await SisterCarry().apply(nlu, moved)).acts)
-    assert sorted(acts) == ["INFORM(destination=Denver)", "INFORM(origin=Boston)"]
+    carried = (await SisterCarry().apply(nlu, moved)).acts
+    assert sorted(texts(carried)) == ["INFORM(destination=Denver)", "INFORM(origin=nyc)"]
+    # searched as the source's act read it
+    assert {x.slot: x.canonical_values for x in carried}["origin"] == ["New York"]
     assert not SisterCarry().applies(nlu, r)  # no move, nothing to carry

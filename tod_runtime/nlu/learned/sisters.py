@@ -93,7 +93,9 @@ class SisterCarry:
             values = held[other]
             target = parts.schemas[service].slot(slot)
             if values and (values[0] == DONTCARE or target is None or target.allows(values[0])):
-                acts.append(act("INFORM", slot, [values[0]]))
+                # as the user said it, and as the source's act read it ("nyc": New York)
+                canonical = r.context.history.canonical(values, other) or values[0]
+                acts.append(act("INFORM", slot, [values[0]], [canonical]))
         return r.adding(acts, [a.slot for a in acts])
 
 
