@@ -15,7 +15,7 @@ from tod_runtime.data.rename import Renaming
 from tod_runtime.data.sgdx import VARIANTS
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import Dialogue, Frame, ServiceCall, State, Turn, act
-from tod_runtime.dst.carry import NOT_ASKED_THRESHOLD, candidates, carry_over
+from tod_runtime.dst.carry import NOT_ASKED_THRESHOLD, candidates, carry_over, pointed
 from tod_runtime.dst.learned.features import (
     BITS,
     Context,
@@ -164,6 +164,29 @@ def test_a_place_two_slots_score_exactly_the_same_for_fills_neither() -> None:
         frame = state["Trips_1"] = State(active_intent="DoTrips_1")
         carry_over(frame, "Trips_1", state, both, History(), opening=True, model=flat)
         assert frame.slot_values == expected
+
+
+def test_words_pointing_back_carry_the_best_source_whatever_its_score() -> None:
+    # Every pair scores 0.5, under a threshold of 0.9 (a new intent, not an opening frame):
+    # nothing carries, unless the user points back ("a ride there"): then the place goes to
+    # the one text slot required.
+    shows = _service("Shows_1", [("venue", "Place of the show"), ("day", "Date of the show")], True)
+    rides = _service("Rides_1", [("to", "Where to go"), ("day", "Date of the ride")], True)
+    both = {"Shows_1": shows, "Rides_1": rides}
+    flat = CarryModel(np.zeros(1 << 16, dtype=np.float32), {"bits": 16, "threshold": 0.9})
+    for said, expected in (
+        ("a ride please", {}),
+        ("is there a ride", {}),
+        ("a ride there please", {"to": ["Hall"]}),
+        ("a ride there that day", {"to": ["Hall"], "day": ["Friday"]}),
+    ):
+        state = {"Shows_1": State(slot_values={"venue": ["Hall"], "day": ["Friday"]})}
+        frame = state["Rides_1"] = State(active_intent="DoRides_1")
+        carry_over(
+            frame, "Rides_1", state, both, History(),
+            opening=False, model=flat, pointing=pointed(said),
+        )  # fmt: skip
+        assert frame.slot_values == expected, said
 
 
 def test_two_slots_described_alike_are_told_apart_by_their_order() -> None:

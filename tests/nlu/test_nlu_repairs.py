@@ -549,6 +549,12 @@ def test_aliases_are_initials_and_word_starts_of_known_values() -> None:
     )
 
 
+def test_a_value_said_without_its_stops_is_an_alias() -> None:
+    aliases = cs.Aliases({"city": ["Washington D.C.", "Washington"]}, {"city": "city"})
+    assert aliases.of("washington dc", "city") == "Washington D.C."
+    assert aliases.of("washington", "city") is None  # a value itself
+
+
 def test_of_two_values_a_short_form_fits_the_one_far_more_named_is_meant() -> None:
     cities = ["Los Angeles", "Los Altos", "San Jose", "Santa Josefa"]
     used = {"los": 900, "angeles": 871, "altos": 27, "san": 5000, "jose": 400, "santa": 300}
@@ -861,3 +867,51 @@ async def test_a_feature_only_a_sister_lists_moves_the_task_there_with_its_detai
     # searched as the source's act read it
     assert {x.slot: x.canonical_values for x in carried}["origin"] == ["New York"]
     assert not SisterCarry().applies(nlu, r)  # no move, nothing to carry
+
+
+def _therapists() -> ServiceSchema:
+    find = {
+        "name": "FindProvider",
+        "description": "Discover a provider according to the user's conditions",
+        "is_transactional": False,
+        "required_slots": ["city", "type"],
+        "optional_slots": {},
+        "result_slots": ["city", "type"],
+    }
+    kind = {
+        "name": "type",
+        "description": "Kind of provider",
+        "is_categorical": True,
+        "possible_values": ["Psychologist", "Family Counselor", "Park"],
+    }
+    service = {
+        "service_name": "Providers",
+        "description": "Discover the right provider for you",
+        "slots": [_slot("city", "Area to search in"), kind],
+        "intents": [find],
+    }
+    return ServiceSchema.model_validate(service)
+
+
+async def test_service_by_category_opens_the_service_listing_a_value_said() -> None:
+    """ "im looking for a psychologist in san jose" scored as a restaurant search goes to
+    the service one of whose categorical slots lists "Psychologist"; a value also said of
+    other things ("park") or a word of the chosen service's descriptions keeps the choice."""
+    services = Schemas([*embedded("Restaurants").values(), _therapists()])
+    nlu = nlu_of(services)
+    eat, find = ("Restaurants", "FindRestaurants"), ("Providers", "FindProvider")
+
+    def read(text: str) -> Reading:
+        r = reading(nlu, text, eat, {})
+        return replace(r, ranked=((0.0, eat), (-5.0, find)))
+
+    repair = rt.ServiceByCategory()
+    r = read("im looking for a psychologist in san jose")
+    assert repair.applies(nlu, r)
+    assert (await repair.apply(nlu, r)).predicted == find
+    assert (await repair.apply(nlu, read("a family counselor near me"))).predicted == find
+    assert (await repair.apply(nlu, read("somewhere in rohnert park"))).predicted == eat
+    said = "a psychologist told me to find a restaurant"
+    assert (await repair.apply(nlu, read(said))).predicted == eat
+    busy = reading(nlu, "a psychologist", eat, {"Restaurants": "FindRestaurants"})
+    assert not repair.applies(nlu, busy)

@@ -342,3 +342,12 @@ async def test_skip_gives_dontcare_to_the_slot_named_not_the_one_asked() -> None
     assert [x.slot for x in first.actions if x.act == "REQUEST"] == ["city"]
     values = skipped.state["Restaurants"].slot_values
     assert values.get("cuisine") == ["dontcare"] and "city" not in values
+
+
+async def test_decline_starts_no_booking() -> None:
+    lines = ["italian food in boston", "no need to book, we will just walk in"]
+    *_, declined = await _talk(lines)
+    assert _acts(declined) == {"REQ_MORE"}
+    assert declined.state["Restaurants"].active_intent == "FindRestaurants"
+    *_, off = await _talk(lines, ("decline",))
+    assert _acts(off) != {"REQ_MORE"}

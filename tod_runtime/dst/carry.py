@@ -51,6 +51,7 @@ before.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -78,6 +79,26 @@ NOT_ASKED_THRESHOLD = 0.05  # a required slot the system did not ask for with ot
 KNOWN_NOT_ASKED_THRESHOLD = 0.1  # the same, a slot described as the model's training slots
 OPENING_REQUIRED_THRESHOLD = 0.3  # a required slot the user did not give as the frame opens
 Held = tuple[list[str], float]  # slots the state holds, the probability a source needs
+
+# Words that point back at a value the dialogue holds, by the value type they point at: "a
+# ride there", "a hotel that night" (not "is there", "there are"). Plain English.
+POINTERS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("date", re.compile(r"\b(?:that|the same) (?:day|night|date|evening|morning|afternoon)\b")),
+    ("time", re.compile(r"\b(?:that|the same) time\b")),
+    (
+        "text",
+        re.compile(
+            r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )\bthere\b"
+            r"(?! is\b| are\b| was\b| were\b| any\b|s\b|'s\b)|\bthat place\b"
+        ),
+    ),
+)
+
+
+def pointed(utterance: str) -> frozenset[str]:
+    """The value types the user's words point back at (``POINTERS``)."""
+    text = utterance.lower().replace("’", "'")
+    return frozenset(kind for kind, said in POINTERS if said.search(text))
 
 
 @dataclass(frozen=True)
@@ -189,22 +210,35 @@ def carry_over(
     opening: bool,
     model: CarryModel,
     held: Held | None = None,
+    pointing: frozenset[str] = frozenset(),
 ) -> None:
     """Fill the slots of ``frame`` that the model carries from other frames. ``held``: slots
     the system's acts show the state holds (``held_slots``), each filled from its best source
-    over the threshold given, and nothing else."""
+    over the threshold given, and nothing else. ``pointing``: the value types the user's
+    words point back at (``pointed``: "a ride there"): of the active intent's required slots
+    of such a type that nothing fills, the one whose best source scores highest takes it,
+    whatever the score."""
     found = candidates(frame, service, state, schemas, history, opening=opening, bits=model.bits)
     c = _Carrying.of(frame, service, schemas, history, opening, model, held)
     best: dict[str, tuple[float, list[str]]] = {}
+    pointed_at: dict[str, tuple[float, str, list[str]]] = {}  # value type -> best p, target
+    required = set(c.intent.required_slots) if c.intent is not None else set()
     for candidate in found:
         if not c.eligible(candidate):
             continue
+        p = c.probability(candidate)
+        kind = candidate.source_view.value_type if candidate.source_view else None
+        pointed_best = pointed_at.get(kind or "", (-1.0, "", []))[0]
+        if kind in pointing and candidate.target in required and p > pointed_best:
+            pointed_at[kind] = (p, candidate.target, candidate.values)
         threshold = c.threshold(candidate)
         if threshold is None:
             continue
-        p = c.probability(candidate)
         if p >= threshold and p > best.get(candidate.target, (-1.0, []))[0]:
             best[candidate.target] = (p, candidate.values)
+    for p, target, values in pointed_at.values():
+        if target not in best:
+            best[target] = (p, values)
     c.fill(best)
 
 

@@ -33,7 +33,7 @@ from tod_runtime.dialogue.models import (
     Turn,
     found_nothing,
 )
-from tod_runtime.dst.carry import carry_over, held_slots
+from tod_runtime.dst.carry import carry_over, held_slots, pointed
 from tod_runtime.dst.learned.model import CarryModel, load_model
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 
@@ -61,7 +61,7 @@ class RulesTracker:
     async def update(self, turn: TrackerInput) -> DialogueState:
         state, acts = turn.context.state, turn.user_acts
         history = turn.context.history
-        return track(state, acts, history, self.schemas, carry=self.carry)
+        return track(state, acts, history, self.schemas, carry=self.carry, said=turn.utterance)
 
 
 def track(
@@ -71,9 +71,11 @@ def track(
     schemas: Mapping[str, ServiceSchema],
     *,
     carry: CarryModel | bool = True,
+    said: str = "",
 ) -> DialogueState:
     """The new state: a copy of ``before`` updated with this turn's acts. ``carry``: the
-    carry-over model (True: the one shipped; False: carry nothing over)."""
+    carry-over model (True: the one shipped; False: carry nothing over). ``said``: the user's
+    words, for what they point back at ("a ride there": ``carry.pointed``)."""
     model = load_model() if carry is True else carry or None
     state = {service: _copy(frame) for service, frame in before.items()}
     history = as_history(history)
@@ -88,13 +90,31 @@ def track(
         if model is None or schema is None:
             continue
         if is_new or frame.active_intent != intent_before:
-            carry_over(frame, service, state, schemas, history, opening=is_new, model=model)
+            pointing = pointed(" ".join([*_said_to(history, service), said]))
+            carry_over(
+                frame, service, state, schemas, history,
+                opening=is_new, model=model, pointing=pointing,
+            )  # fmt: skip
         elif (held := held_slots(frame, schema, history, service))[0]:
             # Scored as when the frame opened: a late carry takes what the opening missed.
             carry_over(
                 frame, service, state, schemas, history, opening=True, model=model, held=held
             )
     return state
+
+
+def _said_to(history: History, service: str) -> list[str]:
+    """What the user said to ``service`` in the turns since they last addressed another
+    ("a hotel in chicago that night" opened a search that takes no date; "book it" then
+    opens the booking, which takes the night pointed at)."""
+    said: list[str] = []
+    for turn in reversed(history):
+        if turn.speaker != "USER":
+            continue
+        if [f.service for f in turn.frames] != [service]:
+            break
+        said.append(turn.utterance)
+    return said[::-1]
 
 
 def _copy(state: State) -> State:

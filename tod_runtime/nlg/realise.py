@@ -111,6 +111,7 @@ class Source:
 
 
 _WORD = re.compile(r"[a-z]+")
+_YES = re.compile(r"(?i)(?:yes|yeah|yep)\b")
 
 
 class Realiser:
@@ -224,6 +225,11 @@ class Realiser:
         if not exact and self.every_value:
             return None
         entries = exact or entries
+        if not {"True", "False"} & set(sig.values.values()):
+            # "Yes, it will be held at ..." answers no yes/no question: a template without
+            # the "Yes" is chosen when the key has one (SGD's agents said it to "can you tell
+            # me where?", and to "where?" it reads wrong)
+            entries = [e for e in entries if not _YES.match(e[0])] or entries
         if brief and self.brief_pieces and len(entries) > 1:
             # a piece of a reply is said briefly: the shortest of the key's choices
             entries = [min(entries, key=lambda e: self._length(e[0]))]

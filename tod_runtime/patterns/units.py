@@ -229,6 +229,76 @@ class Cancel:
         return turn.amended(acts=acts, state=state, answer=answer, answer_service=service)
 
 
+# ------------------------------------------------------------------ declining a transaction
+
+
+# English verbs of a transaction, beside each intent's own (the first word of its description)
+TRANSACTION_VERBS = frozenset(
+    ["book", "reserve", "buy", "order", "purchase", "pay", "rent", "schedule", "make", "add"]
+)
+NOT_NOW = re.compile(
+    r"(?:^| )(?:no need to|dont need to|do not need to|dont|do not|not|never|wont|will not)"
+    r" (?:want to |need to |wanna |have to |like to |plan to |going to |gonna )?(\w+)"
+)
+
+
+@dataclass(frozen=True)
+class Decline:
+    """ "no need to book, we'll just walk in" after a restaurant was found: the user names a
+    transaction only to say it is not wanted. Whether the NLU, hearing the verb, opened it or
+    understood nothing, the transaction is not started, the state stays as it was, and what
+    else the turn asked is answered ("Is there anything else I can help you with?" when
+    nothing)."""
+
+    name: str = "decline"
+
+    def _declined(self, turn: PatternTurn) -> tuple[str, str | None] | None:
+        """The service and the transaction declined (None: the NLU opened none)."""
+        said = {m.group(1) for m in NOT_NOW.finditer(turn.words)}
+        if not said:
+            return None
+        for service, acts in turn.acts.items():
+            schema = turn.context.schemas.get(service)
+            before = turn.context.state.get(service)
+            for a in acts:
+                if a.act != "INFORM_INTENT" or not a.values or schema is None:
+                    continue
+                intent = schema.intent(a.values[0])
+                if intent is None or not intent.is_transactional:
+                    continue
+                if before is not None and before.active_intent == intent.name:
+                    continue  # the task under way: a correction, not a refusal
+                if said & (TRANSACTION_VERBS | {intent.description.split()[0].lower()}):
+                    return service, intent.name
+        addressed = turn.service
+        if turn.acts or addressed is None or not said & TRANSACTION_VERBS:
+            return None
+        return addressed, None
+
+    def applies(self, turn: PatternTurn) -> bool:
+        return self._declined(turn) is not None
+
+    def apply(self, turn: PatternTurn) -> PatternTurn:
+        found = self._declined(turn)
+        assert found is not None
+        service, intent = found
+        acts = turn.acts_copy()
+        if service in acts:
+            acts[service] = [
+                a for a in acts[service] if not (a.act == "INFORM_INTENT" and intent in a.values)
+            ]
+        acts = {s: a for s, a in acts.items() if a}
+        state = dict(turn.state)
+        before = turn.context.state.get(service)
+        if before is None:
+            state.pop(service, None)
+        else:
+            asked = [a.slot for a in acts.get(service, []) if a.act == "REQUEST" and a.slot]
+            state[service] = before.model_copy(update={"requested_slots": asked})
+        answer = None if acts else (act("REQ_MORE"),)
+        return turn.amended(acts=acts, state=state, answer=answer, answer_service=service)
+
+
 # ------------------------------------------------------------------ skip
 
 

@@ -455,7 +455,8 @@ class Aliases:
     ("sf": San Francisco), those with the initial of the head word of the slot's description
     ("nyc": New York for "City where the hotel is located") or of "city", which ends a
     city's initials whatever the slot is called ("nyc" for "Location of the hotel"), and a
-    one-word value's first four letters ("phil" of Philadelphia: "philly"). Of two values a
+    one-word value's first four letters ("phil" of Philadelphia: "philly"), and a value
+    without its spaces and stops ("washington dc": Washington D.C.). Of two values a
     short form fits, the one people name far more often (``used``: a word's count in SGD
     train's turns, the value's least used word) is meant: "la" is Los Angeles, not Los
     Altos. Built once per service."""
@@ -469,6 +470,7 @@ class Aliases:
         self.used = used
         self.short: dict[str, dict[str, set[str]]] = {}  # slot -> short form -> values
         self.start: dict[str, dict[str, set[str]]] = {}  # slot -> first 4 letters -> values
+        self.squeezed: dict[str, dict[str, set[str]]] = {}  # slot -> letters only -> values
         self.values = {slot: {v.strip().lower() for v in values} for slot, values in known.items()}
         for slot, values in known.items():
             short, start = self.short.setdefault(slot, {}), self.start.setdefault(slot, {})
@@ -480,12 +482,17 @@ class Aliases:
                 word = value.strip().lower()
                 if len(word) >= 5 and word.isalpha():
                     start.setdefault(word[:4], set()).add(value)
+                words = _WORD.findall(word)
+                self.squeezed.setdefault(slot, {}).setdefault("".join(words), set()).add(value)
 
     def of(self, token: str, slot: str) -> str | None:
         """The one known value of ``slot`` that ``token`` abbreviates, else None. The start
         of a word counts when the token shares more than half its letters with the value."""
         if token in self.values.get(slot, ()):
             return None  # a value itself
+        same = self.squeezed.get(slot, {}).get("".join(_WORD.findall(token)), set())
+        if len(same) == 1:  # the value itself but for its spaces and stops
+            return next(iter(same))
         found = set(self.short.get(slot, {}).get(token, ()))
         if len(token) >= 5:
             for value in self.start.get(slot, {}).get(token[:4], ()):

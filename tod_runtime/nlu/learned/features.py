@@ -107,6 +107,20 @@ def slot_description_words(schema: ServiceSchema) -> frozenset[str]:
     return frozenset(w for slot in schema.slots for w in content(tokens(slot.description)))
 
 
+def categories(schema: ServiceSchema) -> frozenset[str]:
+    """The values a service's categorical slots allow, in lower case and as ``tokens`` spells
+    them, yes and no and numbers aside ("psychologist", "family counselor")."""
+    return frozenset(
+        " ".join(said)
+        for slot in schema.slots
+        if slot.is_categorical
+        for value in slot.possible_values
+        if (said := tokens(value))
+        and value.lower() not in ("true", "false", "dontcare")
+        and not value.isdigit()
+    )
+
+
 def describe_intent(intent: IntentSchema, schema: ServiceSchema | None = None) -> Described:
     head, rest = head_and_rest(intent.description)
     around = service_description_words(schema) if schema is not None else frozenset()

@@ -11,6 +11,7 @@ repair, see ``spelling.py``); ``english_only`` as for the rules NLU.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
@@ -22,7 +23,11 @@ from tod_runtime.dialogue.context import TurnContext, UserActs
 from tod_runtime.dialogue.models import Action, act
 from tod_runtime.nlu.base import Unsure
 from tod_runtime.nlu.learned.casual import Aliases
-from tod_runtime.nlu.learned.features import service_description_words, slot_description_words
+from tod_runtime.nlu.learned.features import (
+    categories,
+    service_description_words,
+    slot_description_words,
+)
 from tod_runtime.nlu.learned.model import NLUModel, load_model
 from tod_runtime.nlu.learned.reader import ValueReader
 from tod_runtime.nlu.learned.reading import Ranked, Reading
@@ -96,6 +101,17 @@ class LearnedNLU(RulesNLU):
             name: words | slot_description_words(self.schemas[name])
             for name, words in self.service_words.items()
         }
+        # the values each service's categorical slots allow ("psychologist"), and their words
+        self.categories = {name: categories(schema) for name, schema in self.schemas.items()}
+        self.value_words = {
+            name: frozenset(w for value in values for w in value.split())
+            for name, values in self.categories.items()
+        }
+        # the words few services' descriptions hold (at most a quarter of them, or two): what
+        # names one kind of task ("calendar", "bus"), not what any says ("book", "find")
+        most = max(2, len(self.described) // 4)
+        counts = Counter(w for words in self.described.values() for w in words)
+        self.own_words = frozenset(w for w, n in counts.items() if n <= most)
         self._known: dict[str, Known] = {}
         self._aliases: dict[str, Aliases] = {}
         self._names: dict[str, KnownNames] = {}

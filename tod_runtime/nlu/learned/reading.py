@@ -124,6 +124,12 @@ class Parts(Protocol):
     @property
     def all_nouns(self) -> AbstractSet[str]: ...
     @property
+    def categories(self) -> Mapping[str, AbstractSet[str]]: ...  # categorical values, lower
+    @property
+    def value_words(self) -> Mapping[str, AbstractSet[str]]: ...  # the words of those
+    @property
+    def own_words(self) -> AbstractSet[str]: ...  # words few services' descriptions hold
+    @property
     def thresholds(self) -> Thresholds: ...
 
     async def read_values(

@@ -135,6 +135,49 @@ class ServiceByValues:
         return replace(r, predicted=predicted)
 
 
+class ServiceByCategory:
+    """A task opened with a value another service's categorical slot allows, said whole, and
+    with no word of the chosen service's descriptions or values ("im looking for a
+    psychologist in san jose" scored as a restaurant search: "Psychologist" is a type of
+    therapist a service lists), goes to the best-ranked intent of that service. The value is
+    one at most two services list, and of two words or more or rare in SGD train's user turns
+    (``RARE``: "rohnert park" and "in sfo for business" moved restaurant searches to
+    attractions and flights). The scorer knows an unseen service by its descriptions only,
+    never by the values it lists."""
+
+    name = "service_by_category"
+    step = "route"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return r.predicted is not None and r.intents.get(r.predicted[0], "NONE") == "NONE"
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        assert r.predicted is not None
+        chosen = r.predicted[0]
+        if with_bases(r.turn.utterance.content) & (
+            parts.described[chosen] | parts.value_words[chosen]
+        ):
+            return r
+        padded = f" {' '.join(r.turn.utterance.words)} "
+        listing = [
+            service
+            for service, values in parts.categories.items()
+            if any(f" {value} " in padded and _named(parts, value) for value in values)
+        ]
+        if not 0 < len(listing) <= 2:
+            return r
+        for _, candidate in r.ranked:
+            if candidate is not None and candidate[0] in listing:
+                return replace(r, predicted=candidate)
+        return r
+
+
+def _named(parts: Parts, value: str) -> bool:
+    """A value of two words or more, or a word rare in talk ("psychologist", not "park" or
+    "business", which people say of other things)."""
+    return " " in value or parts.word_count(value) < RARE
+
+
 def switched(parts: Parts, turn: TurnView, among: Collection[str] | None) -> Ranked | None:
     """Another service's task asked for in the middle of one ("actually, I need a hotel
     instead" while the restaurant search waits for a city): the best intent of the turn
@@ -180,19 +223,12 @@ class TaskSwitch:
         return replace(r, ranked=fresh, predicted=fresh[0][1]) if fresh else r
 
 
-def _own_words(parts: Parts, words: AbstractSet[str]) -> set[str]:
-    """The words few services' descriptions hold (at most a quarter of them, or two): what
-    names one kind of task ("calendar", "bus"), not what any says ("book", "find")."""
-    most = max(2, len(parts.described) // 4)
-    return {w for w in words if sum(w in d for d in parts.described.values()) <= most}
-
-
 class StayOnTask:
     """A turn mid-task that names nothing of another service ("ok book monday at 9:30 am"
     after a dentist was offered) stays with the task: the current service's best intent
     wins over another service's scored less than ``service_margin`` logits above it,
     unless the user says a word of that service's descriptions ("bus", "calendar") that no
-    description of the current service holds and few services' do (``_own_words``). A
+    description of the current service holds and few services' do (``own_words``). A
     task just done (``AfterDone``) may be left."""
 
     name = "stay_on_task"
@@ -212,7 +248,7 @@ class StayOnTask:
         assert r.predicted is not None
         current = r.turn.current[0]
         said = r.turn.utterance.content - parts.described[current or ""]
-        if _own_words(parts, said & parts.described[r.predicted[0]]):
+        if said & parts.described[r.predicted[0]] & parts.own_words:
             return r
         top = r.ranked[0][0]
         own = next(((s, c) for s, c in r.ranked if c and c[0] == current), None)
