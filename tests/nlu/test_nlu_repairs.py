@@ -626,6 +626,12 @@ async def test_after_done_reads_a_new_task_as_an_opening() -> None:
     assert (await rt.AfterDone().apply(nlu, thanks)).predicted == current
     asked = system(a("REQUEST", "city"), service="Restaurants")
     assert not rt.AfterDone().applies(nlu, reading(nlu, text, current, r.intents, [asked]))
+    # a question is about the booking, unless it names the other task
+    about = reading(nlu, "what time is it booked for?", current, r.intents, [done])
+    assert (await rt.AfterDone().apply(nlu, about)).predicted == current
+    other = reading(nlu, "is there a hotel near it?", current, r.intents, [done])
+    predicted = (await rt.AfterDone().apply(nlu, other)).predicted
+    assert predicted is not None and predicted[0] == "Hotels"
 
 
 async def test_service_by_known_name_follows_a_name_only_another_service_knows() -> None:

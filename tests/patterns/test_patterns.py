@@ -77,6 +77,13 @@ async def test_another_offers_the_next_result() -> None:
     assert [a.values for a in other.actions if a.act == "OFFER"] != offered
 
 
+async def test_another_knows_someone_else() -> None:
+    for said in ("hmm show me someone else", "anyone else?", "somewhere else maybe"):
+        first, other = await _talk(["american food in chicago please", said])
+        offered = [a.values for a in first.actions if a.act == "OFFER"]
+        assert [a.values for a in other.actions if a.act == "OFFER"] != offered, said
+
+
 async def test_a_question_at_confirmation_is_no_yes() -> None:
     lines = ["italian food in boston", "book it for 2 today at 7pm", "ok. what is the address?"]
     *_, asked = await _talk(lines)

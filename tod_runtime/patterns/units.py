@@ -366,13 +366,15 @@ class Skip:
 
 @dataclass(frozen=True)
 class Another:
-    """ "something else?", "any others?", "another one": after an offer, the next result."""
+    """ "something else?", "any others?", "another one", "someone else": after an offer, the
+    next result."""
 
     name: str = "another"
     says = _says(
         r"something else|anything else|any others?|another(?: one)?|other options?|others|"
         r"a different one|next one|what else|other ones?|anything different|what other|any other"
         r"|are there (?:any )?(?:more|other)|other choices?"
+        r"|(?:some|any)(?:one|body|where|place) else"
     )
 
     def applies(self, turn: PatternTurn) -> bool:

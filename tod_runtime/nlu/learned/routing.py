@@ -137,7 +137,8 @@ class ServiceByValues:
 
 class ServiceByCategory:
     """A task opened with a value another service's categorical slot allows, said whole, and
-    with no word of the chosen service's descriptions or values ("im looking for a
+    with no word of the chosen service's values nor one of its descriptions' that few
+    services' hold (``own_words``; "find" is any service's) ("im looking for a
     psychologist in san jose" scored as a restaurant search: "Psychologist" is a type of
     therapist a service lists), goes to the best-ranked intent of that service. The value is
     one at most two services list, and of two words or more or rare in SGD train's user turns
@@ -154,9 +155,8 @@ class ServiceByCategory:
     async def apply(self, parts: Parts, r: Reading) -> Reading:
         assert r.predicted is not None
         chosen = r.predicted[0]
-        if with_bases(r.turn.utterance.content) & (
-            parts.described[chosen] | parts.value_words[chosen]
-        ):
+        own = parts.described[chosen] & parts.own_words  # "find" is any service's word
+        if with_bases(r.turn.utterance.content) & (own | parts.value_words[chosen]):
             return r
         padded = f" {' '.join(r.turn.utterance.words)} "
         listing = [
@@ -334,7 +334,10 @@ class AfterDone:
     restaurant's. Of the fresh ranking, the service whose intent takes more of the values read
     wins among those within ``switch_margin`` logits of the best (``service_for_values``:
     a star rating and a date for a hotel search, then the words its descriptions hold, "stay");
-    not for a question about the booking or a thank-you."""
+    not for a thank-you, nor for a question unless it says a noun of the head of the chosen
+    intent's description that the current service's descriptions lack ("what will the
+    weather be in seattle on the 7th?" after a flight was booked; not "what time does it
+    leave?")."""
 
     name = "after_done"
     step = "route"
@@ -349,14 +352,23 @@ class AfterDone:
 
     async def apply(self, parts: Parts, r: Reading) -> Reading:
         lower = r.text.lower()
-        if QUESTION.search(lower) or THANKS.search(lower):
+        if THANKS.search(lower):
+            return r
+        # a question is about the booking unless it names another task ("what will the
+        # weather be in seattle on the 7th?" after a flight was booked)
+        current = r.turn.current[0] or ""
+        said = r.turn.utterance.content - parts.described[current]
+        asked = QUESTION.search(lower) is not None
+        if asked and not said & parts.all_nouns:
             return r
         fresh = tuple(parts.scorer.rank(view(r.text, None, [], {}), r.context.schemas))
         if fresh[0][1] is None:
             return r
         margin = parts.thresholds.switch_margin
         best = await service_for_values(parts, r.text, r.context, fresh, margin)
-        if best[0] == r.turn.current[0]:
+        if best[0] == current:
+            return r
+        if asked and not said & parts.nouns.get(best, frozenset()):
             return r
         return replace(r, ranked=fresh, predicted=best)
 
