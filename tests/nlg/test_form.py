@@ -93,6 +93,25 @@ def test_a_count_and_a_name_in_one_phrase_is_a_defect() -> None:
     assert form_defects("I found {count} movies. How about {movie_name}?") == []
 
 
+def test_either_without_or_presumes_an_earlier_failure() -> None:
+    """ "Sorry, I couldn't book that either." said for a first failure (stop 50's reading)."""
+    assert form_defects("Sorry, I couldn't book that either. How about {name}?") == ["presumes"]
+    assert form_defects("Would you like {a} or {b}? Either is fine.") == []
+
+
+def test_the_person_spoken_to_is_not_named_as_an_owner() -> None:
+    """ "The user's account type": "What account type would you like?", not "What user's
+    account type would you like?"."""
+    bank = _schema(
+        "Bank_9",
+        [{"name": "account_type", "description": "The user's account type",
+          "is_categorical": True, "possible_values": ["checking", "savings"]}],
+    )  # fmt: skip
+    assert short_noun_phrase(bank, "account_type") == "account type"
+    asked = compose_system("REQUEST", [act("REQUEST", "account_type")], bank, lambda a: "")
+    assert "user" not in asked
+
+
 def test_a_slot_named_by_what_it_is_of_drops_a_trailing_article() -> None:
     """ "Name of the artist the song is performed by": "the name of the artist is ...",
     not "the name of the artist the is ..."."""

@@ -27,6 +27,8 @@ VAGUE_HEADS = frozenset({"number", "amount", "type", "kind", "count", "whether",
 # heads that say little without what they are of, in the system's composed clauses ("The name
 # is American Kitchen", "What length would you like?")
 OF_WHAT = frozenset({"name", "title", "length"})
+# the person the system speaks to, as descriptions name them as an owner ("The user's ...")
+SPOKEN_TO = frozenset({"user's", "customer's", "users'", "customers'"})
 AUX = frozenset({"is", "are", "was", "were", "can", "will", "should", "could", "would", "has"})
 ARTICLES = frozenset({"the", "a", "an"})
 BREAKS = FUNCTION_WORDS | {"in"}  # where a description's noun phrase ends
@@ -60,9 +62,13 @@ def noun_phrase(schema: ServiceSchema | None, slot: str) -> str:
 
 def description_phrase(spec: SlotSchema) -> str:
     """A slot's whole description as a noun phrase: no final stop, no leading article ("The
-    account type of the user" -> "account type of the user")."""
+    account type of the user" -> "account type of the user"), no leading owner that is the
+    person spoken to ("The user's account type" -> "account type": "What user's account
+    type would you like?" read wrong)."""
     words = spec.description.rstrip(". ").split()
     if len(words) > 1 and words[0].lower() in ARTICLES:
+        words = words[1:]
+    if len(words) > 1 and words[0].lower() in SPOKEN_TO:
         words = words[1:]
     return lower_first(" ".join(words))
 

@@ -1,7 +1,7 @@
 """Defects of form in a template people typed, found in its text and its key alone.
 
 A mined template is said as people typed it (in sentence case: ``signature.cased``), so a
-wording with a defect of form reads wrong on any service that says it. Five are found here,
+wording with a defect of form reads wrong on any service that says it. Six are found here,
 for any schema, and the generator passes such a template over for the key's others (or for
 smaller pieces and composed wording, which say every value):
 
@@ -23,7 +23,9 @@ smaller pieces and composed wording, which say every value):
   template says no more sentences without a value than the key has acts said without one
   (a yes or no, an intent): the notice has no sentence of its own, so it went unsaid
   ("The cost is {price}.", mined for a booked room and said for one: "The cost is $60.
-  Smoking is not allowed inside the place.", the booking never said).
+  Smoking is not allowed inside the place.", the booking never said);
+* ``presumes``: "either" with no "or" ("Sorry, I couldn't book that either."): it presumes
+  an earlier failure the key does not carry, and reads wrong after the first.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ _COUNT_ONE = re.compile(
     r"(?:called|named|titled|at|in|on|for|with|from|that|which)\b"
 )
 _SENTENCES = re.compile(r"(?<=[.?!])\s+")
+_EITHER, _OR = re.compile(r"\beither\b", re.I), re.compile(r"\bor\b", re.I)
 
 
 def is_question(sentence: str) -> bool:
@@ -85,6 +88,8 @@ def form_defects(template: str, key: str = "") -> list[str]:
         found.append("count_one")
     if _unnoticed(sentences, key.split(" ")):
         found.append("unnoticed")
+    if _EITHER.search(template) and not _OR.search(template):
+        found.append("presumes")
     return found
 
 
