@@ -358,3 +358,22 @@ async def test_decline_starts_no_booking() -> None:
     assert declined.state["Restaurants"].active_intent == "FindRestaurants"
     *_, off = await _talk(lines, ("decline",))
     assert _acts(off) != {"REQ_MORE"}
+
+
+async def test_a_count_the_schema_does_not_allow_is_said_back() -> None:
+    """ "for 12" where the party may be 1 to 10 had been dropped and a table for 2
+    confirmed; the limit is said and the count asked, then a count in range goes on."""
+    lines = ["italian food in new york", "book a table for 12 tomorrow at 7pm", "ok 6 then"]
+    _, refused, confirmed = await _talk(lines)
+    assert [str(a) for a in refused.actions][-1] == "REQUEST(number_of_seats)"
+    assert "at most 10" in refused.utterance
+    assert "number_of_seats" not in refused.state["Restaurants"].slot_values
+    assert "CONFIRM(number_of_seats=6)" in [str(a) for a in confirmed.actions]
+    _, off, _ = await _talk(lines, ("out_of_range",))
+    assert "CONFIRM(number_of_seats=2)" in [str(a) for a in off.actions]
+
+
+async def test_a_count_of_something_else_or_a_time_is_no_party() -> None:
+    lines = ["italian food in new york", "book it for tomorrow at 12", "for 4 at 11 please"]
+    for result in (await _talk(lines))[1:]:
+        assert "at most" not in result.utterance

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from tod_runtime.errors import ConfigError
 from tod_runtime.patterns.asked import AskedSlot
 from tod_runtime.patterns.base import Pattern, PatternTurn, plain_words
+from tod_runtime.patterns.counts import OutOfRange
 from tod_runtime.patterns.units import (
     Acknowledge,
     Another,
@@ -37,6 +38,7 @@ PATTERNS: tuple[Pattern, ...] = (
     Decline(),
     Clarify(),
     Skip(),
+    OutOfRange(),
     PickResult(),
     Refine(),
     Another(),
