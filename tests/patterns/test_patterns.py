@@ -377,3 +377,14 @@ async def test_a_count_of_something_else_or_a_time_is_no_party() -> None:
     lines = ["italian food in new york", "book it for tomorrow at 12", "for 4 at 11 please"]
     for result in (await _talk(lines))[1:]:
         assert "at most" not in result.utterance
+
+
+def test_a_year_is_no_count() -> None:
+    """ "is that from nine years ago?" about a song (SGD train's Music_1, year 2010-2019)."""
+    from tod_runtime.patterns.counts import _allowed
+    from tod_runtime.schema.models import SlotSchema
+
+    year = SlotSchema(name="year", description="Year in which the song was released",
+                      is_categorical=True, possible_values=["2010", "2011", "2019"])  # fmt: skip
+    seats = year.model_copy(update={"possible_values": ["1", "2", "3"]})
+    assert _allowed(year) is None and _allowed(seats) == [1, 2, 3]

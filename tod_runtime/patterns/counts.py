@@ -3,10 +3,11 @@
 "book a table for 12" where the party may be 1 to 10: the understanding reads only the values
 a categorical slot allows, so the 12 was lost, the intent's default (2) said in its place and
 a table for 2 confirmed. A slot is a count when every value its schema allows is a whole
-number; the number said is its when the system just asked for it, when the word after the
-number is one of the slot's description ("12 people", "3 rooms"), or when the intent has this
-one count and the number follows "for" or "of" with no other slot's word after it ("for 12
-tomorrow"). Times, dates, prices and ordinals are not counts.
+number, the least 0 or 1 (not a year). A number said is the count's when the system just
+asked for it, when the word after it is one of the slot's description ("3 rooms") or names
+people ("12 people", "5 of us"), or when the intent has this one count and the number follows
+"for" or "of" with no other noun after it ("for 12 tomorrow"). Times, dates, prices, ordinals
+and numbers inside a value read ("AMC NewPark 12") are not counts.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ def _allowed(slot: SlotSchema) -> list[int] | None:
     values = [v for v in slot.possible_values if v.lower() != "dontcare"]
     if not slot.is_categorical or not values or not all(v.isdigit() for v in values):
         return None
-    return sorted(int(v) for v in values)
+    allowed = sorted(int(v) for v in values)
+    return allowed if allowed[0] <= 1 else None  # counts start at 0 or 1; years do not
 
 
 @dataclass(frozen=True)
