@@ -110,3 +110,5 @@ def test_no_the_before_a_name_that_starts_with_its_number() -> None:
     values = {"name": "Ace Hotel", "stars": "3", "place": "park"}
     assert fill(template, values) == "The Ace Hotel is a nice 3 star hotel near the park."
     assert fill("I found the {count} options.", {"count": "3"}) == "I found the 3 options."
+    values = {"name": "Batty Langley's Hotel", "stars": "5", "place": "park"}  # stop 50's reading
+    assert fill(template, values).startswith("Batty Langley's Hotel is a nice 5 star")

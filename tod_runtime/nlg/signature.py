@@ -240,16 +240,19 @@ def _articles(template: str, values: Mapping[str, str]) -> str:
 
 _THE_OF = re.compile(r"\b([Tt])he \{([a-z0-9_.]+)\}")
 _NUMBERED_NAME = re.compile(r"\d+[A-Za-z]*\s+[A-Z]")  # "11 Howard", "45 Park Lane", "1 Hotel"
+_POSSESSIVE_NAME = re.compile(r"[A-Za-z]'[Ss]\b")  # "Batty Langley's Hotel", "Denny's"
 
 
 def _numbered_names(template: str, values: Mapping[str, str]) -> str:
     """No "the" before a name that starts with its number ("The {place_name} is a nice
-    hotel." with "11 Howard": "11 Howard is ...", was "The 11 Howard is ..."); "the {count}
-    options" keeps it."""
+    hotel." with "11 Howard": "11 Howard is ...", was "The 11 Howard is ...") or holds a
+    possessive ("Batty Langley's Hotel is ...", was "The Batty Langley's Hotel"); "the
+    {count} options" keeps it."""
 
     def drop(match: re.Match[str]) -> str:
         value = values.get(match[2], "").strip()
-        return f"{{{match[2]}}}" if _NUMBERED_NAME.match(value) else match[0]
+        named = _NUMBERED_NAME.match(value) or _POSSESSIVE_NAME.search(value)
+        return f"{{{match[2]}}}" if named else match[0]
 
     return _THE_OF.sub(drop, template) if "he {" in template else template
 
