@@ -77,10 +77,10 @@ class OutOfRange:
         taken = [m.span() for m in (*TIME.finditer(text), *DATE.finditer(text))]
         for values in informed.values():  # "for AMC NewPark 12": a number in a value read
             for value in values:
-                said = plain_words(value)
-                at = text.find(said) if said else -1
+                written = plain_words(value)
+                at = text.find(written) if written else -1
                 if at >= 0:
-                    taken.append((at, at + len(said)))
+                    taken.append((at, at + len(written)))
         for match in _NUMBER.finditer(text):
             if any(a <= match.start() < b for a, b in taken):
                 continue
