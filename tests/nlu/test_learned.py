@@ -720,11 +720,11 @@ async def test_the_values_read_choose_among_the_intents_scored_near() -> None:
 
     shipped = load_model()
     assert shipped.thresholds.values_margin == 12.0 and shipped.thresholds.service_margin == 2.0
-    wifi = "a hotel in new york with wifi"
+    wifi = "a room at a hotel in new york with wifi"
     assert "INFORM_INTENT(intent=BookHotel)" in (await said(wifi, 0.0, 0.0))["Hotels"]
     search = (await said(wifi, 12.0, 0.0))["Hotels"]
     assert "INFORM_INTENT(intent=SearchHotel)" in search and "INFORM(has_wifi=True)" in search
-    stay = "hi there! could you help me find somewhere to stay in Seattle? ideally 5 stars"
+    stay = "somewhere nice in Seattle with 5 stars"
     assert list(await said(stay, 12.0, 0.0)) == ["Restaurants"]
     hotel = (await said(stay, 12.0, 2.0))["Hotels"]
     assert "INFORM_INTENT(intent=SearchHotel)" in hotel and "INFORM(star_rating=5)" in hotel
@@ -740,6 +740,17 @@ def test_values_opening_a_service_choose_the_intent_they_leave_least_missing() -
     # mid-task, or with no value read, the scorer's order stands
     assert intent_for_values(nlu, "Movies", "BuyMovieTickets", near, city) == "BuyMovieTickets"
     assert intent_for_values(nlu, "Movies", "BuyMovieTickets", near, [], True) == "BuyMovieTickets"
+    # the user's words name the chosen intent and not the other: it stays, however many of
+    # its required slots are missing ("looking for a round trip from san francisco to
+    # seattle" stayed a round trip, not the one-way search that needs no return date)
+    said = frozenset({"buy", "ticket", "denver"})
+    assert intent_for_values(nlu, "Movies", "BuyMovieTickets", near, city, True, said) == (
+        "BuyMovieTickets"
+    )
+    said = frozenset({"buy", "ticket", "showing"})  # a word of each: the fewest missing
+    assert intent_for_values(nlu, "Movies", "BuyMovieTickets", near, city, True, said) == (
+        "FindMovies"
+    )
 
 
 async def test_a_count_the_reader_missed_fills_the_intents_one_number_slot() -> None:
@@ -987,3 +998,21 @@ def test_thresholds_are_one_typed_object_saved_with_the_model() -> None:
     with pytest.raises(DataError, match="modle"):
         Thresholds.of({"thresholds": {"modle": 0.3}})
     assert load_model().thresholds.said_flag == 0.02  # a default the shipped file lacks
+
+
+async def test_a_word_naming_the_chosen_service_keeps_it_against_more_values() -> None:
+    """ "whats on my calendar for monday", the calendar held out of training: the events'
+    ticket search read the date, the calendar's reader did not, and the turn went to the
+    events. A word of the chosen service's descriptions that few services' hold ("hotel",
+    "calendar"), with none of the rival's said, keeps the chosen service."""
+    root = embedded_services_dir()
+    two = Schemas(
+        x for n in ("Hotels", "Restaurants") for x in load_schema_file(root / n / "schema.json")
+    )
+    nlu = LearnedNLU(ComponentContext(schemas=two, backend=None))
+    context = TurnContext(two, [], {})
+    hotels, restaurants = ("Hotels", "SearchHotel"), ("Restaurants", "FindRestaurants")
+    ranked = ((1.0, hotels), (0.5, restaurants))
+    said = "a hotel in boston near italian food"
+    assert await service_for_values(nlu, said, context, ranked) == hotels
+    assert await service_for_values(nlu, "in boston, italian food", context, ranked) == restaurants

@@ -688,6 +688,19 @@ async def test_unsure_names_two_services_doing_different_things_that_score_alike
     assert not rt.Unsure().applies(nlu, r)  # off
 
 
+async def test_unsure_does_not_ask_when_a_name_only_one_service_knows_settles_it() -> None:
+    """ "when is billy idol playing in vancouver": a performer the events' backend knows and
+    the movies' does not; asking "events or movies?" would be no help."""
+    nlu = nlu_of(embedded("Movies", "Hotels", "Restaurants"), known=True)
+    nlu.thresholds = replace(nlu.thresholds, clarify_margin=0.5)
+    chosen, rival = ("Restaurants", "FindRestaurants"), ("Hotels", "SearchHotel")
+    ranked = ((1.0, chosen), (0.9, rival))
+    r = reading(nlu, "whats on at silver lantern this afternoon", chosen, {}, ranked=ranked)
+    assert (await rt.Unsure().apply(nlu, r)).choices == ()
+    plain = reading(nlu, "whats on this afternoon", chosen, {}, ranked=ranked)
+    assert (await rt.Unsure().apply(nlu, plain)).choices == (chosen, rival)
+
+
 async def test_clarified_reads_the_answer_with_the_unclear_turn() -> None:
     nlu = nlu_of(embedded("Movies", "Hotels", "Restaurants"))
     asked = system(
@@ -921,3 +934,6 @@ async def test_service_by_category_opens_the_service_listing_a_value_said() -> N
     assert (await repair.apply(nlu, read(said))).predicted == eat
     busy = reading(nlu, "a psychologist", eat, {"Restaurants": "FindRestaurants"})
     assert not repair.applies(nlu, busy)
+    # a scorer unsure of its best (a logit below 0) takes any value said whole, "park" too
+    unsure = replace(read("somewhere in rohnert park"), ranked=((-1.0, eat), (-5.0, find)))
+    assert (await repair.apply(nlu, unsure)).predicted == find

@@ -86,6 +86,11 @@ class Described:
     # intents' descriptions that its own description lacks ("movie rentals", "Rent a movie"
     # beside "Find movies to watch by genre")
     service: frozenset[str] = frozenset()
+    # intent: the content words of its service's slots' descriptions that none of the above
+    # holds ("rain" in "The possibility of rain or snow"), and the words of the values its
+    # service's categorical slots allow that no description holds ("psychologist")
+    slots: frozenset[str] = frozenset()
+    values: frozenset[str] = frozenset()
 
 
 NONE_INTENT = Described(frozenset(), frozenset(), False)
@@ -123,8 +128,13 @@ def categories(schema: ServiceSchema) -> frozenset[str]:
 
 def describe_intent(intent: IntentSchema, schema: ServiceSchema | None = None) -> Described:
     head, rest = head_and_rest(intent.description)
-    around = service_description_words(schema) if schema is not None else frozenset()
-    return Described(head, rest, intent.is_transactional, service=around - head - rest)
+    if schema is None:
+        return Described(head, rest, intent.is_transactional)
+    service = service_description_words(schema) - head - rest
+    slots = slot_description_words(schema) - head - rest - service
+    values = frozenset(w for v in categories(schema) for w in v.split()) - STOP
+    values = values - head - rest - service - slots
+    return Described(head, rest, intent.is_transactional, False, service, slots, values)
 
 
 def describe_slots(schema: ServiceSchema) -> dict[str, Described]:
@@ -166,14 +176,23 @@ def intent_strings(u: Utterance, sys_acts: Sequence[str], c: Described, role: st
 def schema_marks(u: Utterance, c: Described) -> tuple[str, ...]:
     """Where the candidate's schema holds the utterance's words, one mark per such word, in
     order: ``§h`` in the head of its description, ``§d`` in the rest, ``§s`` in its service's
-    other descriptions. Read beside the words themselves, so that what is learned of "rent" in
+    other descriptions, ``§l`` in its service's slots' descriptions, ``§v`` in the values its
+    service's categorical slots allow. Read beside the words themselves, so that what is learned of "rent" in
     the search for cars to rent (a word of the service) is also learned of such words in
     general and carries to "rent" in the booking of a movie to watch (a word of the head)."""
-    return tuple(
-        "§h" if w in c.head else "§d" if w in c.description else "§s"
-        for w in u.words
-        if w in c.head or w in c.description or w in c.service
-    )
+    return tuple(mark for w in u.words if (mark := _mark(w, c)))
+
+
+def _mark(w: str, c: Described) -> str:
+    if w in c.head:
+        return "§h"
+    if w in c.description:
+        return "§d"
+    if w in c.service:
+        return "§s"
+    if w in c.slots:
+        return "§l"
+    return "§v" if w in c.values else ""
 
 
 def intent_context_strings(

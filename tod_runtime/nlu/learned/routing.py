@@ -65,6 +65,8 @@ async def service_for_values(
         taken = (max(parts.takes(service, i, read) for i in intents), described[service])
         if taken > most:
             best, most = (service, intent), taken
+    if best != chosen and _own_word(parts, words, chosen[0], best[0]):
+        return chosen  # "whats on my calendar for monday": "calendar" names the chosen
     if best != chosen and most[1] < described[chosen[0]]:
         # the chosen service, read with its near intents too, takes as many and its
         # descriptions hold more of the user's words ("what movies are on in chicago
@@ -75,6 +77,16 @@ async def service_for_values(
         if max(parts.takes(chosen[0], i, read) for i in intents) >= most[0]:
             return chosen
     return best
+
+
+def _own_word(parts: Parts, words: AbstractSet[str], chosen: str, rival: str) -> bool:
+    """Whether the user said a word of the chosen service's descriptions that few services'
+    hold (``own_words``) and none of the rival's."""
+
+    def own(service: str) -> AbstractSet[str]:
+        return words & parts.described[service] & parts.own_words
+
+    return bool(own(chosen)) and not own(rival)
 
 
 def _near_intents(parts: Parts, ranked: Ranked, service: str, intent: str) -> list[str]:
@@ -159,10 +171,11 @@ class ServiceByCategory:
         if with_bases(r.turn.utterance.content) & (own | parts.value_words[chosen]):
             return r
         padded = f" {' '.join(r.turn.utterance.words)} "
+        unsure = r.ranked[0][0] < 0  # the scorer gave its best less than even odds
         listing = [
             service
             for service, values in parts.categories.items()
-            if any(f" {value} " in padded and _named(parts, value) for value in values)
+            if any(f" {value} " in padded and (unsure or _named(parts, value)) for value in values)
         ]
         if not 0 < len(listing) <= 2:
             return r
@@ -264,22 +277,44 @@ def intent_for_values(
     near: Sequence[tuple[float, str]],
     read: Sequence[Action],
     opening: bool = False,
+    said: AbstractSet[str] = frozenset(),
 ) -> str:
     """The intent whose slots take the most of the values read, among the chosen one and
     the service's intents scored within ``values_margin`` logits of it: "a hotel in new
     york with wifi" is a search, since the booking takes no wifi, however the scorer
     weighed "hotel". Ties: when the values open the service's first intent
     (``opening``), the one with the fewest required slots they leave missing ("a movie
-    in Denver" finds movies there rather than buying tickets for no movie), then the
-    scorer's order."""
+    in Denver" finds movies there rather than buying tickets for no movie), unless the
+    user's words (``said``) name the chosen one's description and not the other's
+    ("looking for a round trip from san francisco to seattle" stays the round trip, which
+    needs a return date more than the one-way search); then the scorer's order."""
     slots = {a.slot for a in read}
     best, most = intent, _fit(parts, service, intent, slots, opening)
     for gap, other in near:
         near_enough = gap < parts.thresholds.values_margin
         taken = _fit(parts, service, other, slots, opening) if near_enough else (-1, 0)
-        if taken > most:
+        if taken > most and not (
+            taken[0] == most[0] and _said_of(parts, service, best, other, said)
+        ):
             best, most = other, taken
     return best
+
+
+def _said_of(parts: Parts, service: str, chosen: str, other: str, said: AbstractSet[str]) -> bool:
+    """Whether the user's content words hold a word of ``chosen``'s description that
+    ``other``'s lacks, and none the other way."""
+    schema = parts.schemas[service]
+    a, b = schema.intent(chosen), schema.intent(other)
+    if a is None or b is None or not said:
+        return False
+    mine, theirs = _singular(tokens(a.description)), _singular(tokens(b.description))
+    said = _singular(said)
+    return bool(said & (mine - theirs)) and not said & (theirs - mine)
+
+
+def _singular(words: Collection[str]) -> set[str]:
+    """Words with a plural's "s" cut ("movies" meets "movie")."""
+    return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words}
 
 
 def _fit(
@@ -303,7 +338,8 @@ class IntentByValues:
     async def apply(self, parts: Parts, r: Reading) -> Reading:
         service = r.service
         assert service is not None
-        intent = intent_for_values(parts, service, r.intent, r.near, r.read, r.opening)
+        said = content(tokens(r.text))
+        intent = intent_for_values(parts, service, r.intent, r.near, r.read, r.opening, said)
         return replace(r, predicted=(service, intent))
 
 
@@ -438,7 +474,22 @@ class Unsure:
             said = r.context.history.last_system_acts(service)
             read = await parts.read_values(r.text, service, [intent], said)
             taken.append(parts.takes(service, intent, {a.slot for a in read}))
-        return r if taken[0] != taken[1] else replace(r, choices=(r.predicted, rival))
+        if taken[0] != taken[1] or await _knows_a_name(parts, r.text, chosen[0], rival[0]):
+            return r
+        return replace(r, choices=(r.predicted, rival))
+
+
+async def _knows_a_name(parts: Parts, text: str, chosen: str, rival: str) -> bool:
+    """Whether the turn says a rare name the chosen service's backend knows and the rival's
+    does not ("when is billy idol playing in vancouver": a performer the events know, the
+    movies do not), and none the other way: the name settles it, no need to ask."""
+    said = tokens(text)
+    padded = f" {' '.join(said)} "
+    mine, theirs = await parts.known_names(chosen), await parts.known_names(rival)
+    if not mine.values or not theirs.values:
+        return False
+    ours = mine.slot_named(said, padded, theirs.values)
+    return ours is not None and theirs.slot_named(said, padded, mine.values) is None
 
 
 def _alike(parts: Parts, one: Intent, other: Intent) -> bool:
