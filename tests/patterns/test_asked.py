@@ -190,6 +190,28 @@ def test_a_verb_of_going_names_the_slot_its_noun_names() -> None:
     assert score(question, lands) == score(question, leaves) + 2
 
 
+def test_leaving_names_the_origin_and_arriving_the_destination() -> None:
+    """ "which station does it leave from?" on a service whose stations are "Name of the bus
+    terminus at the origin" and "... at the destination" (SGD's Buses_2): the origin's."""
+    leg = {"is_categorical": False, "possible_values": []}
+    slots = [
+        {"name": "origin_station_name", "description": "Name of the bus terminus at the origin"}
+        | leg,
+        {"name": "destination_station_name",
+         "description": "Name of the bus terminus at the destination"} | leg,
+    ]  # fmt: skip
+    schema = ServiceSchema.model_validate(COACHES | {"slots": slots, "intents": []})
+    origin, destination = (
+        schema.slot("origin_station_name"),
+        schema.slot("destination_station_name"),
+    )
+    assert origin is not None and destination is not None
+    question = "which station does it leave from"
+    assert score(question, origin) > score(question, destination)
+    question = "which station does it arrive at"
+    assert score(question, destination) > score(question, origin)
+
+
 def test_when_naming_a_date_and_a_time_alike_asks_for_both() -> None:
     leaves = {"name": "leave_time", "description": "Time the coach leaves"}
     slots = [*COACHES["slots"], leaves | {"is_categorical": False, "possible_values": []}]

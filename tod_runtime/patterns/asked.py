@@ -58,10 +58,12 @@ ASKS_FOR: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
      frozenset({"type", "kind", "genre", "category", "class", "style"})),
 )  # fmt: skip
 # English verbs of going and the nouns schemas say them with: "when does it leave?" asks for
-# a departure, "when does it land?" for an arrival
+# a departure, "when does it land?" for an arrival; "which station does it leave from?" for
+# the origin's ("Name of the bus terminus at the origin"), not the destination's
+_OUT, _IN = ("depart", "origin"), ("arrive", "destination")
 SAID_AS = {
-    "leave": "depart", "leaves": "depart", "leaving": "depart",
-    "land": "arrive", "lands": "arrive", "landing": "arrive",
+    "leave": _OUT, "leaves": _OUT, "leaving": _OUT, "depart": _OUT, "departs": _OUT,
+    "land": _IN, "lands": _IN, "landing": _IN, "arrive": _IN, "arrives": _IN, "arriving": _IN,
 }  # fmt: skip
 NAMED, DESCRIBED, ASKED, WHOLE = 2, 1, 3, 1
 WHEN = re.compile(r"\bwhen(?:s|'s)?\b")
@@ -96,7 +98,7 @@ def score(words: str, slot: SlotSchema) -> int:
     name, described = _slot_words(slot)
     total = 0
     for word in set(said):
-        forms = (word, SAID_AS.get(word, word))
+        forms = (word, *SAID_AS.get(word, ()))
         in_name = any(_alike(f, part) for f in forms for part in name)
         if in_name and (word not in FUNCTION_WORDS or word in ("from", "to")):
             total += NAMED
