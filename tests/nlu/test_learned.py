@@ -740,17 +740,44 @@ def test_values_opening_a_service_choose_the_intent_they_leave_least_missing() -
     # mid-task, or with no value read, the scorer's order stands
     assert intent_for_values(nlu, "Movies", "BuyMovieTickets", near, city) == "BuyMovieTickets"
     assert intent_for_values(nlu, "Movies", "BuyMovieTickets", near, [], True) == "BuyMovieTickets"
-    # the user's words name the chosen intent and not the other: it stays, however many of
-    # its required slots are missing ("looking for a round trip from san francisco to
-    # seattle" stayed a round trip, not the one-way search that needs no return date)
+    # a search and a booking are told apart by what is missing, whatever words are said
     said = frozenset({"buy", "ticket", "denver"})
-    assert intent_for_values(nlu, "Movies", "BuyMovieTickets", near, city, True, said) == (
-        "BuyMovieTickets"
-    )
-    said = frozenset({"buy", "ticket", "showing"})  # a word of each: the fewest missing
     assert intent_for_values(nlu, "Movies", "BuyMovieTickets", near, city, True, said) == (
         "FindMovies"
     )
+
+
+def test_two_searches_named_by_the_users_words_keep_the_one_named() -> None:
+    """ "looking for a round trip from san francisco to seattle" had been turned into the
+    one-way search, which needs no return date: the user's words name the chosen search's
+    description and not the other's, so it stays."""
+    text = {"is_categorical": False, "possible_values": []}
+    slots = [
+        {"name": n, "description": n.replace("_", " ")} | text
+        for n in ("origin", "to", "day", "back")
+    ]
+    search = {"is_transactional": False, "optional_slots": {}, "result_slots": []}
+    flights = ServiceSchema.model_validate(
+        {
+            "service_name": "Air",
+            "description": "Flights",
+            "slots": slots,
+            "intents": [
+                {"name": "OneWay", "description": "Search for one way flights",
+                 "required_slots": ["origin", "to", "day"]} | search,
+                {"name": "RoundTrip", "description": "Search for round trip flights",
+                 "required_slots": ["origin", "to", "day", "back"]} | search,
+            ],
+        }
+    )  # fmt: skip
+    nlu = LearnedNLU(ComponentContext(schemas=Schemas([flights]), backend=None))
+    read = [a("INFORM", "origin", "San Francisco"), a("INFORM", "to", "Seattle")]
+    near = [(2.0, "OneWay")]
+    named = frozenset({"round", "trip", "san", "francisco", "seattle"})
+    assert intent_for_values(nlu, "Air", "RoundTrip", near, read, True, named) == "RoundTrip"
+    assert intent_for_values(nlu, "Air", "RoundTrip", near, read, True, frozenset()) == "OneWay"
+    both = named | {"one", "way"}  # a word of each: the fewest missing
+    assert intent_for_values(nlu, "Air", "RoundTrip", near, read, True, both) == "OneWay"
 
 
 async def test_a_count_the_reader_missed_fills_the_intents_one_number_slot() -> None:

@@ -937,3 +937,23 @@ async def test_service_by_category_opens_the_service_listing_a_value_said() -> N
     # a scorer unsure of its best (a logit below 0) takes any value said whole, "park" too
     unsure = replace(read("somewhere in rohnert park"), ranked=((-1.0, eat), (-5.0, find)))
     assert (await repair.apply(nlu, unsure)).predicted == find
+
+
+async def test_a_number_after_a_slots_name_is_that_slots() -> None:
+    """ "The star rating should be 4" had been read as the booking's number of nights, and
+    the values read then chose the booking over the search."""
+    from tod_runtime.nlu.learned.casual import SlotNamedBefore
+
+    nlu = nlu_of(embedded("Hotels"))
+    search = ("Hotels", "SearchHotel")
+    misread = (a("INFORM", "city", "New York"), a("INFORM", "number_of_nights", "4"))
+    r = reading(nlu, "In New York. The star rating should be 4.", search, {})
+    r = replace(r, read=misread, near=((1.5, "BookHotel"),))
+    assert SlotNamedBefore().applies(nlu, r)
+    read = sorted(str(x) for x in (await SlotNamedBefore().apply(nlu, r)).read)
+    assert read == ["INFORM(city=New York)", "INFORM(star_rating=4)"]
+    # a number before the name, or one a noun away from it, is not the name's
+    rooms = replace(r, text="2 rooms at hotel one", read=(a("INFORM", "number_of_rooms", "2"),))
+    assert (await SlotNamedBefore().apply(nlu, rooms)).read == rooms.read
+    big = replace(r, text="the star rating should be 9", read=())  # not among its values
+    assert (await SlotNamedBefore().apply(nlu, big)).read == ()

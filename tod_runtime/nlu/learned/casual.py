@@ -17,7 +17,7 @@ from tod_runtime.nlu.learned.reading import AliasIndex, Parts, Reading
 from tod_runtime.nlu.learned.text import STOP, stem
 from tod_runtime.nlu.learned.values import SlotView
 from tod_runtime.nlu.rules import SKIP_SAID
-from tod_runtime.nlu.values import COUNT, DATE, NUMBER, TIME, number_value
+from tod_runtime.nlu.values import COUNT, DATE, NUMBER, NUMBER_WORDS, TIME, number_value
 from tod_runtime.schema.roles import counts_time, description_head
 from tod_runtime.values.numbers import UNITS
 from tod_runtime.values.times import AFTERNOON, MORNING, NIGHT, parse_time
@@ -622,3 +622,72 @@ class NamedValue:
         start, end = match.span(1)
         value = r.text[start:end].strip()
         return r.adding([act("INFORM", slots[0], [value])], slots)
+
+
+# English words that link a name to its value: "should be", "is at least", "of"
+LINKING = frozenset(
+    {"is", "be", "should", "would", "will", "must", "shall", "of", "at", "least", "most",
+     "about", "around", "was", "are", "the", "a", "it", "its", "has", "have", "been",
+     "exactly", "just", "only", "equal", "to"}
+)  # fmt: skip
+
+
+class SlotNamedBefore:
+    """ "The star rating should be 4": a number said a few words after the whole name of a
+    count slot of the intent or its near rivals (its name's words but "number" and "of":
+    "star rating", "rooms", "party size") is that slot's, when its possible values hold it.
+    The reader had given the 4 to the booking's number of nights, and the values read then
+    chose the booking over the search (``intent_by_values``); so this runs before it, and the
+    same number read for another slot goes."""
+
+    name = "slot_named_before"
+    step = "read"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return r.predicted is not None and NUMBER.search(r.text.lower()) is not None
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        service = r.service
+        assert service is not None
+        schema = parts.schemas[service]
+        words = _WORD.findall(r.text.lower())
+        found: dict[str, str] = {}
+        for intent in (r.intent, *(n for _, n in r.near)):
+            spec = schema.intent(intent)
+            for name in (*spec.required_slots, *spec.optional_slots) if spec else ():
+                slot = schema.slot(name)
+                if slot is None or not slot.is_categorical or name in found:
+                    continue
+                value = _named_number(words, name, slot.possible_values)
+                if value is not None:
+                    found[name] = value
+        if not found:
+            return r
+        taken = set(found.values())
+        read = [a for a in r.read if a.slot in found or not set(a.values) & taken]
+        read = [a for a in read if a.slot not in found]
+        read += [act("INFORM", slot, [value]) for slot, value in found.items()]
+        return replace(r, read=tuple(read))
+
+
+def _named_number(words: Sequence[str], slot: str, allowed: Sequence[str]) -> str | None:
+    """The number said after the slot's name (or its last word, "rating") with at most three
+    linking words between ("should be", "of at least"), if its values hold it."""
+    name = [stem(p) for p in slot.split("_") if p not in ("number", "of", "num")]
+    if not name or not allowed or not all(v.isdigit() for v in allowed):
+        return None
+    for i in range(len(words)):
+        said = [stem(w) for w in words[i : i + len(name)]]
+        if said == name:
+            size = len(name)
+        elif stem(words[i]) == name[-1] and len(name[-1]) > 3:  # "rating" of "star rating"
+            size = 1
+        else:
+            continue
+        for w in words[i + size : i + size + 4]:
+            if w.isdigit() or w in NUMBER_WORDS:
+                value = str(number_value(w))
+                return value if value in allowed else None
+            if w not in LINKING:  # "the star rating should be 4", not "rooms at hotel one"
+                break
+    return None

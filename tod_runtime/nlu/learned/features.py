@@ -177,9 +177,10 @@ def schema_marks(u: Utterance, c: Described) -> tuple[str, ...]:
     """Where the candidate's schema holds the utterance's words, one mark per such word, in
     order: ``§h`` in the head of its description, ``§d`` in the rest, ``§s`` in its service's
     other descriptions, ``§l`` in its service's slots' descriptions, ``§v`` in the values its
-    service's categorical slots allow. Read beside the words themselves, so that what is learned of "rent" in
-    the search for cars to rent (a word of the service) is also learned of such words in
-    general and carries to "rent" in the booking of a movie to watch (a word of the head)."""
+    service's categorical slots allow. Read beside the words themselves, so that what is
+    learned of "rent" in the search for cars to rent (a word of the service) is also learned
+    of such words in general and carries to "rent" in the booking of a movie to watch (a word
+    of the head)."""
     return tuple(mark for w in u.words if (mark := _mark(w, c)))
 
 

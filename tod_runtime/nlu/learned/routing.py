@@ -285,9 +285,10 @@ def intent_for_values(
     weighed "hotel". Ties: when the values open the service's first intent
     (``opening``), the one with the fewest required slots they leave missing ("a movie
     in Denver" finds movies there rather than buying tickets for no movie), unless the
-    user's words (``said``) name the chosen one's description and not the other's
-    ("looking for a round trip from san francisco to seattle" stays the round trip, which
-    needs a return date more than the one-way search); then the scorer's order."""
+    user's words (``said``) name the chosen one's description and not the other's, both
+    searches or both transactions ("looking for a round trip from san francisco to seattle"
+    stays the round trip, which needs a return date more than the one-way search); then the
+    scorer's order."""
     slots = {a.slot for a in read}
     best, most = intent, _fit(parts, service, intent, slots, opening)
     for gap, other in near:
@@ -302,10 +303,11 @@ def intent_for_values(
 
 def _said_of(parts: Parts, service: str, chosen: str, other: str, said: AbstractSet[str]) -> bool:
     """Whether the user's content words hold a word of ``chosen``'s description that
-    ``other``'s lacks, and none the other way."""
+    ``other``'s lacks, and none the other way, the two of a kind (two searches: a search
+    and a booking are told apart by what is missing, "a hotel room in new york" searches)."""
     schema = parts.schemas[service]
     a, b = schema.intent(chosen), schema.intent(other)
-    if a is None or b is None or not said:
+    if a is None or b is None or not said or a.is_transactional != b.is_transactional:
         return False
     mine, theirs = _singular(tokens(a.description)), _singular(tokens(b.description))
     said = _singular(said)
