@@ -317,3 +317,59 @@ async def test_a_value_the_search_returns_but_does_not_take_offers_the_result_ho
     none = state.model_copy(update={"slot_values": {**state.slot_values, "phone": ["999"]}})
     plan = await decide(none, [a("INFORM", "phone", "999")], [found])
     assert "OFFER(phone=999)" not in [str(x) for x in plan.actions]
+
+
+async def test_a_required_category_the_entities_imply_is_not_asked() -> None:
+    """ "are there any baseball games in phoenix?": every event the backend holds whose
+    category is Baseball is a sport, so the search runs with the event type rather than
+    asking "What kind of events?" (SGD's Events with the events held out of training)."""
+    from datetime import date
+
+    from tod_runtime.dialogue.history import History
+    from tod_runtime.policy.rules import implied
+    from tod_runtime.schema.models import ServiceSchema
+
+    text = {"is_categorical": False, "possible_values": []}
+    kind = {"name": "kind", "description": "Type of event", "is_categorical": True,
+            "possible_values": ["Music", "Sports"]}  # fmt: skip
+    schema = ServiceSchema.model_validate(
+        {
+            "service_name": "Events",
+            "description": "Events",
+            "slots": [
+                kind,
+                {"name": "sub", "description": "Category"} | text,
+                {"name": "city", "description": "City"} | text,
+            ],  # fmt: skip
+            "intents": [
+                {
+                    "name": "FindEvents",
+                    "description": "Find events",
+                    "is_transactional": False,
+                    "required_slots": ["kind", "city"],
+                    "optional_slots": {"sub": "dontcare"},
+                    "result_slots": [],
+                }
+            ],  # fmt: skip
+        }
+    )
+    rows = [
+        {"kind": "Sports", "sub": "Baseball", "city": "Phoenix"},
+        {"kind": "Sports", "sub": "Baseball", "city": "Denver"},
+        {"kind": "Music", "sub": "Pop", "city": "Phoenix"},
+        {"kind": "Sports", "sub": "Pop", "city": "Denver"},  # a Pop match: pop is no sport
+    ]
+
+    class Backend:
+        async def call(self, service: str, call: ServiceCall) -> list[dict[str, str]]:
+            return [r for r in rows if all(r[k] == v for k, v in call.parameters.items())]
+
+    async def kind_of(values: dict[str, list[str]]) -> list[str] | None:
+        state = State(active_intent="FindEvents", slot_values=values)
+        out = await implied(Backend(), "Events", schema, state, History(), [], date(2019, 3, 1))  # type: ignore[arg-type]
+        return out.slot_values.get("kind")
+
+    assert await kind_of({"sub": ["Baseball"], "city": ["Phoenix"]}) == ["Sports"]
+    assert await kind_of({"sub": ["Pop"], "city": ["Phoenix"]}) is None  # music and sport
+    assert await kind_of({"city": ["Phoenix"]}) is None  # nothing narrowed the search
+    assert await kind_of({"sub": ["Baseball"], "kind": ["Music"]}) == ["Music"]  # said stands

@@ -39,6 +39,7 @@ from tod_runtime.schema.models import IntentSchema, ServiceSchema
 from tod_runtime.schema.roles import names_entity
 
 MAX_REQUESTS = 1  # SGD's system mostly asks for one slot at a time
+MIN_IMPLYING = 2  # entities that must agree before a value they hold is implied
 MAX_OFFERED_SLOTS = 3
 
 
@@ -63,6 +64,8 @@ class RulesPolicy:
         state = turn.context.state.get(service, State())
         history = turn.context.history
         today = reference_date(self.backend, service)
+        acts = turn.user_acts.get(service, [])
+        state = await implied(self.backend, service, schema, state, history, acts, today)
         if turn.service_call is not None:
             method = turn.service_call.method
             if turn.service_results and lookup.is_lookup(schema, state, method):
@@ -102,6 +105,48 @@ class RulesPolicy:
             previous = turn.context.history.last_system_acts(service)
             plan = SystemPlan(service, [a for a in previous if a.act in talk.QUESTIONS])
         return SystemPlan(service, [*answers, *talk.brief_confirmation(plan.actions, schema)])
+
+
+async def implied(
+    backend: Backend,
+    service: str,
+    schema: ServiceSchema,
+    state: State,
+    history: History,
+    acts: Sequence[Action],
+    today: date,
+) -> State:
+    """``state`` with what the backend's entities imply: a search's missing required
+    categorical slots take the one value that every entity the backend holds with the
+    values the user gave the search's optional slots holds, when two or more do ("are there
+    any baseball games in philadelphia next friday?": every event whose category is
+    Baseball, in any city, is a sport, so the events are searched for rather than "What kind
+    of events?" asked; a furnished flat implies no number of bedrooms). The tracked state is
+    left as it is; the policy decides on this one."""
+    intent = schema.intent(state.active_intent or "")
+    if intent is None or intent.is_transactional:
+        return state
+    missing = [s for s in intent.required_slots if s not in state.slot_values]
+    narrowed = [
+        s for s in intent.optional_slots if state.slot_values.get(s, [DONTCARE])[0] != DONTCARE
+    ]
+    if not missing or not narrowed or not all(_categorical(schema, s) for s in missing):
+        return state
+    params = call_parameters(state, narrowed, schema, history, acts, today)
+    rows = await backend.call(service, ServiceCall(method=intent.name, parameters=params))
+    found: dict[str, list[str]] = {}
+    for slot in missing:
+        held = {row.get(slot) for row in rows}
+        value = held.pop() if len(held) == 1 and len(rows) >= MIN_IMPLYING else None
+        if not value:
+            return state
+        found[slot] = [value]
+    return state.model_copy(update={"slot_values": {**state.slot_values, **found}})
+
+
+def _categorical(schema: ServiceSchema, slot: str) -> bool:
+    spec = schema.slot(slot)
+    return spec is not None and spec.is_categorical
 
 
 def after_call(
