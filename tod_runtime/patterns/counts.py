@@ -67,20 +67,13 @@ class OutOfRange:
         frame = turn.state.get(service) if service else None
         if service is None or schema is None or frame is None:
             return None
-        intent = schema.intent(frame.active_intent or "")
-        counts = _counts(schema, intent)
+        counts = _counts(schema, schema.intent(frame.active_intent or ""))
         if not counts:
             return None
         asked = {a.slot for a in turn.previous(service) if a.act == "REQUEST" and a.slot}
         informed = {a.slot: a.values for a in turn.acts.get(service, []) if a.act == "INFORM"}
         text = plain_words(turn.text)
-        taken = [m.span() for m in (*TIME.finditer(text), *DATE.finditer(text))]
-        for values in informed.values():  # "for AMC NewPark 12": a number in a value read
-            for value in values:
-                written = plain_words(value)
-                at = text.find(written) if written else -1
-                if at >= 0:
-                    taken.append((at, at + len(written)))
+        taken = _taken(text, informed)
         for match in _NUMBER.finditer(text):
             if any(a <= match.start() < b for a, b in taken):
                 continue
@@ -92,11 +85,7 @@ class OutOfRange:
             said, allowed = _value(match.group(1)), counts[slot][0]
             if said in allowed or any(v.isdigit() for v in informed.get(slot, [])):
                 continue  # in range, or the count was read ("two people, for 12 ...")
-            if said > allowed[-1]:
-                refusal = Refusal(slot=slot, reason="at_most", limit=str(allowed[-1]))
-            else:
-                refusal = Refusal(slot=slot, reason="at_least", limit=str(allowed[0]))
-            return Counted(service, slot, said, refusal)
+            return Counted(service, slot, said, _refusal(slot, said, allowed))
         return None
 
     def applies(self, turn: PatternTurn) -> bool:
@@ -116,6 +105,25 @@ class OutOfRange:
         state[found.service] = frame.model_copy(update={"slot_values": values})
         answer = (refusal_act(found.refusal), act("REQUEST", found.slot))
         return turn.amended(acts=acts, state=state, answer=answer, answer_service=found.service)
+
+
+def _taken(text: str, informed: dict[str, list[str]]) -> list[tuple[int, int]]:
+    """The spans of ``text`` that are no count: times, dates and the values read ("for AMC
+    NewPark 12")."""
+    taken = [m.span() for m in (*TIME.finditer(text), *DATE.finditer(text))]
+    for values in informed.values():
+        for value in values:
+            written = plain_words(value)
+            at = text.find(written) if written else -1
+            if at >= 0:
+                taken.append((at, at + len(written)))
+    return taken
+
+
+def _refusal(slot: str, said: int, allowed: list[int]) -> Refusal:
+    if said > allowed[-1]:
+        return Refusal(slot=slot, reason="at_most", limit=str(allowed[-1]))
+    return Refusal(slot=slot, reason="at_least", limit=str(allowed[0]))
 
 
 def _counts(
