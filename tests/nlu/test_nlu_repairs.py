@@ -957,3 +957,13 @@ async def test_a_number_after_a_slots_name_is_that_slots() -> None:
     assert (await SlotNamedBefore().apply(nlu, rooms)).read == rooms.read
     big = replace(r, text="the star rating should be 9", read=())  # not among its values
     assert (await SlotNamedBefore().apply(nlu, big)).read == ()
+
+
+def test_a_count_is_said_with_its_descriptions_words_run_together() -> None:
+    """ "a 2 bedroom apartment" for SGD's Homes_1 "Number of bed rooms" (asked "how many
+    bedrooms?" again and again with the homes held out of training)."""
+    from tod_runtime.nlu.learned.casual import _said_with
+
+    assert {"bed", "room", "bedroom"} <= _said_with("Number of bed rooms")
+    assert "ratingstar" not in _said_with("Star rating of the hotel")
+    assert "starrating" in _said_with("Star rating of the hotel")  # harmless: nobody says it

@@ -315,8 +315,9 @@ def count_slots(parts: Parts, r: Reading) -> list[SlotView]:
 def units_of(parts: Parts, r: Reading, slot: str) -> frozenset[str]:
     """The words a count is said with (stems): its description's head ("Star rating of the
     hotel": star, rating), and what a head "number" or "count" is of ("Number of the movie
-    tickets to be purchased": movie, ticket); not the rest ("hotel": "book 1 hotel room" is
-    no 1-star hotel)."""
+    tickets to be purchased": movie, ticket), two of them run together too ("Number of bed
+    rooms": bedroom, as "a 2 bedroom apartment" says it); not the rest ("hotel": "book 1 hotel
+    room" is no 1-star hotel)."""
     spec = parts.schemas[r.service or ""].slot(slot)
     return _said_with(spec.description) if spec else frozenset()
 
@@ -328,7 +329,8 @@ def _said_with(description: str) -> frozenset[str]:
     if head[-1:] in (["number"], ["count"]) and words[:1] == ["of"]:
         of = [w for w in words[1:] if w not in ("the", "a", "an")]
         head = head + description_head(" ".join(of))[:3]  # "movie tickets", "bed rooms"
-    return frozenset(stem(w) for w in head)
+    joined = [a + b for a, b in zip(head, head[1:], strict=False)]  # "bed rooms": "bedroom"
+    return frozenset(stem(w) for w in (*head, *joined))
 
 
 class CountWithUnit:
