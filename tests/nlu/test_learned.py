@@ -1043,3 +1043,20 @@ async def test_a_word_naming_the_chosen_service_keeps_it_against_more_values() -
     said = "a hotel in boston near italian food"
     assert await service_for_values(nlu, said, context, ranked) == hotels
     assert await service_for_values(nlu, "in boston, italian food", context, ranked) == restaurants
+
+
+def test_a_word_that_is_the_rivals_value_does_not_keep_the_chosen_service() -> None:
+    """ "hey whats my checking balance": "checking" is a word of the calendar's descriptions
+    ("checking availability") and an account type the bank lists."""
+    from types import SimpleNamespace
+
+    from tod_runtime.nlu.learned.routing import _own_word
+
+    parts = SimpleNamespace(
+        described={"Calendar": {"checking", "calendar"}, "Bank": {"bank", "balance"}},
+        own_words={"checking", "calendar", "bank", "balance"},
+        value_words={"Calendar": frozenset(), "Bank": frozenset({"checking", "savings"})},
+    )
+    assert _own_word(parts, {"calendar", "monday"}, "Calendar", "Bank")  # type: ignore[arg-type]
+    assert not _own_word(parts, {"checking", "amount"}, "Calendar", "Bank")  # type: ignore[arg-type]
+    assert not _own_word(parts, {"calendar", "balance"}, "Calendar", "Bank")  # type: ignore[arg-type]

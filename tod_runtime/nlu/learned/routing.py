@@ -81,12 +81,14 @@ async def service_for_values(
 
 def _own_word(parts: Parts, words: AbstractSet[str], chosen: str, rival: str) -> bool:
     """Whether the user said a word of the chosen service's descriptions that few services'
-    hold (``own_words``) and none of the rival's."""
+    hold (``own_words``) and that is no value the rival's categorical slots allow, and none
+    of the rival's own words ("whats my checking balance": "checking" is a word of the
+    calendar's descriptions and an account type of the bank's)."""
 
     def own(service: str) -> AbstractSet[str]:
         return words & parts.described[service] & parts.own_words
 
-    return bool(own(chosen)) and not own(rival)
+    return bool(own(chosen) - parts.value_words[rival]) and not own(rival)
 
 
 def _near_intents(parts: Parts, ranked: Ranked, service: str, intent: str) -> list[str]:
