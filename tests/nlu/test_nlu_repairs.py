@@ -967,3 +967,50 @@ def test_a_count_is_said_with_its_descriptions_words_run_together() -> None:
     assert {"bed", "room", "bedroom"} <= _said_with("Number of bed rooms")
     assert "ratingstar" not in _said_with("Star rating of the hotel")
     assert "starrating" in _said_with("Star rating of the hotel")  # harmless: nobody says it
+
+
+async def test_money_said_opens_the_near_intent_that_takes_it() -> None:
+    """ "ok send $500 to maria from checking" after a balance was told (the bank held out of
+    training): the reader gave the $500 no slot, and the balance stayed the task."""
+    from tod_runtime.nlu.learned.repairs import MoneyOpens
+
+    bank = ServiceSchema.model_validate(
+        {
+            "service_name": "Bank",
+            "description": "Banking",
+            "slots": [
+                _slot("account", "Type of the account"),
+                _slot("amount", "Amount of money to transfer"),
+                _slot("recipient", "Name of the recipient"),
+            ],
+            "intents": [
+                {
+                    "name": "Balance",
+                    "description": "Check the balance",
+                    "is_transactional": False,
+                    "required_slots": ["account"],
+                    "optional_slots": {},
+                    "result_slots": [],
+                },
+                {
+                    "name": "Transfer",
+                    "description": "Send money",
+                    "is_transactional": True,
+                    "required_slots": ["account", "amount", "recipient"],
+                    "optional_slots": {},
+                    "result_slots": [],
+                },
+            ],  # fmt: skip
+        }
+    )
+    nlu = nlu_of(Schemas([bank]))
+    balance = ("Bank", "Balance")
+    r = reading(nlu, "ok send $500 to maria from checking", balance, {"Bank": "Balance"})
+    r = replace(r, read=(a("INFORM", "account", "checking"),), near=((6.6, "Transfer"),))
+    assert MoneyOpens().applies(nlu, r)
+    read = [str(x) for x in (await MoneyOpens().apply(nlu, r)).read]
+    assert read == ["INFORM(account=checking)", "INFORM(amount=$500)"]
+    plain = replace(r, text="ok send 500 to maria from checking")  # no money said as money
+    assert not MoneyOpens().applies(nlu, plain)
+    alone = replace(r, near=())  # no intent near that takes money
+    assert not MoneyOpens().applies(nlu, alone)

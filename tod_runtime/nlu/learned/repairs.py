@@ -174,6 +174,48 @@ class MissedAmount:
         return r.adding([act("INFORM", slot, [said[0]])], [slot])
 
 
+MONEY = re.compile(
+    r"\$\s?\d[\d,]*(?:\.\d{1,2})?|\b\d[\d,]*(?:\.\d{1,2})? ?(?:dollars?|bucks?|usd)\b"
+)
+
+
+class MoneyOpens:
+    """ "ok send $500 to maria from checking" after a balance was told: an amount of money
+    said as money (a currency sign or word), which the reader gave no slot, is the value of
+    the one input of money among the chosen intent and its near rivals, when the chosen one
+    takes none: the values read then choose the intent that takes it (``intent_by_values``:
+    the transfer, not the balance again). Runs before it."""
+
+    name = "money_opens"
+    step = "read"
+
+    def _slot(self, parts: Parts, r: Reading) -> str | None:
+        if not r.predicted or len(MONEY.findall(r.text.lower())) != 1:
+            return None
+        schema = parts.schemas[r.service or ""]
+        if any(slot_kind(schema, a.slot) == "amount" for a in r.read if a.slot):
+            return None
+        money: set[str] = set()
+        for intent in (r.intent, *(n for _, n in r.near)):
+            spec = schema.intent(intent)
+            takes = [s for s in (spec.inputs if spec else ()) if slot_kind(schema, s) == "amount"]
+            if intent == r.intent and takes:
+                return None  # the chosen intent's own: ``missed_amount`` fills it
+            money |= set(takes)
+        return money.pop() if len(money) == 1 else None
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return self._slot(parts, r) is not None
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        slot = self._slot(parts, r)
+        assert slot is not None
+        said = MONEY.findall(r.text.lower())[0]
+        amount = AMOUNT.findall(said)
+        value = amount[0] if amount else said
+        return replace(r, read=(*r.read, act("INFORM", slot, [value])))
+
+
 class MissedDate:
     """A date the reader missed ("book 4 people sunday at noon") for the intent's one date
     slot: the one date the turn says (a weekday, today, tonight, tomorrow, the 5th, March 5),
@@ -422,6 +464,7 @@ REPAIRS: tuple[Repair, ...] = (
     Unsure(),
     DatePair(),
     SlotNamedBefore(),
+    MoneyOpens(),
     IntentByValues(),
     AskOrTell(),
     AskedBackstop(),
