@@ -1014,3 +1014,22 @@ async def test_money_said_opens_the_near_intent_that_takes_it() -> None:
     assert not MoneyOpens().applies(nlu, plain)
     alone = replace(r, near=())  # no intent near that takes money
     assert not MoneyOpens().applies(nlu, alone)
+
+
+async def test_a_value_before_make_it_gives_way_to_the_one_after() -> None:
+    """ "oh wait i work on the 5th, make it the 6th" (a visit, the homes held out of
+    training): the reader took the first date of the turn."""
+    from tod_runtime.nlu.learned.casual import CorrectedValue
+
+    nlu = nlu_of(embedded("Restaurants"))
+    book = ("Restaurants", "ReserveRestaurant")
+    text = "oh wait i work on the 5th, make it the 6th"
+    r = replace(reading(nlu, text, book, {}), read=(a("INFORM", "date", "the 5th"),))
+    assert CorrectedValue().applies(nlu, r)
+    assert texts((await CorrectedValue().apply(nlu, r)).read) == ["INFORM(date=the 6th)"]
+    later = "make it the 6th instead of the 5th"  # the value read after the phrase stands
+    r = replace(reading(nlu, later, book, {}), read=(a("INFORM", "date", "the 6th"),))
+    assert texts((await CorrectedValue().apply(nlu, r)).read) == ["INFORM(date=the 6th)"]
+    times = "not at 7pm, make it 8pm"
+    r = replace(reading(nlu, times, book, {}), read=(a("INFORM", "time", "7pm"),))
+    assert texts((await CorrectedValue().apply(nlu, r)).read) == ["INFORM(time=8pm)"]

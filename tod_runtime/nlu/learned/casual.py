@@ -693,3 +693,40 @@ def _named_number(words: Sequence[str], slot: str, allowed: Sequence[str]) -> st
             if w not in LINKING:  # "the star rating should be 4", not "rooms at hotel one"
                 break
     return None
+
+
+# English phrases that point forward to a corrected value ("instead of" points back: not one)
+CORRECTING = re.compile(
+    r"\b(?:make it|make that|change it to|change that to|move it to|switch it to)\b"
+)
+
+
+class CorrectedValue:
+    """ "oh wait i work on the 5th, make it the 6th": a date or a time read from before a
+    correcting phrase ("make it", "change it to", "move it to") gives way to the one of the
+    same kind said after it. The reader took the first date of the turn."""
+
+    name = "corrected_value"
+    step = "read"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return r.predicted is not None and CORRECTING.search(r.text.lower()) is not None
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        lower = r.text.lower()
+        cue = list(CORRECTING.finditer(lower))[-1]
+        read = list(r.read)
+        for i, a in enumerate(read):
+            if a.act != "INFORM" or not a.values:
+                continue
+            said = a.values[0].lower()
+            at = lower.find(said)
+            if at < 0 or at >= cue.start():
+                continue
+            for kind in (DATE, TIME):
+                if not kind.fullmatch(said):
+                    continue
+                after = [m.group() for m in kind.finditer(lower, cue.end()) if m.group() != said]
+                if after:
+                    read[i] = act("INFORM", a.slot, [after[0]])
+        return replace(r, read=tuple(read))
