@@ -653,6 +653,7 @@ class SlotNamedBefore:
         assert service is not None
         schema = parts.schemas[service]
         words = _WORD.findall(r.text.lower())
+        stems = [stem(w) for w in words]
         found: dict[str, str] = {}
         for intent in (r.intent, *(n for _, n in r.near)):
             spec = schema.intent(intent)
@@ -660,7 +661,7 @@ class SlotNamedBefore:
                 slot = schema.slot(name)
                 if slot is None or not slot.is_categorical or name in found:
                     continue
-                value = _named_number(words, name, slot.possible_values)
+                value = _named_number(words, stems, name, slot.possible_values)
                 if value is not None:
                     found[name] = value
         if not found:
@@ -672,17 +673,18 @@ class SlotNamedBefore:
         return replace(r, read=tuple(read))
 
 
-def _named_number(words: Sequence[str], slot: str, allowed: Sequence[str]) -> str | None:
+def _named_number(
+    words: Sequence[str], stems: Sequence[str], slot: str, allowed: Sequence[str]
+) -> str | None:
     """The number said after the slot's name (or its last word, "rating") with at most three
     linking words between ("should be", "of at least"), if its values hold it."""
     name = [stem(p) for p in slot.split("_") if p not in ("number", "of", "num")]
     if not name or not allowed or not all(v.isdigit() for v in allowed):
         return None
     for i in range(len(words)):
-        said = [stem(w) for w in words[i : i + len(name)]]
-        if said == name:
+        if stems[i : i + len(name)] == name:
             size = len(name)
-        elif stem(words[i]) == name[-1] and len(name[-1]) > 3:  # "rating" of "star rating"
+        elif stems[i] == name[-1] and len(name[-1]) > 3:  # "rating" of "star rating"
             size = 1
         else:
             continue

@@ -304,21 +304,16 @@ def intent_for_values(
 
 
 def _said_of(parts: Parts, service: str, chosen: str, other: str, said: AbstractSet[str]) -> bool:
-    """Whether the user's content words hold a word of ``chosen``'s description that
-    ``other``'s lacks, and none the other way, the two of a kind (two searches: a search
-    and a booking are told apart by what is missing, "a hotel room in new york" searches)."""
+    """Whether the user's content words (stems, as ``tokens`` gives them: "movies" meets
+    "movie") hold a word of ``chosen``'s description that ``other``'s lacks, and none the
+    other way, the two of a kind (two searches: a search and a booking are told apart by
+    what is missing, "a hotel room in new york" searches)."""
     schema = parts.schemas[service]
     a, b = schema.intent(chosen), schema.intent(other)
     if a is None or b is None or not said or a.is_transactional != b.is_transactional:
         return False
-    mine, theirs = _singular(tokens(a.description)), _singular(tokens(b.description))
-    said = _singular(said)
+    mine, theirs = set(tokens(a.description)), set(tokens(b.description))
     return bool(said & (mine - theirs)) and not said & (theirs - mine)
-
-
-def _singular(words: Collection[str]) -> set[str]:
-    """Words with a plural's "s" cut ("movies" meets "movie")."""
-    return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words}
 
 
 def _fit(
