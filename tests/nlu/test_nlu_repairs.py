@@ -209,6 +209,7 @@ async def test_question_slot_reads_a_yes_no_question_as_its_flag() -> None:
     nlu.thresholds = replace(nlu.thresholds, ask_floor=1.0)
     for text, asked in (
         ("is this a redeye?", ["REQUEST(is_redeye)"]),
+        ("does it have a red-eye?", ["REQUEST(is_redeye)"]),  # "does", stemmed "doe"
         ("is the flight a red-eye flight?", ["REQUEST(is_redeye)"]),
         ("can i get it refunded?", ["REQUEST(refundable)"]),
         ("is it delta?", []),  # no flag named
@@ -1033,3 +1034,117 @@ async def test_a_value_before_make_it_gives_way_to_the_one_after() -> None:
     times = "not at 7pm, make it 8pm"
     r = replace(reading(nlu, times, book, {}), read=(a("INFORM", "time", "7pm"),))
     assert texts((await CorrectedValue().apply(nlu, r)).read) == ["INFORM(time=8pm)"]
+
+
+def _doctors() -> Schemas:
+    """A search that takes no date, and a booking that takes one."""
+    intents = [
+        {"name": "FindDoctor", "description": "Find a doctor", "is_transactional": False,
+         "required_slots": ["city"], "optional_slots": {}, "result_slots": ["doctor", "city"]},
+        {"name": "BookVisit", "description": "Book a visit", "is_transactional": True,
+         "required_slots": ["doctor", "day"], "optional_slots": {}, "result_slots": []},
+    ]  # fmt: skip
+    service = {
+        "service_name": "Doctors",
+        "description": "Doctors",
+        "slots": [
+            _slot("city", "City of the doctor"),
+            _slot("doctor", "Name of the doctor"),
+            _slot("day", "Date of the visit"),
+        ],
+        "intents": intents,
+    }
+    return Schemas([ServiceSchema.model_validate(service)])
+
+
+async def test_a_date_said_opens_the_near_intent_that_takes_it() -> None:
+    """ "actually wednesday would be better" after a doctor was offered (the doctors held
+    out of training): the search takes no date, the booking does; the reader read none."""
+    nlu = nlu_of(_doctors())
+    find = ("Doctors", "FindDoctor")
+    r = reading(nlu, "actually wednesday would be better", find, {"Doctors": "FindDoctor"})
+    r = replace(r, read=(), near=((7.2, "BookVisit"),))
+    assert rp.DateOpens().applies(nlu, r)
+    assert texts((await rp.DateOpens().apply(nlu, r)).read) == ["INFORM(day=wednesday)"]
+    assert not rp.DateOpens().applies(nlu, replace(r, near=()))  # nothing near takes a date
+    assert not rp.DateOpens().applies(nlu, replace(r, text="any doctor is fine"))  # no date
+    book = replace(r, predicted=("Doctors", "BookVisit"), near=((7.2, "FindDoctor"),))
+    assert not rp.DateOpens().applies(nlu, book)  # the chosen one's own: missed_date's
+
+
+def test_an_intents_nouns_hold_no_number_words() -> None:
+    """ "ok that one, can i get in tmrw" said no task's noun: "one" of "one-way flights"
+    had switched a doctor's booking to a flight search."""
+    nlu = nlu_of(_flights())
+    assert "one" not in nlu.all_nouns
+    assert nlu.nouns[("Flights", "FindFlights")] == {"flight"}
+
+
+def test_a_compound_holds_the_description_words_it_is_made_of() -> None:
+    from tod_runtime.nlu.learned.text import compound_parts
+
+    described = {"hair", "stylist", "round", "trip", "show", "time"}
+    counts = {"cut": 12, "dresser": 1}
+    assert compound_parts("haircut", described, counts) == {"hair"}
+    assert compound_parts("roundtrip", described, counts) == {"round", "trip"}
+    assert compound_parts("hairdresser", described, counts) == frozenset()  # "dresser": rare
+    assert compound_parts("hair", described, counts) == frozenset()  # a description word
+    assert compound_parts("something", described | {"some"}, {"thing": 99}) == frozenset()
+
+
+async def test_the_scorer_sees_a_compounds_description_words() -> None:
+    """ "i need a haircut" names the hair stylists' "hair" (a service held out of training
+    had been offered as an event or a restaurant)."""
+    nlu = nlu_of(embedded("Restaurants", "Hotels"))
+    u = view("i need a haircut", None, [], {}).utterance
+    nlu.scorer.described = nlu.scorer.described | {"hair"}
+    assert "hair" in nlu.scorer._compounded(u).content
+    nlu.scorer.counts = None  # no users' words given: the utterance as it is
+    assert nlu.scorer._compounded(u) is u
+
+
+async def test_one_after_a_determiner_is_no_count() -> None:
+    """ "ok get tickets for that one" after a bus was offered is no party of one."""
+    from tod_runtime.nlu.learned.reader import ONE_AFTER, Read, pronoun_one
+    from tod_runtime.nlu.learned.values import value_turn
+
+    turn = value_turn("ok get tickets for that one", [], {})
+    one = Read("group_size", "1", "1", 0.9, range(5, 6))
+    assert turn.tokens[5].lower == "one" and "that" in ONE_AFTER
+    assert pronoun_one(turn, one)
+    alone = value_turn("just one please", [], {})
+    assert not pronoun_one(alone, Read("group_size", "1", "1", 0.9, range(1, 2)))
+
+
+async def test_a_number_each_time_said_with_a_unit_is_no_other_counts() -> None:
+    """ "just 2 nights, 2 rooms" while hotels are searched: the 2 read as a star rating goes
+    (each 2 has its unit: the booking's nights and rooms), and the nights, a count of the
+    booking near the search, are read."""
+    nlu = nlu_of(embedded("Hotels"))
+    search = ("Hotels", "SearchHotel")
+    r = reading(nlu, "just 2 nights, 2 rooms", search, {"Hotels": "SearchHotel"})
+    r = replace(r, near=((4.0, "BookHotel"),), acts=(a("INFORM", "star_rating", "2"),))
+    assert cs.CountWithUnit().applies(nlu, r)
+    assert texts((await cs.CountWithUnit().apply(nlu, r)).acts) == ["INFORM(number_of_nights=2)"]
+    alone = replace(r, near=())  # no booking near: "rooms" names no count, the 2s no owner
+    assert not cs.CountWithUnit().applies(nlu, alone)
+
+
+async def test_after_a_task_is_called_off_a_new_one_opens() -> None:
+    nlu = nlu_of(embedded("Restaurants", "Hotels"))
+    dropped = system(a("CANCEL"), a("REQ_MORE"), service="Restaurants")
+    current = ("Restaurants", "ReserveRestaurant")
+    r = reading(
+        nlu, "find me a hotel instead", current, {"Restaurants": "ReserveRestaurant"}, [dropped]
+    )
+    assert rt.AfterDone().applies(nlu, r)
+    assert not rt.StayOnTask().applies(nlu, replace(r, predicted=("Hotels", "SearchHotel")))
+
+
+def test_values_of_a_slots_possible_values_count_over_free_text() -> None:
+    """ "a dermatologist in san francisco": the doctors' type allows "Dermatologist"; a
+    restaurant's free-text cuisine would take any words. Unsure does not ask then."""
+    nlu = nlu_of(embedded("Hotels"))
+    read = [a("INFORM", "city", "Boston"), a("INFORM", "star_rating", "4")]
+    assert rt._categorical(nlu, "Hotels", read) == 1
+    assert rt._categorical(nlu, "Hotels", read[:1]) == 0

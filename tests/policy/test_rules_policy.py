@@ -41,6 +41,18 @@ async def test_searches_then_offers_with_a_count() -> None:
     assert kinds(offered) == ["OFFER(cafe_name)", "INFORM_COUNT(count)"]
 
 
+async def test_a_search_asked_about_offers_its_result_with_what_was_asked() -> None:
+    """ "whats their rating?" answering "do you want a doctor or a restaurant?": the search
+    runs, and the result offered comes with the answer."""
+    state = State(
+        active_intent="FindCafes", slot_values={"city": ["Oslo"]}, requested_slots=["phone"]
+    )
+    plan = await decide(state, [a("INFORM", "city", "Oslo"), a("REQUEST", "phone")])
+    rows = [{"cafe_name": "Grind", "city": "Oslo", "phone": "5"}]
+    offered = await decide(state, [], service_call=plan.service_call, service_results=rows)
+    assert kinds(offered) == ["OFFER(cafe_name)", "INFORM(phone)", "INFORM_COUNT(count)"]
+
+
 def test_one_result_that_names_nothing_is_said_without_a_count() -> None:
     """ "I found 1 option for you. The balance is $6,175.85." says nothing with its count."""
     cafes = POLICY.schemas[SERVICE]

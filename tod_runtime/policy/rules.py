@@ -167,7 +167,11 @@ def after_call(
         previous = turn.context.history.last_system_acts(schema.service_name)
         return talk.no_results(intent, state, previous)
     fresh = results[turn.context.history.first_unoffered(schema.service_name, results)]
-    return [*offer(fresh, schema, state), *count_of(results, intent, schema)]
+    # "whats their rating?" said with the search (answering "do you want to find a doctor
+    # or a restaurant?"): the result offered, with what was asked of it
+    offered = offer(fresh, schema, state)
+    asked = [a for a in inform(fresh, requested) if a.slot not in {o.slot for o in offered}]
+    return [*offered, *asked, *count_of(results, intent, schema)]
 
 
 def count_of(

@@ -28,12 +28,21 @@ NEAR_MINUTES = 60  # a known time this close to a reading counts for it
 _WORD = re.compile(r"[a-z0-9']+")
 
 
-def slots_of_type(parts: Parts, r: Reading, kind: str) -> list[str]:
-    """The chosen intent's slots of value type ``kind``."""
+def slots_of_type(
+    parts: Parts, r: Reading, kind: str, intents: Sequence[str] | None = None
+) -> list[str]:
+    """The chosen intent's slots of value type ``kind`` (or those of ``intents``)."""
     assert r.service is not None
-    spec = parts.schemas[r.service].intent(r.intent)
-    takes = {*spec.required_slots, *spec.optional_slots} if spec else set()
+    takes: set[str] = set()
+    for intent in [r.intent] if intents is None else intents:
+        spec = parts.schemas[r.service].intent(intent)
+        takes |= {*spec.required_slots, *spec.optional_slots} if spec else set()
     return [v.name for v in parts.views[r.service] if v.name in takes and v.value_type == kind]
+
+
+def near_intents(r: Reading) -> list[str]:
+    """The chosen intent's near rivals of its service (``Reading.near``)."""
+    return [n for _, n in r.near if n != r.intent]
 
 
 def _ambiguous(value: str) -> tuple[int, int] | None:
@@ -256,26 +265,33 @@ ONE_DAY = re.compile(r"\b(?:just|only)(?: for)? (?:tonight|today|the night|this 
 
 def count_of_time_slot(parts: Parts, r: Reading) -> str | None:
     """The chosen intent's one count of time: a count (``count_slots``) whose description
-    names nights or days (``roles.counts_time``)."""
+    names nights or days (``roles.counts_time``); when it has none, its near rivals' one
+    ("just 1 night, 1 room" while hotels are searched: the nights are the booking's)."""
     if not r.predicted:
         return None
-    spans = [v.name for v in count_slots(parts, r) if counts_time(v.description)]
-    return spans[0] if len(spans) == 1 else None
+    for intents in (None, near_intents(r)):
+        spans = [v.name for v in count_slots(parts, r, intents) if counts_time(v.description)]
+        if spans:
+            return spans[0] if len(spans) == 1 else None
+    return None
 
 
 def unread_count_of_time(parts: Parts, r: Reading) -> str | None:
     """The chosen intent's one free-text count of time ("Number of days in the
     reservation") when the reader left it empty: such counts are the reader's, and only a
-    gap is filled."""
+    gap is filled; when the chosen intent has none, its near rivals' one."""
     if not r.predicted:
         return None
     views = {v.name: v for v in parts.views[r.service or ""]}
-    spans = [
-        s
-        for s in slots_of_type(parts, r, "text")
-        if views[s].description[:1] == ("number",) and counts_time(views[s].description)
-    ]
-    return spans[0] if len(spans) == 1 and spans[0] not in r.filled else None
+    for intents in (None, near_intents(r)):
+        spans = [
+            s
+            for s in slots_of_type(parts, r, "text", intents)
+            if views[s].description[:1] == ("number",) and counts_time(views[s].description)
+        ]
+        if spans:
+            return spans[0] if len(spans) == 1 and spans[0] not in r.filled else None
+    return None
 
 
 class JustTonight:
@@ -304,11 +320,11 @@ UNIT_COUNT = re.compile(rf"\b({COUNT}) (?:more )?([a-z]+)")
 NIGHTS = frozenset({"night", "nights", "day", "days"})
 
 
-def count_slots(parts: Parts, r: Reading) -> list[SlotView]:
+def count_slots(parts: Parts, r: Reading, intents: Sequence[str] | None = None) -> list[SlotView]:
     """The chosen intent's counts: its slots of numbers. SGD's free-text counts ("Number of
     days in the reservation") are left to the reader: reading them too cost SGD dev's
     Hotels_1 0.04 of joint goal accuracy (found bisecting a dev regression)."""
-    takes = set(slots_of_type(parts, r, "number"))
+    takes = set(slots_of_type(parts, r, "number", intents))
     return [v for v in parts.views[r.service or ""] if v.name in takes]
 
 
@@ -348,25 +364,32 @@ class CountWithUnit:
 
     def _units(self, parts: Parts, r: Reading) -> tuple[dict[str, str], set[str]]:
         """Each count whose unit the turn says, with its one number (in digits for a slot
-        with possible values, else as said); and every number said once, with a unit of a
-        count or of time, in digits."""
+        with possible values, else as said); and every number said with a unit of a count (of
+        the chosen intent or its near rivals) or of time each time it is said, in digits."""
         matches = list(UNIT_COUNT.finditer(r.text.lower()))
         if not matches:
             return {}, set()
         counts = count_slots(parts, r)
+        near = count_slots(parts, r, near_intents(r))  # "2 rooms" while hotels are searched
         timed = count_of_time_slot(parts, r) or unread_count_of_time(parts, r)
         found: dict[str, dict[str, str]] = {}  # slot -> number -> as said
-        claimed: set[str] = set()
+        with_unit: Counter[str] = Counter()  # number -> how often said with a unit
         for m in matches:
             unit, number = stem(m.group(2)), str(number_value(m.group(1)))
             named = [timed] if timed and m.group(2) in NIGHTS else []
             named = named or [v.name for v in counts if unit in units_of(parts, r, v.name)]
             if len(named) == 1:
                 found.setdefault(named[0], {})[number] = m.group(1)
-            if named or m.group(2) in NIGHTS:
-                claimed.add(number)
+            if (
+                named
+                or m.group(2) in NIGHTS
+                or any(unit in units_of(parts, r, v.name) for v in near)
+            ):
+                with_unit[number] += 1
+        # a number is claimed when each time it is said, a unit says whose it is ("1 night,
+        # 1 room": no 1 star; "2 bedrooms, 2 baths": both 2s, each its count's)
         times = Counter(str(number_value(m.group(1))) for m in NUMBER.finditer(r.text.lower()))
-        claimed = {n for n in claimed if times[n] == 1}  # "2 bedrooms, 2 baths": both 2s
+        claimed = {n for n, k in with_unit.items() if k == times[n]}
         units = {}
         for slot, numbers in found.items():
             spec = parts.schemas[r.service or ""].slot(slot)

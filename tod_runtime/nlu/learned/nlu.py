@@ -53,6 +53,7 @@ VALUE_WORDS = frozenset(
     {"noon", "midday", "midnight", "tonight", "today", "tomorrow", *WEEKDAYS, *MONTHS}
     | {*UNITS, *TENS}
 )
+_NUMBERS = frozenset({*UNITS, *TENS})
 
 
 def _first_word(description: str) -> str:
@@ -79,7 +80,7 @@ class LearnedNLU(RulesNLU):
         beside = Path(str(path)).with_name(VOCABULARY) if path else None
         self._vocabulary = read_vocabulary(beside if beside and beside.exists() else None)
         self._speller: Speller | None = None
-        self.scorer = Scorer(model, self.schemas)
+        self.scorer = Scorer(model, self.schemas, self._vocabulary)
         self.reader = ValueReader(model)
         self.repairs: tuple[Repair, ...] = selected(ctx.options)
         self.thresholds = model.thresholds
@@ -92,8 +93,11 @@ class LearnedNLU(RulesNLU):
             name: service_description_words(schema) for name, schema in self.schemas.items()
         }
         # an intent's nouns: the head of its description without its verb ("hotel", "stay")
+        # and its number words ("one-way flights": "that one" names no flight)
         self.nouns = {
-            c: d.head - {self.verbs[c[0]][c[1]]} for c, d in self.scorer.intents if c is not None
+            c: d.head - {self.verbs[c[0]][c[1]]} - _NUMBERS
+            for c, d in self.scorer.intents
+            if c is not None
         }
         self.all_nouns = frozenset(w for nouns in self.nouns.values() for w in nouns)
         # every description's words: the service's, its intents', its slots'

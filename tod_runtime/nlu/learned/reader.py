@@ -98,6 +98,20 @@ def says_flag(turn: ValueTurn, slot: SlotView) -> bool:
     return not about
 
 
+# words before "one" that make it a pronoun ("that one", "another one"), not a count
+_ONE_AFTER = "that this the which another other same next last first any each"
+ONE_AFTER = frozenset(_ONE_AFTER.split())
+
+
+def pronoun_one(turn: ValueTurn, read: Read) -> bool:
+    """Whether ``read`` is the word "one" standing for a thing ("ok get tickets for that
+    one" after a bus was offered is no party of one)."""
+    if len(read.tokens) != 1 or turn.tokens[read.tokens[0]].lower != "one":
+        return False
+    before = [t.lower for t in turn.tokens[: read.tokens[0]] if t.word]
+    return bool(before) and before[-1] in ONE_AFTER
+
+
 def says_nothing(turn: ValueTurn, i: int, j: int) -> bool:
     """Whether tokens ``i`` to ``j`` are interjections and function words only ("meh",
     "thx", "ok so"): no value, unless the backend knows it as one."""
@@ -160,9 +174,11 @@ class ValueReader:
     def read(self, turn: ValueTurn, slots: Sequence[SlotView]) -> list[Read]:
         """The values of the turn: spans first; then, best first, each categorical slot's
         value whose words no span or better-scoring slot took ("2 nights" fills one slot)."""
-        out = self.read_spans(turn, slots)
+        out = [read for read in self.read_spans(turn, slots) if not pronoun_one(turn, read)]
         taken = {n for read in out for n in read.tokens}
         for read in sorted(self.read_categorical(turn, slots), key=lambda r: -r.score):
+            if pronoun_one(turn, read):
+                continue
             if taken & set(read.tokens):
                 # "1 room for 1 night": the value said again, where no read took it
                 again = self._said_again(turn, read, taken)

@@ -48,7 +48,7 @@ from tod_runtime.nlu.learned.routing import (
     ValuesOverNone,
 )
 from tod_runtime.nlu.learned.sisters import SisterCarry, SisterSlot
-from tod_runtime.nlu.learned.text import QUESTION_WORDS, tokens
+from tod_runtime.nlu.learned.text import QUESTION_WORDS, stem, tokens
 from tod_runtime.nlu.values import DATE, NUMBER, STREETS, number_value
 from tod_runtime.values.dates import WEEKDAYS
 from tod_runtime.values.normalise import slot_kind
@@ -180,41 +180,64 @@ MONEY = re.compile(
 )
 
 
+def near_input(parts: Parts, r: Reading, kind: str) -> str | None:
+    """The one input of value type ``kind`` among the chosen intent's near rivals, when the
+    chosen intent takes none and no value of the kind was read; else None."""
+    schema = parts.schemas[r.service or ""]
+    if not r.predicted or any(slot_kind(schema, a.slot) == kind for a in r.read if a.slot):
+        return None
+    found: set[str] = set()
+    for intent in (r.intent, *(n for _, n in r.near)):
+        spec = schema.intent(intent)
+        takes = [s for s in (spec.inputs if spec else ()) if slot_kind(schema, s) == kind]
+        if intent == r.intent and takes:
+            return None  # the chosen intent's own: ``missed_amount``, ``missed_date`` fill it
+        found |= set(takes)
+    return found.pop() if len(found) == 1 else None
+
+
 class MoneyOpens:
     """ "ok send $500 to maria from checking" after a balance was told: an amount of money
     said as money (a currency sign or word), which the reader gave no slot, is the value of
-    the one input of money among the chosen intent and its near rivals, when the chosen one
-    takes none: the values read then choose the intent that takes it (``intent_by_values``:
-    the transfer, not the balance again). Runs before it."""
+    the one input of money among the chosen intent's near rivals, when the chosen one
+    takes none (``near_input``): the values read then choose the intent that takes it
+    (``intent_by_values``: the transfer, not the balance again). Runs before it."""
 
     name = "money_opens"
     step = "read"
 
-    def _slot(self, parts: Parts, r: Reading) -> str | None:
-        if not r.predicted or len(MONEY.findall(r.text.lower())) != 1:
-            return None
-        schema = parts.schemas[r.service or ""]
-        if any(slot_kind(schema, a.slot) == "amount" for a in r.read if a.slot):
-            return None
-        money: set[str] = set()
-        for intent in (r.intent, *(n for _, n in r.near)):
-            spec = schema.intent(intent)
-            takes = [s for s in (spec.inputs if spec else ()) if slot_kind(schema, s) == "amount"]
-            if intent == r.intent and takes:
-                return None  # the chosen intent's own: ``missed_amount`` fills it
-            money |= set(takes)
-        return money.pop() if len(money) == 1 else None
-
     def applies(self, parts: Parts, r: Reading) -> bool:
-        return self._slot(parts, r) is not None
+        one = len(MONEY.findall(r.text.lower())) == 1
+        return one and near_input(parts, r, "amount") is not None
 
     async def apply(self, parts: Parts, r: Reading) -> Reading:
-        slot = self._slot(parts, r)
+        slot = near_input(parts, r, "amount")
         assert slot is not None
         said = MONEY.findall(r.text.lower())[0]
         amount = AMOUNT.findall(said)
         value = amount[0] if amount else said
         return replace(r, read=(*r.read, act("INFORM", slot, [value])))
+
+
+class DateOpens:
+    """ "actually wednesday would be better" after a doctor was offered: the one date the
+    turn says, which the reader gave no slot, is the value of the one date input among the
+    chosen intent's near rivals, when the chosen one takes none (``near_input``: the
+    search for a doctor takes no date, the booking does); ``intent_by_values`` then opens
+    the booking when the date is all the turn says. Runs before it."""
+
+    name = "date_opens"
+    step = "read"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        one = len({m.group() for m in DATE.finditer(r.text.lower())}) == 1
+        return one and near_input(parts, r, "date") is not None
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        slot = near_input(parts, r, "date")
+        assert slot is not None
+        said = next(DATE.finditer(r.text.lower())).group()
+        return replace(r, read=(*r.read, act("INFORM", slot, [said])))
 
 
 class MissedDate:
@@ -449,7 +472,9 @@ class QuestionSlot:
         return r
 
 
-AUXILIARIES = frozenset({"is", "are", "was", "were", "does", "do", "did", "has", "have", "can"})
+# as ``tokens`` gives them: "does" is stemmed to "doe"
+_AUXILIARIES = "is are was were does do did has have can"
+AUXILIARIES = frozenset(stem(w) for w in _AUXILIARIES.split())
 
 
 REPAIRS: tuple[Repair, ...] = (
@@ -467,6 +492,7 @@ REPAIRS: tuple[Repair, ...] = (
     SlotNamedBefore(),
     CorrectedValue(),
     MoneyOpens(),
+    DateOpens(),
     IntentByValues(),
     AskOrTell(),
     AskedBackstop(),

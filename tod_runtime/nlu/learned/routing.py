@@ -20,6 +20,7 @@ from tod_runtime.nlu.rules import QUESTION, THANKS
 from tod_runtime.schema.models import ServiceSchema
 
 ON_TABLE = frozenset({"OFFER", "CONFIRM", "NOTIFY_SUCCESS", "INFORM"})  # what a user asks about
+DONE = frozenset({"NOTIFY_SUCCESS", "CANCEL"})  # the system's acts that end a task
 RARE = 100  # a word said fewer times in SGD train's user turns is a name's, not talk's
 _WORDS = re.compile(r"[a-z]+")
 
@@ -256,7 +257,7 @@ class StayOnTask:
             and current is not None
             and intent != "NONE"
             and r.predicted[0] != current
-            and "NOTIFY_SUCCESS" not in r.turn.sys_acts
+            and DONE.isdisjoint(r.turn.sys_acts)
         )
 
     async def apply(self, parts: Parts, r: Reading) -> Reading:
@@ -362,9 +363,10 @@ class AskOrTell:
 
 
 class AfterDone:
-    """A turn after the current task was done (the system's last acts in it a
-    ``NOTIFY_SUCCESS``) is read as if it opened the dialogue: "oh and i need somewhere to
-    stay tonight too, 4 stars if possible" after a table was booked is a new task, which the
+    """A turn after the current task was done or dropped (the system's last acts in it a
+    ``NOTIFY_SUCCESS`` or ``CANCEL``) is read as if it opened the dialogue: "oh and i need
+    somewhere to stay tonight too, 4 stars if possible" after a table was booked is a new
+    task (so is "can you find me a hair salon instead" after a booking was called off), which the
     in-context scorer, trained on SGD's users who name the next service plainly, kept in the
     restaurant's. Of the fresh ranking, the service whose intent takes more of the values read
     wins among those within ``switch_margin`` logits of the best (``service_for_values``:
@@ -382,7 +384,7 @@ class AfterDone:
         return (
             r.predicted is not None
             and r.predicted[0] == current
-            and "NOTIFY_SUCCESS" in r.turn.sys_acts
+            and not DONE.isdisjoint(r.turn.sys_acts)
         )
 
     async def apply(self, parts: Parts, r: Reading) -> Reading:
@@ -472,10 +474,25 @@ class Unsure:
         for service, intent in (r.predicted, rival):
             said = r.context.history.last_system_acts(service)
             read = await parts.read_values(r.text, service, [intent], said)
-            taken.append(parts.takes(service, intent, {a.slot for a in read}))
+            slots = {a.slot for a in read}
+            taken.append((parts.takes(service, intent, slots), _categorical(parts, service, read)))
         if taken[0] != taken[1] or await _knows_a_name(parts, r.text, chosen[0], rival[0]):
             return r
         return replace(r, choices=(r.predicted, rival))
+
+
+def _categorical(parts: Parts, service: str, read: Sequence[Action]) -> int:
+    """How many of the values read are one of their slot's possible values: "a
+    dermatologist in san francisco" says a value the doctors' type allows, where a
+    restaurant's cuisine, free text, would take any words (no need to ask which is meant)."""
+    schema = parts.schemas[service]
+    allowed = {
+        (a.slot, v.lower())
+        for a in read
+        if (spec := schema.slot(a.slot or "")) is not None and spec.is_categorical
+        for v in spec.possible_values
+    }
+    return sum(any((a.slot, v.lower()) in allowed for v in a.values) for a in read)
 
 
 async def _knows_a_name(parts: Parts, text: str, chosen: str, rival: str) -> bool:

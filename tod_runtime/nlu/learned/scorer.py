@@ -4,7 +4,7 @@ intent of every service (plus NONE), and the probability that each slot is reque
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tod_runtime.nlu.learned.features import (
     NONE_INTENT,
@@ -20,6 +20,7 @@ from tod_runtime.nlu.learned.features import (
     slot_features,
 )
 from tod_runtime.nlu.learned.model import NLUModel, grouped_scores, probabilities
+from tod_runtime.nlu.learned.text import compound_parts
 from tod_runtime.schema.models import ServiceSchema
 
 Intent = tuple[str, str]  # (service, intent name)
@@ -74,10 +75,29 @@ def intent_candidates(schemas: Mapping[str, ServiceSchema]) -> list[Candidate]:
 
 
 class Scorer:
-    def __init__(self, model: NLUModel, schemas: Mapping[str, ServiceSchema]) -> None:
+    """``counts``: how often SGD's users say each word; given, the intent ranking also sees
+    the description words a compound is made of ("haircut": "hair", ``compound_parts``)."""
+
+    def __init__(
+        self,
+        model: NLUModel,
+        schemas: Mapping[str, ServiceSchema],
+        counts: Mapping[str, int] | None = None,
+    ) -> None:
         self.model = model
         self.intents = intent_candidates(schemas)
         self.slots = {name: describe_slots(s) for name, s in schemas.items()}
+        self.counts = counts
+        self.described = frozenset(
+            w for _, d in self.intents for w in (*d.head, *d.description, *d.service, *d.slots)
+        )
+
+    def _compounded(self, u: Utterance) -> Utterance:
+        if self.counts is None:
+            return u
+        parts = [compound_parts(w, self.described, self.counts) for w in u.content]
+        added = frozenset().union(*parts) - u.content
+        return replace(u, content=u.content | added) if added else u
 
     def rank(
         self, turn: TurnView, among: Collection[str] | None = None
@@ -87,7 +107,7 @@ class Scorer:
         # the turn's part of a pair's features, by role, flag and the candidate's marks
         shared: dict[tuple[str, bool, tuple[str, ...]], list[int]] = {}
         keys, pairs, candidates = [], [], []
-        u, bits, weights = turn.utterance, self.model.bits, self.model.intent
+        u, bits, weights = self._compounded(turn.utterance), self.model.bits, self.model.intent
         for candidate, described in self.intents:
             if among is not None and candidate is not None and candidate[0] not in among:
                 continue

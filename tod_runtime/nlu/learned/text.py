@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 # General English function words: left out of overlaps with descriptions only.
@@ -35,6 +37,29 @@ def tokens(text: str) -> list[str]:
 
 def content(words: list[str]) -> frozenset[str]:
     return frozenset(w for w in words if w not in STOP)
+
+
+def compound_parts(
+    word: str, described: AbstractSet[str], counts: Mapping[str, int]
+) -> frozenset[str]:
+    """The description words a compound the descriptions lack is made of: "haircut" holds
+    "hair" (of "hair stylist"), "showtime" "show" and "time", "roundtrip" "round" and "trip".
+    A split needs one half of four letters or more that is a description word (a function
+    word never is) and the other of three or more that is one too or a word SGD's users say
+    (``counts``: at least ``COMPOUND_COUNT`` times); the first such split from the left."""
+    if word in described:
+        return frozenset()
+    for i in range(3, len(word) - 2):
+        left, right = word[:i], word[i:]
+        halves = [h for h in (left, right) if h in described and h not in STOP]
+        if not any(len(h) >= 4 for h in halves):
+            continue
+        if len(halves) == 2 or counts.get(right if left in halves else left, 0) >= COMPOUND_COUNT:
+            return frozenset(halves)
+    return frozenset()
+
+
+COMPOUND_COUNT = 5
 
 
 def with_bases(words: frozenset[str]) -> frozenset[str]:
