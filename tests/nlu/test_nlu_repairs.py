@@ -1148,3 +1148,23 @@ def test_values_of_a_slots_possible_values_count_over_free_text() -> None:
     read = [a("INFORM", "city", "Boston"), a("INFORM", "star_rating", "4")]
     assert rt._categorical(nlu, "Hotels", read) == 1
     assert rt._categorical(nlu, "Hotels", read[:1]) == 0
+
+
+async def test_a_turn_about_the_offer_keeps_the_task_its_values_fit() -> None:
+    """ "ok can we go to it next tuesday?" after a restaurant was offered: the booking takes
+    the date as well as the films' tickets do (and "go" is a word of the films' service
+    description), so the task under way keeps the turn; without the pronoun it is the
+    scorer's and the descriptions' call as before."""
+    nlu = nlu_of(embedded("Restaurants", "Movies"))
+    offered = system(a("OFFER", "restaurant_name", "Bistro"), service="Restaurants")
+    find, book = ("Restaurants", "FindRestaurants"), ("Restaurants", "ReserveRestaurant")
+    tickets = ("Movies", "BuyMovieTickets")
+    ranked = ((0.0, find), (-1.0, tickets), (-1.5, book))
+    busy = {"Restaurants": "FindRestaurants"}
+    r = reading(nlu, "ok can we go see it next tuesday?", find, busy, [offered], ranked=ranked)
+    assert rt._about_the_offer(r.text, r.context, "Restaurants")
+    assert await rt.service_for_values(nlu, r.text, r.context, ranked) == find
+    plain = reading(nlu, "ok can we go next tuesday?", find, busy, [offered], ranked=ranked)
+    assert not rt._about_the_offer(plain.text, plain.context, "Restaurants")
+    idle = reading(nlu, "can we go see it next tuesday?", find, {}, [offered], ranked=ranked)
+    assert not rt._about_the_offer(idle.text, idle.context, "Restaurants")  # no task under way

@@ -3,7 +3,6 @@ spans first, then each categorical slot's best value that no span took."""
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -18,7 +17,7 @@ from tod_runtime.nlu.learned.model import (
     sigmoid,
 )
 from tod_runtime.nlu.learned.routing import ON_TABLE
-from tod_runtime.nlu.learned.text import STOP, root
+from tod_runtime.nlu.learned.text import ABOUT_IT, STOP, root
 from tod_runtime.nlu.learned.values import (
     INTERJECTIONS,
     SlotView,
@@ -73,11 +72,6 @@ def names_slots(turn: ValueTurn, i: int, j: int, described: frozenset[str]) -> b
     tokens = zip(turn.tokens[i:j], turn.stems[i:j], strict=True)
     said = [(s in described, t.lower in STOP) for t, s in tokens if t.word]
     return any(d for d, _ in said) and all(d or stop for d, stop in said)
-
-
-# a question about the entity on the table names it with a pronoun ("is it free to get in?");
-# "are there any that allow pets?" asks for others: a filter
-ABOUT_IT = re.compile(r"\b(?:it|its|it's|they|them|their)\b")
 
 
 def says_flag(turn: ValueTurn, slot: SlotView) -> bool:

@@ -15,7 +15,7 @@ from tod_runtime.dialogue.context import TurnContext
 from tod_runtime.dialogue.models import Action
 from tod_runtime.nlu.learned.reading import Parts, Ranked, Reading
 from tod_runtime.nlu.learned.scorer import Intent, TurnView, view
-from tod_runtime.nlu.learned.text import content, tokens, with_bases
+from tod_runtime.nlu.learned.text import ABOUT_IT, content, tokens, with_bases
 from tod_runtime.nlu.rules import QUESTION, THANKS
 from tod_runtime.schema.models import ServiceSchema
 
@@ -54,16 +54,21 @@ async def service_for_values(
     if len(rivals) == 1:
         return chosen
     words = with_bases(content(tokens(text)))
-    best, most = chosen, (-1, -1)
+    best, most = chosen, (-1, -1.0)
     described = {service: len(words & parts.service_words[service]) for service, _ in rivals}
+    busy = _about_the_offer(text, context, chosen[0])
     for service, intent in rivals:
         said = context.history.last_system_acts(service)
         intents = [intent, *_near_intents(parts, ranked, service, intent)]
-        if service == chosen[0]:
+        if service == chosen[0] and not busy:
             intents = intents[:1]
         read = {a.slot for a in await parts.read_values(text, service, intents, said)}
-        # the values taken, then how many of the user's words the service describes
-        taken = (max(parts.takes(service, i, read) for i in intents), described[service])
+        # the values taken, then how many of the user's words the service describes; a
+        # turn about what the task under way offered keeps it when its intents take as many
+        # ("ok can i go see it next tuesday?" after a flat was offered: the visit takes the
+        # date as well as the film's showtimes)
+        ties = math.inf if service == chosen[0] and busy else described[service]
+        taken = (max(parts.takes(service, i, read) for i in intents), ties)
         if taken > most:
             best, most = (service, intent), taken
     if best != chosen and _own_word(parts, words, chosen[0], best[0]):
@@ -78,6 +83,16 @@ async def service_for_values(
         if max(parts.takes(chosen[0], i, read) for i in intents) >= most[0]:
             return chosen
     return best
+
+
+def _about_the_offer(text: str, context: TurnContext, service: str) -> bool:
+    """Whether the turn names, by a pronoun, what the service's task under way put on the
+    table ("can i go see it next tuesday?" after a flat was offered)."""
+    state = context.state.get(service)
+    if state is None or state.active_intent == "NONE":
+        return False
+    told = {a.act for a in context.history.last_system_acts(service)}
+    return bool(told & ON_TABLE) and ABOUT_IT.search(text.lower()) is not None
 
 
 def _own_word(parts: Parts, words: AbstractSet[str], chosen: str, rival: str) -> bool:
