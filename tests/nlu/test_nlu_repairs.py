@@ -144,6 +144,8 @@ async def test_task_over_leaves_closing_acts_only() -> None:
     assert texts((await rp.TaskOver().apply(nlu, r)).acts) == ["THANK_YOU()"]
     assert texts((await rp.TaskOver().apply(nlu, replace(r, acts=()))).acts) == ["NEGATE()"]
     assert not rp.TaskOver().applies(nlu, replace(r, read=(a("INFORM", "city", "Oslo"),)))
+    question = reading(nlu, "whats the phone on it again?", None, r.intents, history)
+    assert not rp.TaskOver().applies(nlu, question)  # a question declines nothing
 
 
 async def test_change_named_asks_for_the_detail_the_user_names() -> None:
@@ -1065,6 +1067,8 @@ async def test_a_date_said_opens_the_near_intent_that_takes_it() -> None:
     r = reading(nlu, "actually wednesday would be better", find, {"Doctors": "FindDoctor"})
     r = replace(r, read=(), near=((7.2, "BookVisit"),))
     assert rp.DateOpens().applies(nlu, r)
+    opening = reading(nlu, "a doctor in napa for wednesday", find, {}, read=(), near=r.near)
+    assert not rp.DateOpens().applies(nlu, opening)  # a search asked for: the date kept
     assert texts((await rp.DateOpens().apply(nlu, r)).read) == ["INFORM(day=wednesday)"]
     assert not rp.DateOpens().applies(nlu, replace(r, near=()))  # nothing near takes a date
     assert not rp.DateOpens().applies(nlu, replace(r, text="any doctor is fine"))  # no date
@@ -1168,3 +1172,28 @@ async def test_a_turn_about_the_offer_keeps_the_task_its_values_fit() -> None:
     assert not rt._about_the_offer(plain.text, plain.context, "Restaurants")
     idle = reading(nlu, "can we go see it next tuesday?", find, {}, [offered], ranked=ranked)
     assert not rt._about_the_offer(idle.text, idle.context, "Restaurants")  # no task under way
+
+
+async def test_task_switch_follows_a_noun_only_one_task_holds_when_ranked_near() -> None:
+    """ "and whats the weather like there on sunday" after a museum was offered, the weather
+    held out of training: the fresh ranking still puts the museums first, but "weather" is a
+    noun of one task only, which the museums' descriptions lack, ranked within the margin. A
+    question about the offer no longer keeps the task when it names another."""
+    nlu = nlu_of(embedded("Restaurants", "Hotels"))
+    offered = system(a("OFFER", "restaurant_name", "Bistro"), service="Restaurants")
+    current, hotel = ("Restaurants", "FindRestaurants"), ("Hotels", "SearchHotel")
+    fresh = [(-1.5, current), (-2.6, hotel), (-4.0, None)]
+    nlu.scorer.rank = lambda turn, among=None: fresh  # type: ignore[method-assign]
+    text = "and is there a hotel near it on sunday?"
+    r = reading(nlu, text, current, {"Restaurants": "FindRestaurants"}, [offered], ranked=fresh)
+    nlu.thresholds = replace(nlu.thresholds, switch_margin=3.0)
+    assert (await rt.TaskSwitch().apply(nlu, r)).predicted == hotel
+    nlu.thresholds = replace(nlu.thresholds, switch_margin=1.0)  # ranked too far below
+    assert (await rt.TaskSwitch().apply(nlu, r)).predicted == current
+    nlu.thresholds = replace(nlu.thresholds, switch_margin=3.0)
+    plain = replace(r, turn=view("and is there parking near it on sunday?", "Restaurants",
+                                 [("OFFER", "restaurant_name", ["Bistro"])], r.intents))  # fmt: skip
+    assert (await rt.TaskSwitch().apply(nlu, plain)).predicted == current  # no task named
+    timed = replace(r, turn=view("the hotel is near, so make the time 8pm", "Restaurants",
+                                 [("OFFER", "restaurant_name", ["Bistro"])], r.intents))  # fmt: skip
+    assert (await rt.TaskSwitch().apply(nlu, timed)).predicted == current  # a detail changed

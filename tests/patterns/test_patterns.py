@@ -117,6 +117,43 @@ def test_out_of_scope_names_at_most_three_things_the_likeliest_first() -> None:
     assert not OutOfScope().applies(said)  # something was understood
 
 
+def test_out_of_scope_with_a_result_on_offer_offers_the_step_it_leads_to() -> None:
+    """ "ok i want to go see it" after a question about the offered hotel was answered: the
+    booking is offered again ("Would you like to book a hotel?"), not three other services,
+    so the next turn ("whats the price on it again?") is still read in the hotel's frame."""
+    schemas = Schemas(
+        s
+        for p in sorted(embedded_services_dir().glob("*/schema.json"))
+        for s in load_schema_file(p)
+    )
+    searched = Turn(
+        speaker="SYSTEM",
+        utterance="...",
+        frames=[
+            Frame(
+                service="Hotels",
+                actions=[act("OFFER", "hotel_name", ["Hilton"])],
+                service_call=ServiceCall(method="SearchHotel", parameters={"city": "Oslo"}),
+                service_results=[{"hotel_name": "Hilton", "city": "Oslo"}],
+            )
+        ],
+    )
+    told = Turn(
+        speaker="SYSTEM",
+        utterance="...",
+        frames=[Frame(service="Hotels", actions=[act("INFORM", "city", ["Oslo"])])],
+    )
+    state = {"Hotels": State(active_intent="SearchHotel", slot_values={"city": ["Oslo"]})}
+    context = TurnContext(schemas, [searched, told], state)
+    turn = PatternTurn("ok i want to go see it", context, {}, state)
+    assert OutOfScope().applies(turn)
+    answer = OutOfScope().apply(turn).answer
+    assert [(x.act, x.values) for x in answer or ()] == [
+        ("FALLBACK", []),
+        ("OFFER_INTENT", ["BookHotel"]),
+    ]
+
+
 def test_patterns_are_switched_off_by_name_and_unknown_names_refused() -> None:
     assert [p.name for p in Patterns.without(["cancel"]).units] == [
         n for n in NAMES if n != "cancel"

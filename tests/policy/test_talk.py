@@ -59,6 +59,27 @@ async def test_nothing_understood_while_an_offer_is_open_repeats_only_the_questi
     assert kinds(plan) == ["FALLBACK()", "OFFER(cafe_name)"]
 
 
+async def test_nothing_understood_after_an_answer_about_the_offer_offers_the_next_step() -> None:
+    """ "ok i want to go see it" after "is it furnished?" was answered: no question is open,
+    but a result is on offer; the booking it leads to is offered, not every service."""
+    from tod_runtime.policy.talk import next_step
+
+    state = {SERVICE: State(active_intent="FindCafes", slot_values={"city": ["Oslo"]})}
+    rows = [{"cafe_name": "Grind", "phone": "555-1"}]
+    searched = system(a("OFFER", "cafe_name", "Grind"))
+    searched.frames[0].service_call = ServiceCall(method="FindCafes", parameters={"city": "Oslo"})
+    searched.frames[0].service_results = rows
+    answered = system(a("INFORM", "phone", "555-1"))
+    plan = await decide(state, {}, [searched, answered])
+    assert kinds(plan) == ["FALLBACK()", "OFFER_INTENT(intent)"]
+    text = NLG.realise(plan.service, plan.actions)
+    assert text.startswith("Sorry, I did not get that.") and "reserve" in text
+    cafes = POLICY.schemas[SERVICE]
+    assert next_step(cafes, state[SERVICE], on_offer=False) == []  # nothing offered yet
+    booking = State(active_intent="ReserveCafe")
+    assert next_step(cafes, booking, on_offer=True) == []  # a booking leads to no booking
+
+
 async def test_a_search_without_results_is_not_a_failed_booking() -> None:
     state = State(active_intent="FindCafes", slot_values={"city": ["Oslo"], "has_wifi": ["True"]})
     call = ServiceCall(method="FindCafes", parameters={"city": "Oslo", "has_wifi": "True"})

@@ -18,7 +18,7 @@ from tod_runtime.nlu.rules import SKIP_SAID
 from tod_runtime.patterns.base import PatternTurn, plain_words
 from tod_runtime.policy.history import entity_on_offer
 from tod_runtime.policy.rules import offer
-from tod_runtime.policy.talk import QUESTIONS, brief_confirmation
+from tod_runtime.policy.talk import QUESTIONS, brief_confirmation, next_step
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 
 MAX_SUGGESTIONS = 3  # what the system can do, said when nothing was understood
@@ -888,7 +888,9 @@ def _asked_again(turn: PatternTurn, service: str, questions: list[Action]) -> bo
 @dataclass(frozen=True)
 class OutOfScope:
     """Nothing understood and no question open: one short sentence and at most three things
-    the system can do, the likeliest for the words said, never the whole list."""
+    the system can do, the likeliest for the words said, never the whole list; with a
+    search's result on offer, the step it leads to ("Sorry, I did not get that. Would you
+    like to schedule a visit?")."""
 
     name: str = "out_of_scope"
 
@@ -896,7 +898,20 @@ class OutOfScope:
         return not turn.acts and not _questions(turn.previous())
 
     def apply(self, turn: PatternTurn) -> PatternTurn:
-        described, names = suggestions(turn)
         service = turn.service or next(iter(turn.context.schemas), None)
+        step = _next_step(turn, service)
+        if step:  # a result on offer: what it leads to, not what else the system can do
+            return turn.amended(answer=(act("FALLBACK"), *step), answer_service=service)
+        described, names = suggestions(turn)
         answer = (act("FALLBACK", "intent", described, names),)
         return turn.amended(answer=answer, answer_service=service)
+
+
+def _next_step(turn: PatternTurn, service: str | None) -> list[Action]:
+    """The question the task under way in ``service`` leads to (``talk.next_step``)."""
+    schema = turn.context.schemas.get(service or "")
+    state = turn.context.state.get(service or "")
+    if schema is None or state is None or service is None:
+        return []
+    on_offer = entity_on_offer(turn.context.history, service, state) is not None
+    return next_step(schema, state, on_offer)

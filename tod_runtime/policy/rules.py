@@ -77,7 +77,9 @@ class RulesPolicy:
             finder = talk.lookup(schema, state, previous)
             if finder is not None:  # "Which hotel?" not answered: look one up
                 return decision.find(finder)
-            said = talk.fallback(self.schemas, previous)  # a confirmation open: again in brief
+            on_offer = entity_on_offer(history, service, state) is not None
+            step = talk.next_step(schema, state, on_offer)
+            said = talk.fallback(self.schemas, previous, step)  # a confirmation: again in brief
             return SystemPlan(service, talk.brief_confirmation(said, schema))
         return decision.plan()
 

@@ -67,13 +67,31 @@ def greeting(schemas: Mapping[str, ServiceSchema]) -> Action:
 OPTIONS_LISTED = 10
 
 
-def fallback(schemas: Mapping[str, ServiceSchema], previous: Sequence[Action]) -> list[Action]:
-    """What to say when nothing was understood, mid-dialogue."""
+def fallback(
+    schemas: Mapping[str, ServiceSchema],
+    previous: Sequence[Action],
+    next_step: Sequence[Action] = (),
+) -> list[Action]:
+    """What to say when nothing was understood, mid-dialogue: the question open again, else
+    the task's ``next_step`` (``next_step``), else what the system can do."""
     questions = [a for a in previous if a.act in QUESTIONS]
     if questions:
         return [act("FALLBACK"), *questions]
+    if next_step:
+        return [act("FALLBACK"), *next_step]
     described, names = capabilities(schemas)
     return [act("FALLBACK", "intent", described, names)]
+
+
+def next_step(schema: ServiceSchema, state: State, on_offer: bool) -> list[Action]:
+    """The question a search's result on offer leads to ("Would you like to schedule a
+    visit?"): nothing understood after a question about it was answered is no reason to
+    list every service ("ok i want to go see it" after "is it furnished?")."""
+    search = schema.intent(state.active_intent)
+    offers = [i.name for i in schema.intents if i.is_transactional]
+    if not on_offer or search is None or search.is_transactional or not offers:
+        return []
+    return [act("OFFER_INTENT", "intent", offers[:1])]
 
 
 def brief_confirmation(actions: Sequence[Action], schema: ServiceSchema | None) -> list[Action]:
