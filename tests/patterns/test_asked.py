@@ -210,6 +210,8 @@ def test_leaving_names_the_origin_and_arriving_the_destination() -> None:
     assert score(question, origin) > score(question, destination)
     question = "which station does it arrive at"
     assert score(question, destination) > score(question, origin)
+    question = "which station does it get into"  # "into": where it arrives
+    assert score(question, destination) > score(question, origin)
 
 
 def test_when_naming_a_date_and_a_time_alike_asks_for_both() -> None:

@@ -64,6 +64,7 @@ _OUT, _IN = ("depart", "origin"), ("arrive", "destination")
 SAID_AS = {
     "leave": _OUT, "leaves": _OUT, "leaving": _OUT, "depart": _OUT, "departs": _OUT,
     "land": _IN, "lands": _IN, "landing": _IN, "arrive": _IN, "arrives": _IN, "arriving": _IN,
+    "into": _IN,  # "which airport does it get into?"
 }  # fmt: skip
 NAMED, DESCRIBED, ASKED, WHOLE = 2, 1, 3, 1
 WHEN = re.compile(r"\bwhen(?:s|'s)?\b")
@@ -100,7 +101,7 @@ def score(words: str, slot: SlotSchema) -> int:
     for word in set(said):
         forms = (word, *SAID_AS.get(word, ()))
         in_name = any(_alike(f, part) for f in forms for part in name)
-        if in_name and (word not in FUNCTION_WORDS or word in ("from", "to")):
+        if in_name and (word not in FUNCTION_WORDS or word in ("from", "to", "into")):
             total += NAMED
         elif word not in FUNCTION_WORDS and any(_alike(f, d) for f in forms for d in described):
             total += DESCRIBED
