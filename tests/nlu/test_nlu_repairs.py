@@ -1197,3 +1197,28 @@ async def test_task_switch_follows_a_noun_only_one_task_holds_when_ranked_near()
     timed = replace(r, turn=view("the hotel is near, so make the time 8pm", "Restaurants",
                                  [("OFFER", "restaurant_name", ["Bistro"])], r.intents))  # fmt: skip
     assert (await rt.TaskSwitch().apply(nlu, timed)).predicted == current  # a detail changed
+
+
+def test_a_yes_no_slots_description_said_as_a_phrase_is_read_true() -> None:
+    """ "hey can you get me a shared ride to alcatraz" (the ride service held out of
+    training): "shared ride" holds two words of "Boolean flag whether ride is shared with
+    other passengers", one of them the slot's own; read True whatever the scorer says."""
+    from tod_runtime.nlu.learned.reader import says_flag_phrase
+    from tod_runtime.nlu.learned.values import slot_views, value_turn
+
+    rides = ServiceSchema.model_validate(
+        {
+            "service_name": "Rides",
+            "description": "Taxi",
+            "slots": [
+                _slot("destination", "Destination for taxi ride"),
+                _slot("shared_ride", "Boolean flag whether ride is shared with other passengers",
+                      flag=True),
+            ],
+            "intents": [],
+        }
+    )  # fmt: skip
+    shared = next(v for v in slot_views(rides) if v.name == "shared_ride")
+    assert says_flag_phrase(value_turn("can you get me a shared ride to alcatraz", [], {}), shared)
+    assert not says_flag_phrase(value_turn("a ride to alcatraz", [], {}), shared)  # no own word
+    assert not says_flag_phrase(value_turn("is it shared? the ride", [], {}), shared)  # apart

@@ -248,3 +248,47 @@ def test_where_about_an_address_is_told_the_place_it_is_the_address_of() -> None
         after = AskedSlot().apply(_turn(text, read, staged, row))
         assert after.acts["Coaches"] == [act("REQUEST", "venue"), act("REQUEST", "venue_address")]
     assert not AskedSlot().applies(_turn("whats the address?", read, staged, row))
+
+
+def test_how_long_after_a_booking_asks_for_the_booked_rides_duration() -> None:
+    """ "how long will it take?" after a taxi was called (no search before it): the
+    booking's result holds the duration, and "how long" asks for one ("long" and "take" are
+    no words the service lacks)."""
+    free = {"is_categorical": False, "possible_values": []}
+    rides = ServiceSchema.model_validate(
+        {
+            "service_name": "Rides",
+            "description": "Taxi",
+            "slots": [
+                {"name": "destination", "description": "Destination for taxi ride"} | free,
+                {"name": "riders", "description": "Number of riders"} | free,
+                {"name": "ride_duration",
+                 "description": "Approximate duration of ride to the destination"} | free,
+            ],
+            "intents": [
+                {"name": "GetRide", "description": "Call a taxi", "is_transactional": True,
+                 "required_slots": ["destination", "riders"], "optional_slots": {},
+                 "result_slots": ["destination", "riders", "ride_duration"]},
+            ],
+        }
+    )  # fmt: skip
+    call = ServiceCall(method="GetRide", parameters={"destination": "Alcatraz", "riders": "2"})
+    booked = Turn(
+        speaker="SYSTEM",
+        utterance="...",
+        frames=[
+            Frame(
+                service="Rides",
+                actions=[act("NOTIFY_SUCCESS")],
+                service_call=call,
+                service_results=[{"destination": "Alcatraz", "riders": "2", "ride_duration": "18"}],
+            )
+        ],
+    )
+    state = {"Rides": State(active_intent="GetRide", slot_values={"destination": ["Alcatraz"]})}
+    context = TurnContext(Schemas([rides]), [booked], state)
+    misread = {"Rides": [act("REQUEST", "riders")]}
+    turn = PatternTurn("and how long will it take?", context, misread, state)
+    assert AskedSlot().applies(turn)
+    acts = AskedSlot().apply(turn).acts["Rides"]
+    assert [(x.act, x.slot) for x in acts] == [("REQUEST", "ride_duration")]

@@ -62,6 +62,7 @@ async def test_nothing_understood_while_an_offer_is_open_repeats_only_the_questi
 async def test_nothing_understood_after_an_answer_about_the_offer_offers_the_next_step() -> None:
     """ "ok i want to go see it" after "is it furnished?" was answered: no question is open,
     but a result is on offer; the booking it leads to is offered, not every service."""
+    from tod_runtime.dialogue.history import History
     from tod_runtime.policy.talk import next_step
 
     state = {SERVICE: State(active_intent="FindCafes", slot_values={"city": ["Oslo"]})}
@@ -75,9 +76,10 @@ async def test_nothing_understood_after_an_answer_about_the_offer_offers_the_nex
     text = NLG.realise(plan.service, plan.actions)
     assert text.startswith("Sorry, I did not get that.") and "reserve" in text
     cafes = POLICY.schemas[SERVICE]
-    assert next_step(cafes, state[SERVICE], on_offer=False) == []  # nothing offered yet
+    history = History([searched, answered])
+    assert next_step(cafes, state[SERVICE], History([answered])) == []  # nothing offered yet
     booking = State(active_intent="ReserveCafe")
-    assert next_step(cafes, booking, on_offer=True) == []  # a booking leads to no booking
+    assert next_step(cafes, booking, history) == []  # a booking leads to no booking
 
 
 async def test_a_search_without_results_is_not_a_failed_booking() -> None:

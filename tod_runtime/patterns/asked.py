@@ -45,7 +45,8 @@ _FUNCTION = """a an the it its is are was were be been that thats this these tho
     would will shall should may might i im me my mine you your we us our they them their he him
     his she her of for on in at by with about as into than then so and or but if also actually
     from to ok okay hmm well just please tell know much many one ones some any have has had get got
-    again now still per each all very really too wait say said give show let lets want like"""
+    again now still per each all very really too wait say said give show let lets want like
+    take takes"""
 FUNCTION_WORDS = frozenset(_FUNCTION.split())
 # what a question word asks for: words of the slots' names and descriptions
 ASKS_FOR: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
@@ -56,6 +57,7 @@ ASKS_FOR: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
      frozenset({"address", "location", "station", "place", "airport", "where"})),
     (re.compile(r"\bwhat (?:kind|type|sort) of\b"),
      frozenset({"type", "kind", "genre", "category", "class", "style"})),
+    (re.compile(r"\bhow long\b"), frozenset({"duration", "length", "long"})),
 )  # fmt: skip
 # English verbs of going and the nouns schemas say them with: "when does it leave?" asks for
 # a departure, "when does it land?" for an arrival; "which station does it leave from?" for
@@ -126,9 +128,12 @@ def unknown_words(words: str, schema: ServiceSchema) -> list[str]:
 
 
 def at_hand(turn: PatternTurn, service: str, state: State) -> set[str]:
-    """The slots the state or the result on offer holds."""
+    """The slots the state, the result on offer or what the task under way just booked
+    holds ("how long will it take?" after a taxi was called: the ride's duration)."""
     held = {s for s, v in state.slot_values.items() if v}
-    return held | set(entity_on_offer(turn.context.history, service, state) or {})
+    booked = turn.context.history.last_success(service, state.active_intent)
+    offered = entity_on_offer(turn.context.history, service, state) or {}
+    return held | set(offered) | set(booked[1] if booked else {})
 
 
 def answerable(turn: PatternTurn, service: str, state: State) -> set[str]:
@@ -188,7 +193,11 @@ def asked_slot(turn: PatternTurn, service: str, state: State) -> tuple[tuple[str
         w for w in turn.words.split() if w not in values
     )  # the question, not the details
     content = _content(words.split())
-    if content and len(unknown_words(words, schema)) * 2 > len(content):
+    # the words of a question phrase ("how long" asks for a duration) are no words the
+    # service lacks
+    asking = {w for asks, _ in ASKS_FOR for m in asks.finditer(words) for w in m.group().split()}
+    unknown = [w for w in unknown_words(words, schema) if w not in asking]
+    if content and len(unknown) * 2 > len(content):
         return None
     can = answerable(turn, service, state)
     scored = [(score(words, slot), slot.name) for slot in schema.slots if slot.name in can]

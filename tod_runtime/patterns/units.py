@@ -899,19 +899,11 @@ class OutOfScope:
 
     def apply(self, turn: PatternTurn) -> PatternTurn:
         service = turn.service or next(iter(turn.context.schemas), None)
-        step = _next_step(turn, service)
+        schema = turn.context.schemas.get(service or "")
+        state = turn.context.state.get(service or "")
+        step = next_step(schema, state, turn.context.history) if schema else []
         if step:  # a result on offer: what it leads to, not what else the system can do
             return turn.amended(answer=(act("FALLBACK"), *step), answer_service=service)
         described, names = suggestions(turn)
         answer = (act("FALLBACK", "intent", described, names),)
         return turn.amended(answer=answer, answer_service=service)
-
-
-def _next_step(turn: PatternTurn, service: str | None) -> list[Action]:
-    """The question the task under way in ``service`` leads to (``talk.next_step``)."""
-    schema = turn.context.schemas.get(service or "")
-    state = turn.context.state.get(service or "")
-    if schema is None or state is None or service is None:
-        return []
-    on_offer = entity_on_offer(turn.context.history, service, state) is not None
-    return next_step(schema, state, on_offer)

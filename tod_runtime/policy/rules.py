@@ -77,8 +77,7 @@ class RulesPolicy:
             finder = talk.lookup(schema, state, previous)
             if finder is not None:  # "Which hotel?" not answered: look one up
                 return decision.find(finder)
-            on_offer = entity_on_offer(history, service, state) is not None
-            step = talk.next_step(schema, state, on_offer)
+            step = talk.next_step(schema, state, history)
             said = talk.fallback(self.schemas, previous, step)  # a confirmation: again in brief
             return SystemPlan(service, talk.brief_confirmation(said, schema))
         return decision.plan()

@@ -28,6 +28,7 @@ from dataclasses import replace
 
 from tod_runtime.backends.base import Backend
 from tod_runtime.dialogue.context import PolicyInput, SystemPlan
+from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import (
     DONTCARE,
     Action,
@@ -38,6 +39,7 @@ from tod_runtime.dialogue.models import (
     found_nothing,
 )
 from tod_runtime.dialogue.refusal import Refusal, refusal_act
+from tod_runtime.policy.history import entity_on_offer
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 from tod_runtime.schema.roles import slot_roles
 
@@ -83,13 +85,15 @@ def fallback(
     return [act("FALLBACK", "intent", described, names)]
 
 
-def next_step(schema: ServiceSchema, state: State, on_offer: bool) -> list[Action]:
+def next_step(schema: ServiceSchema, state: State | None, history: History) -> list[Action]:
     """The question a search's result on offer leads to ("Would you like to schedule a
     visit?"): nothing understood after a question about it was answered is no reason to
     list every service ("ok i want to go see it" after "is it furnished?")."""
-    search = schema.intent(state.active_intent)
+    search = schema.intent(state.active_intent) if state is not None else None
     offers = [i.name for i in schema.intents if i.is_transactional]
-    if not on_offer or search is None or search.is_transactional or not offers:
+    if state is None or search is None or search.is_transactional or not offers:
+        return []
+    if entity_on_offer(history, schema.service_name, state) is None:
         return []
     return [act("OFFER_INTENT", "intent", offers[:1])]
 

@@ -106,6 +106,22 @@ def pronoun_one(turn: ValueTurn, read: Read) -> bool:
     return bool(before) and before[-1] in ONE_AFTER
 
 
+def says_flag_phrase(turn: ValueTurn, slot: SlotView) -> bool:
+    """Whether the turn says a yes/no slot's own description word next to another word of
+    its description ("a shared ride" of "Boolean flag whether ride is shared with other
+    passengers", "live music", "free wifi"), outside a question about what is on the table
+    (``says_flag``): a phrase the slot's description makes, read True however little the
+    scorer, never fitted on the service, makes of it."""
+    if slot.value_type != "bool" or not says_flag(turn, slot):
+        return False
+    words = turn.word_stems
+    own, described = slot.own, slot.description_set
+    return any(
+        {a, b} <= described and bool({a, b} & own) and a != b
+        for a, b in zip(words, words[1:], strict=False)
+    )
+
+
 def says_nothing(turn: ValueTurn, i: int, j: int) -> bool:
     """Whether tokens ``i`` to ``j`` are interjections and function words only ("meh",
     "thx", "ok so"): no value, unless the backend knows it as one."""
@@ -293,14 +309,16 @@ class ValueReader:
         flag = self.thresholds.said_flag
         for (slot, k, value), z in zip(pairs, value_scores, strict=True):
             q = sigmoid(slot_scores[k] + z)
-            if q <= best.get(slot.name, ("", min(pick, sure, flag)))[1]:
+            phrase = value == "True" and says_flag_phrase(turn, slot)
+            if q <= best.get(slot.name, ("", min(pick, sure, flag)))[1] and not phrase:
                 continue
             if (
                 q > pick
+                or phrase
                 or (value != DONTCARE and said_beside(turn, slot, value, numbers, lowered))
                 or (q > flag and value == "True" and says_flag(turn, slot))
             ):
-                best[slot.name] = (value, q)
+                best[slot.name] = (value, max(q, flag) if phrase else q)
         out = []
         types = {slot.name: slot for slot in slots}
         for name, (value, q) in best.items():

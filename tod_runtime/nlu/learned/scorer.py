@@ -24,6 +24,7 @@ from tod_runtime.nlu.learned.text import compound_parts
 from tod_runtime.schema.models import ServiceSchema
 
 Intent = tuple[str, str]  # (service, intent name)
+MAX_REMEMBERED = 20_000  # words whose compound parts a scorer keeps
 
 
 @dataclass(frozen=True)
@@ -91,12 +92,19 @@ class Scorer:
         self.described = frozenset(
             w for _, d in self.intents for w in (*d.head, *d.description, *d.service, *d.slots)
         )
+        self._parts: dict[str, frozenset[str]] = {}  # a word's compound parts, once each
 
     def _compounded(self, u: Utterance) -> Utterance:
         if self.counts is None:
             return u
-        parts = [compound_parts(w, self.described, self.counts) for w in u.content]
-        added = frozenset().union(*parts) - u.content
+        added: set[str] = set()
+        for w in u.content:
+            if w not in self._parts:
+                if len(self._parts) >= MAX_REMEMBERED:  # a server's users say any words
+                    self._parts.clear()
+                self._parts[w] = compound_parts(w, self.described, self.counts)
+            added |= self._parts[w]
+        added -= u.content
         return replace(u, content=u.content | added) if added else u
 
     def rank(

@@ -14,12 +14,7 @@ from tod_runtime.components import ComponentContext
 from tod_runtime.dialogue.context import PolicyInput, SystemPlan
 from tod_runtime.dialogue.models import CLOSING_ACTS, DONTCARE, Action, ServiceCall, act
 from tod_runtime.policy import talk
-from tod_runtime.policy.history import (
-    addressed_service,
-    backend_value,
-    call_parameters,
-    entity_on_offer,
-)
+from tod_runtime.policy.history import addressed_service, backend_value, call_parameters
 from tod_runtime.policy.learned.features import (
     CALL,
     Candidate,
@@ -78,8 +73,7 @@ class LearnedPolicy:
                 call = make_call(Situation.of(turn, service, schema), turn, today)
                 if call is not None:  # "Which hotel?" not answered: look one up
                     return SystemPlan(service, service_call=call)
-            on_offer = state is not None and entity_on_offer(turn.context.history, service, state)
-            step = talk.next_step(schema, state, bool(on_offer)) if state is not None else []
+            step = talk.next_step(schema, state, turn.context.history)
             return SystemPlan(service, talk.fallback(self.schemas, previous, step))
         return decide(turn, service, schema, self.model, today)
 
