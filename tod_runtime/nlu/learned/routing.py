@@ -278,8 +278,8 @@ async def named_task(parts: Parts, r: Reading) -> Ranked | None:
     # said as a noun: a determiner at most three words before ("the weather", "a shared ride")
     as_noun = {w for i, w in enumerate(words) if DETERMINERS & set(words[max(0, i - 3) : i])}
     said = as_noun - parts.described[current] - name_words(current)
-    if not said or THANKS.search(r.text.lower()):
-        return None
+    if not any(said & name_words(s) for s in r.context.schemas) or THANKS.search(r.text.lower()):
+        return None  # no other service named: the common case, ranked once
     content = r.turn.utterance.content
     if any(v.named_with & content for v in parts.views[current] if v.is_input):
         return None  # "our flight lands on the 9th, so check in the 9th instead": a detail
