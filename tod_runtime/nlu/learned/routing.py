@@ -260,16 +260,15 @@ class TaskSwitch:
 async def named_task(parts: Parts, r: Reading) -> Ranked | None:
     """Another service's task named mid-task by its service's name, which the scorer, never
     fitted on that service, ranks below the current one ("and whats the weather like there
-    on sunday" after a museum was offered, Weather_1 held out of training): a word of the
-    service's name ("weather"; "rental" and "car" of RentalCars_2) said as a noun (after one
-    of ``DETERMINERS``: "show me another one" names no show) that the current service's
-    descriptions and name lack and no value its backend knows holds ("please play hotel
-    mumbai" names a film) and no input of the current service is named (by its name's or
-    description's words: "our flight lands on the 9th, so check in the 9th instead" changes
-    the house's check_in_date), when that service's best intent is ranked within ``switch_margin``
-    of the best of the turn read as an opening. The words of intents'
-    descriptions are no such sign: "available", "all" and "way" (of "one-way") switched
-    restaurant bookings to cars, calendars and flights on train's held-out chat check."""
+    on sunday" after a museum was offered, Weather_1 held out of training). The name's word
+    ("weather"; "rental" and "car" of RentalCars_2) is said as a noun (after one of
+    ``DETERMINERS``: "show me another one" names no show); the current service's
+    descriptions and name lack it, no value its backend knows holds it ("please play hotel
+    mumbai" names a film), the turn names no input of the current service ("our flight lands
+    on the 9th, so check in the 9th instead" changes the check-in), and that service's best
+    intent is ranked within ``switch_margin`` of the best of the turn read as an opening.
+    The nouns of intents' descriptions are no such sign: "available", "all" and "way" (of
+    "one-way") switched restaurant bookings on train's held-out chat check."""
     current = r.turn.current[0]
     margin = parts.thresholds.switch_margin
     if math.isinf(margin) or current is None or r.turn.current[1] == "NONE":
