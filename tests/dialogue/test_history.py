@@ -102,6 +102,20 @@ def test_the_result_on_offer_is_the_one_the_offer_names() -> None:
     assert everything.first_unoffered(SERVICE, results) == 0  # all offered: the first again
 
 
+def test_an_offer_made_again_names_the_same_result_not_a_later_one_alike() -> None:
+    """Two results with the same name (SGD's data holds such): the offer made again ("What
+    about Grind?" after "i dont care" changed nothing) still names the first, whose details
+    the user was told."""
+    results = [{"cafe_name": "Grind", "price": "4"}, {"cafe_name": "Grind", "price": "7"}]
+    offer = a("OFFER", "cafe_name", "Grind")
+    history = History([*TURNS[:3], searched(offer, results=results)])
+    assert history.on_offer(SERVICE) == [0]
+    again = History([*history, user(a("INFORM", "city", "Oslo")), system(offer)])
+    assert again.on_offer(SERVICE) == [0] and again.last_search(SERVICE)[1] == 1
+    nothing = State(active_intent="FindCafes")
+    assert entity_on_offer(again, SERVICE, nothing) == results[0]
+
+
 def test_an_offer_that_lists_several_results_names_each() -> None:
     """ "Bean There, Grind or Brew?" (one OFFER with three values, as SGD's film services
     offer): each is on offer, the one the user then takes is the entity, the next to offer

@@ -555,6 +555,11 @@ def test_a_filled_template_agrees_with_its_values() -> None:
     assert fill("It has {n} stop.", {"n": "0"}, frozenset({"stops"})) == "It has 0 stops."
     assert fill("It is a {n} star.", {"n": "4"}, frozenset({"stars"})) == "It is a 4 star."
     assert fill("For {n} person.", {"n": "2"}, frozenset()) == "For 2 people."
+    # and with a value between them ("2 Economy tickets")
+    ticket, values = "You want {n} {fare} ticket on the bus.", {"n": "2", "fare": "Economy"}
+    assert fill(ticket, values, frozenset({"tickets"})) == "You want 2 Economy tickets on the bus."
+    values["n"] = "1"
+    assert fill(ticket, values, frozenset({"tickets"})) == "You want 1 Economy ticket on the bus."
 
 
 async def test_a_question_is_never_asked_with_a_generic_template(tmp_path: Path) -> None:

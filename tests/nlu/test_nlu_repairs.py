@@ -412,6 +412,30 @@ async def test_at_or_for_untangles_a_count_read_as_a_time() -> None:
     assert not cs.AtOrFor().applies(nlu, nights)
 
 
+async def test_at_or_for_reads_a_near_rival_s_count_and_time() -> None:
+    """ "a table for 2 tonight at 7 somewhere italian" chosen as the search, which takes no
+    count nor time: the booking near it does, and its time is read "7", not "2 tonight"."""
+    nlu = nlu_of(embedded("Restaurants"))
+    intent = ("Restaurants", "FindRestaurants")
+    text = "i need a table for 2 tonight at 7 somewhere italian in boston"
+    r = reading(nlu, text, intent, {}, acts=(a("INFORM", "time", "2 tonight"),))
+    assert not cs.AtOrFor().applies(nlu, r)
+    r = replace(r, near=((3.0, "ReserveRestaurant"),))
+    fixed = await cs.AtOrFor().apply(nlu, r)
+    assert texts(fixed.acts) == ["INFORM(time=7)", "INFORM(number_of_seats=2)"]
+    assert (await cs.TimeOfDay().apply(nlu, fixed)).acts[0].canonical_values == ["19:00"]
+
+
+async def test_intent_by_values_keeps_the_intent_given_up_as_a_near_rival() -> None:
+    nlu = nlu_of(embedded("Restaurants"))
+    booking, search = ("Restaurants", "ReserveRestaurant"), ("Restaurants", "FindRestaurants")
+    r = reading(nlu, "somewhere italian in boston", booking, {})
+    read = (a("INFORM", "city", "Boston"), a("INFORM", "cuisine", "Italian"))
+    r = replace(r, near=((2.0, "FindRestaurants"),), read=read)
+    moved = await rt.IntentByValues().apply(nlu, r)
+    assert moved.predicted == search and moved.near == ((2.0, "ReserveRestaurant"),)
+
+
 async def test_just_me_is_a_count_of_one() -> None:
     nlu = nlu_of(embedded("Restaurants"))
     intent = ("Restaurants", "ReserveRestaurant")

@@ -124,7 +124,13 @@ class History(Sequence[Turn]):
         listed them), the next to offer after the last of them; an offer that names none
         names the next result (``shown``)."""
         results = search.service_results or []
-        named = [i for e in entities if (i := _named(e, results, shown)) >= 0]
+        # an offer made again names the result it named before, not a later one alike
+        again = (
+            self._on_offer.get(service, [])
+            if self._search.get(service, [None])[0] is search
+            else []
+        )
+        named = [i for e in entities if (i := _named(e, results, shown, again)) >= 0]
         if not named and offered:
             named = [shown]
         self._search[service] = (search, max(named) + 1 if named else shown)
@@ -254,10 +260,15 @@ def _names(entity: dict[str, str], result: dict[str, str]) -> bool:
     return bool(held) and all(result[s].strip().lower() == entity[s] for s in held)
 
 
-def _named(entity: dict[str, str], results: Sequence[dict[str, str]], start: int = 0) -> int:
-    """The index of the first of ``results`` from ``start`` the offer names, else of the first
-    before it, else -1."""
-    order = [*range(start, len(results)), *range(min(start, len(results)))]
+def _named(
+    entity: dict[str, str],
+    results: Sequence[dict[str, str]],
+    start: int = 0,
+    first: Sequence[int] = (),
+) -> int:
+    """The index of the first of ``results`` the offer names: of those at ``first`` (the ones on
+    offer), else from ``start`` on, else before it; -1 when none."""
+    order = [*first, *range(start, len(results)), *range(min(start, len(results)))]
     return next((i for i in order if _names(entity, results[i])), -1)
 
 

@@ -301,23 +301,25 @@ _DOUBLED = re.compile(r"\b(in|at|from|to|for|with|on) (what|which) ([^.?!{}]*?) 
 
 
 _SOME = re.compile(
-    r"(?<![Aa] )(?<![Aa]n )\{([a-z0-9_.]+)\} ([a-z]+)\b"
+    r"(?<![Aa] )(?<![Aa]n )\{([a-z0-9_.]+)\} (\{[a-z0-9_.]+\} )?([a-z]+)\b"
     r"(?=\s*(?:[.,?!;]|$|(?:and|or|for|with|in|on|at|to|from)\b))"
 )
 
 
 def _many(template: str, values: Mapping[str, str], plurals: Collection[str]) -> str:
     """A singular after a number other than 1 plural when the noun ends its phrase and the
-    templates say that plural ("{number_stops} stop." with 0: "0 stops."; not "a {stars}
-    star hotel")."""
+    templates say that plural ("{number_stops} stop." with 0: "0 stops."; "{group_size}
+    {fare_type} ticket on" with 2: "2 Economy tickets on"; not "a {stars} star hotel")."""
 
     def plural(match: re.Match[str]) -> str:
         value = values.get(match[1], "").strip()
-        word = match[2]
+        between, word = match[2] or "", match[3]
         if not value.isdigit() or value == "1" or word.endswith("s"):
             return match[0]
         many = _plural(word)
-        return f"{{{match[1]}}} {many}" if many in plurals or many == "people" else match[0]
+        if many not in plurals and many != "people":
+            return match[0]
+        return f"{{{match[1]}}} {between}{many}"
 
     return _SOME.sub(plural, template) if "{" in template else template
 

@@ -45,6 +45,16 @@ def near_intents(r: Reading) -> list[str]:
     return [n for _, n in r.near if n != r.intent]
 
 
+def own_or_near(parts: Parts, r: Reading, kind: str) -> list[str]:
+    """The chosen intent's slots of value type ``kind``; when it takes none, its near
+    rivals' (a table's time said while restaurants are searched)."""
+    for intents in (None, near_intents(r)):
+        slots = slots_of_type(parts, r, kind, intents)
+        if slots:
+            return slots
+    return []
+
+
 def _ambiguous(value: str) -> tuple[int, int] | None:
     """(hour, minute) of a clock time said without its part of the day ("7:30", "6"),
     hours 1 to 11; None for anything else ("7pm", "19:30", "07:30", "noon")."""
@@ -102,12 +112,12 @@ class TimeOfDay:
     step = "acts"
 
     def applies(self, parts: Parts, r: Reading) -> bool:
-        times = set(slots_of_type(parts, r, "time")) if r.predicted else set()
+        times = set(own_or_near(parts, r, "time")) if r.predicted else set()
         return any(a.act == "INFORM" and a.slot in times and _open(a) for a in r.acts)
 
     async def apply(self, parts: Parts, r: Reading) -> Reading:
         assert r.service is not None
-        times = set(slots_of_type(parts, r, "time"))
+        times = set(own_or_near(parts, r, "time"))
         known = await parts.known_values(r.service)
         said = f"{r.text} {held_times(parts, r)}"
         acts = []
@@ -137,8 +147,9 @@ FOR = re.compile(rf"\bfor {_NUM}\b{UNIT_AFTER}")
 
 class AtOrFor:
     """ "for 2 tonight at 6": the number after "for" is the count and the one after "at" the
-    time, when the intent takes one number slot and one time slot and the values read mixed
-    them up (the time read from the count, or the count from the time)."""
+    time, when the intent takes one number slot and one time slot (``own_or_near``: a
+    table asked for while restaurants are searched) and the values read mixed them up (the
+    time read from the count, or the count from the time)."""
 
     name = "at_or_for"
     step = "acts"
@@ -151,7 +162,7 @@ class AtOrFor:
         return r if fixed is None else r.with_acts(fixed)
 
     def _fix(self, parts: Parts, r: Reading) -> list[Action] | None:
-        counts, times = slots_of_type(parts, r, "number"), slots_of_type(parts, r, "time")
+        counts, times = own_or_near(parts, r, "number"), own_or_near(parts, r, "time")
         lower = r.text.lower()
         at, count = AT.search(lower), FOR.search(lower)
         if len(counts) != 1 or len(times) != 1 or not at or not count:

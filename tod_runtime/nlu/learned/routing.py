@@ -404,7 +404,9 @@ class IntentByValues:
         assert service is not None
         said = content(tokens(r.text))
         intent = intent_for_values(parts, service, r.intent, r.near, r.read, r.opening, said)
-        return replace(r, predicted=(service, intent))
+        # the intent given up is a near rival of the one chosen in its place
+        near = tuple((gap, r.intent if other == intent else other) for gap, other in r.near)
+        return replace(r, predicted=(service, intent), near=near)
 
 
 class AskOrTell:
