@@ -681,6 +681,28 @@ async def test_service_by_known_name_follows_a_name_only_another_service_knows()
     assert (await rt.ServiceByKnownName().apply(nlu, plain)).predicted == chosen
 
 
+def test_a_known_name_is_one_with_a_word_rare_in_talk_the_chosen_service_lacks() -> None:
+    """Names by their words' talk counts ("marvel" is said mostly inside "Captain Marvel");
+    a name whose rare words are each a value of the chosen service ("baseball", a category
+    of the events' backend) moves nothing."""
+    movies = embedded("Movies")["Movies"]
+    talk = {"captain": 8, "marvel": 9, "baseball": 40, "game": 900, "find": 10_000, "me": 20_000}
+    count = lambda w: talk.get(w, 0)  # noqa: E731
+    known = {"movie_name": ["Captain Marvel", "Baseball Game", "Find Me"]}
+    names = rt.KnownNames(movies, known, count)
+    other = rt.KnownNames(movies, {"genre": ["Baseball"]}, count)
+    nothing = rt.KnownNames(movies, {}, count)
+
+    def named(text: str, mine: rt.KnownNames) -> str | None:
+        said = text.split()
+        return names.slot_named(said, f" {' '.join(said)} ", mine)
+
+    assert named("when is captain marvel on", nothing) == "movie_name"
+    assert named("any baseball game on", nothing) == "movie_name"
+    assert named("any baseball game on", other) is None  # "baseball" is the other's value
+    assert named("find me a film", nothing) is None  # words of talk, no name
+
+
 async def test_values_over_none_opens_the_task_whose_intent_takes_the_values() -> None:
     nlu = nlu_of(embedded("Movies", "Hotels", "Restaurants"), known=True)
     ranked = (

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from stage_helpers import SERVICE, schemas
 
 from tod_runtime.nlu.learned.spelling import Speller, read_vocabulary, service_words
@@ -52,3 +54,20 @@ def test_the_shipped_vocabulary_is_sgd_trains_word_counts() -> None:
     vocabulary = read_vocabulary()
     assert len(vocabulary) > 5000
     assert vocabulary["restaurant"] > vocabulary["restaurants"] > 100
+    # and its talk column: how often outside the values the turns annotate
+    talk = read_vocabulary(column=2)
+    assert talk.keys() == vocabulary.keys()
+    assert vocabulary["marvel"] > 500 > 20 > talk["marvel"]  # only in "Captain Marvel"
+    assert talk["find"] > 0.99 * vocabulary["find"]
+
+
+def test_talk_counts_leave_out_the_annotated_values(tmp_path: Path) -> None:
+    from tod_runtime.nlu.learned.spelling import _without_values
+
+    turn = {"frames": [{"slots": [{"slot": "movie_name", "start": 9, "exclusive_end": 23}]}]}
+    assert _without_values("i'd like captain marvel please", turn).split() == [
+        "i'd", "like", "please"
+    ]  # fmt: skip
+    old = tmp_path / "vocabulary.txt"
+    old.write_text("marvel\t574\n")  # a vocabulary written before the talk column
+    assert read_vocabulary(old, column=2) == {"marvel": 574}

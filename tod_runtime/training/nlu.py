@@ -326,6 +326,6 @@ def run_train_nlu(args: argparse.Namespace) -> int:
     with atomic_open(out / "nlu.npz", "wb") as model_file:
         model.save(model_file)  # type: ignore[arg-type]  # numpy writes to a file object too
     atomic_write(out / "nlu.json", json.dumps(config | summary, indent=2) + "\n")
-    atomic_write(out / VOCABULARY, vocabulary_text(count_words(split)))
+    atomic_write(out / VOCABULARY, vocabulary_text(*count_words(split)))
     print(json.dumps({"model": str(out / "nlu.npz"), **summary, "seconds": config["seconds"]}))
     return 0

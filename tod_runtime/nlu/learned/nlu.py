@@ -78,7 +78,9 @@ class LearnedNLU(RulesNLU):
         path = ctx.options.get("model")
         model = cached_model(str(path) if path else None)
         beside = Path(str(path)).with_name(VOCABULARY) if path else None
-        self._vocabulary = read_vocabulary(beside if beside and beside.exists() else None)
+        vocabulary = beside if beside and beside.exists() else None
+        self._vocabulary = read_vocabulary(vocabulary)
+        self._talk = read_vocabulary(vocabulary, column=2)
         self._speller: Speller | None = None
         self.scorer = Scorer(model, self.schemas, self._vocabulary)
         self.reader = ValueReader(model)
@@ -173,7 +175,7 @@ class LearnedNLU(RulesNLU):
         return await self._values(text, service, self.schemas[service], slots)
 
     def word_count(self, word: str) -> int:
-        return self._vocabulary.get(word, 0)
+        return self._talk.get(word, 0)
 
     async def known_values(self, service: str) -> Mapping[str, list[str]]:
         return await self._entity_values(service)

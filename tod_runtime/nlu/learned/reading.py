@@ -98,8 +98,12 @@ class NameIndex(Protocol):
     @property
     def values(self) -> AbstractSet[str]: ...  # every known value, lower case
 
-    def slot_named(self, said: Sequence[str], padded: str, mine: AbstractSet[str]) -> str | None:
-        """The slot one of whose rare names the turn says, when ``mine`` lacks it."""
+    @property
+    def words(self) -> AbstractSet[str]: ...  # those values of one word
+
+    def slot_named(self, said: Sequence[str], padded: str, mine: NameIndex) -> str | None:
+        """The slot one of whose rare names the turn says, when ``mine`` (another service's
+        names) lacks it and does not hold each of its rare words as a value."""
         ...
 
 
@@ -147,7 +151,8 @@ class Parts(Protocol):
         ...
 
     def word_count(self, word: str) -> int:
-        """How often ``word`` is used in SGD train's turns (the typo repairer's vocabulary)."""
+        """How often ``word`` is used in SGD train's turns outside the values they annotate
+        (``vocabulary.txt``'s talk column): a word of talk, or only of names."""
         ...
 
     async def known_values(self, service: str) -> Mapping[str, list[str]]:

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from tod_runtime.dialogue.context import TurnContext
 from tod_runtime.dialogue.models import Action
-from tod_runtime.nlu.learned.reading import Parts, Ranked, Reading
+from tod_runtime.nlu.learned.reading import NameIndex, Parts, Ranked, Reading
 from tod_runtime.nlu.learned.scorer import Intent, TurnView, view
 from tod_runtime.nlu.learned.text import ABOUT_IT, STOP, content, tokens, with_bases
 from tod_runtime.nlu.rules import QUESTION, THANKS
@@ -23,7 +23,7 @@ from tod_runtime.schema.models import ServiceSchema
 ON_TABLE = frozenset({"OFFER", "CONFIRM", "NOTIFY_SUCCESS", "INFORM"})  # what a user asks about
 DONE = frozenset({"NOTIFY_SUCCESS", "CANCEL"})  # the system's acts that end a task
 DETERMINERS = frozenset({"a", "an", "the", "my", "our", "some", "any", "this", "that"})
-RARE = 100  # a word said fewer times in SGD train's user turns is a name's, not talk's
+RARE = 100  # a word said fewer times in SGD train's talk (``Parts.word_count``) is a name's
 _WORDS = re.compile(r"[a-z]+")
 
 
@@ -478,31 +478,38 @@ class AfterDone:
 
 class KnownNames:
     """The names a service's backend knows, indexed for ``ServiceByKnownName``: every known
-    value (lower case), and the names of its free-text slots of two words or more, one of
-    them rare in SGD train's turns ("Winter Garden", not a song called "Find Me"), by their
-    first token. Built once per service."""
+    value (lower case) and those of one word, and the names of its free-text slots of two words or
+    more, one of them rare in SGD train's talk ("Winter Garden", "Captain Marvel": "marvel" is
+    said 574 times, 9 of them outside a value; not a song called "Find Me"), by their first
+    token. Built once per service."""
 
     def __init__(
         self, schema: ServiceSchema, known: Mapping[str, Sequence[str]], count: Callable[[str], int]
     ) -> None:
         self.values = frozenset(v.lower() for vs in known.values() for v in vs)
-        self.by_first: dict[str, list[tuple[str, str, str]]] = {}  # token -> (name, value, slot)
+        self.words = frozenset(v for v in self.values if _WORDS.fullmatch(v))  # of one word
+        # token -> (name, value, slot, its rare words)
+        self.by_first: dict[str, list[tuple[str, str, str, frozenset[str]]]] = {}
         for slot, values in known.items():
             spec = schema.slot(slot)
             if spec is None or spec.is_categorical:
                 continue
             for value in values:
                 name = tokens(value)
-                if len(name) < 2 or all(count(w) >= RARE for w in _WORDS.findall(value.lower())):
+                rare = frozenset(w for w in _WORDS.findall(value.lower()) if count(w) < RARE)
+                if len(name) < 2 or not rare:
                     continue
-                self.by_first.setdefault(name[0], []).append((" ".join(name), value.lower(), slot))
+                entry = (" ".join(name), value.lower(), slot, rare)
+                self.by_first.setdefault(name[0], []).append(entry)
 
-    def slot_named(self, said: Sequence[str], padded: str, mine: AbstractSet[str]) -> str | None:
+    def slot_named(self, said: Sequence[str], padded: str, mine: NameIndex) -> str | None:
         """The slot one of whose names the turn (its tokens ``said``, and ``padded``: them
-        joined and padded with spaces) says, when ``mine`` lacks it."""
+        joined and padded with spaces) says, when ``mine`` (the chosen service's names) lacks
+        it and its rare words are not all values of ``mine`` ("baseball game", a calendar's
+        event, is no name to move a search for baseball games to the calendar)."""
         for token in dict.fromkeys(said):
-            for name, value, slot in self.by_first.get(token, ()):
-                if f" {name} " in padded and value not in mine:
+            for name, value, slot, rare in self.by_first.get(token, ()):
+                if f" {name} " in padded and value not in mine.values and rare - mine.words:
                     return slot
         return None
 
@@ -570,8 +577,8 @@ async def _knows_a_name(parts: Parts, text: str, chosen: str, rival: str) -> boo
     mine, theirs = await parts.known_names(chosen), await parts.known_names(rival)
     if not mine.values or not theirs.values:
         return False
-    ours = mine.slot_named(said, padded, theirs.values)
-    return ours is not None and theirs.slot_named(said, padded, mine.values) is None
+    ours = mine.slot_named(said, padded, theirs)
+    return ours is not None and theirs.slot_named(said, padded, mine) is None
 
 
 def _alike(parts: Parts, one: Intent, other: Intent) -> bool:
@@ -655,8 +662,8 @@ class ServiceByKnownName:
     async def apply(self, parts: Parts, r: Reading) -> Reading:
         assert r.predicted is not None
         chosen = r.predicted[0]
-        mine = (await parts.known_names(chosen)).values
-        if not mine:  # a service that knows no values says nothing by not knowing one
+        mine = await parts.known_names(chosen)
+        if not mine.values:  # a service that knows no values says nothing by not knowing one
             return r
         said = tokens(r.text)
         padded = f" {' '.join(said)} "

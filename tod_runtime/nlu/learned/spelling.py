@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from rapidfuzz.distance import DamerauLevenshtein
 
@@ -50,29 +51,50 @@ def _deletes(word: str) -> set[str]:
     return {word[:i] + word[i + 1 :] for i in range(len(word))}
 
 
-def count_words(split: SGDSplit) -> Counter[str]:
-    """How often each word is used in the utterances of ``split`` (user and system turns)."""
+def count_words(split: SGDSplit) -> tuple[Counter[str], Counter[str]]:
+    """How often each word is used in the utterances of ``split`` (user and system turns),
+    and how often outside the spans of the slot values the turns annotate (talk: "marvel"
+    is said 574 times, all in "Captain Marvel"; "park" is said of other things too)."""
     counts: Counter[str] = Counter()
+    talk: Counter[str] = Counter()
     for file in split.dialogue_files():
         for dialogue in split.read_raw(file):
             for turn in dialogue["turns"]:
-                counts.update(_WORD.findall(turn["utterance"].lower()))
-    return counts
+                utterance = turn["utterance"].lower()
+                counts.update(_WORD.findall(utterance))
+                talk.update(_WORD.findall(_without_values(utterance, turn)))
+    return counts, talk
 
 
-def vocabulary_text(counts: Mapping[str, int], least: int = 2) -> str:
-    """The words seen at least ``least`` times, most frequent first: ``word<TAB>count``."""
+def _without_values(utterance: str, turn: Mapping[str, Any]) -> str:
+    """``utterance`` with the value spans its frames annotate blanked out."""
+    spans = sorted(
+        (slot["start"], slot["exclusive_end"])
+        for frame in turn.get("frames", ())
+        for slot in frame.get("slots", ())
+        if isinstance(slot.get("start"), int) and isinstance(slot.get("exclusive_end"), int)
+    )
+    for start, end in spans:
+        utterance = utterance[:start] + " " * (end - start) + utterance[end:]
+    return utterance
+
+
+def vocabulary_text(counts: Mapping[str, int], talk: Mapping[str, int], least: int = 2) -> str:
+    """The words seen at least ``least`` times, most frequent first: ``word<TAB>count<TAB>
+    talk`` (``count_words``)."""
     rows = sorted(((w, n) for w, n in counts.items() if n >= least), key=lambda x: (-x[1], x[0]))
-    return "".join(f"{w}\t{n}\n" for w, n in rows)
+    return "".join(f"{w}\t{n}\t{talk.get(w, 0)}\n" for w, n in rows)
 
 
-def read_vocabulary(path: Path | None = None) -> dict[str, int]:
-    """``path``, or the vocabulary shipped in the package."""
+def read_vocabulary(path: Path | None = None, column: int = 1) -> dict[str, int]:
+    """``path``, or the vocabulary shipped in the package: each word's count (``column`` 1)
+    or its count in talk (``column`` 2; the count where a file has no such column)."""
     shipped = resources.files(__package__).joinpath(VOCABULARY)
     text = path.read_text(encoding="utf-8") if path else shipped.read_text(encoding="utf-8")
     out: dict[str, int] = {}
     for line in text.splitlines():
-        word, _, count = line.partition("\t")
+        word, *counts = line.split("\t")
+        count = counts[min(column, len(counts)) - 1] if counts else ""
         if word and count.isdigit():
             out[word] = int(count)
     return out
