@@ -271,6 +271,29 @@ def test_follow_search_books_what_the_search_found() -> None:
     assert after.state["Flights"].slot_values["back_time"] == ["13:05"]  # from the offer
 
 
+def test_follow_search_takes_nothing_from_an_offer_the_user_named_another_for() -> None:
+    """ "ok book the KLM one" after Delta was offered and no result is KLM's: the booking
+    takes no detail of Delta's flight."""
+    schema = ServiceSchema.model_validate(FLIGHTS)
+    params = {"origin": "SF", "destination": "LA", "date": "2019-03-04"}
+    row = {**params, "airline": "Delta", "back_time": "13:05"}
+    system = _offered(
+        "Flights", "SearchRoundtrip", params, [row], act("OFFER", "airline", ["Delta"])
+    )
+    state = {"Flights": State(active_intent="ReserveOneway")}
+    said = [act("INFORM_INTENT", "intent", ["ReserveRoundtrip"]), act("INFORM", "airline", ["KLM"])]
+    context = TurnContext(Schemas([schema]), [system], state)
+    after = FollowSearch().apply(
+        PatternTurn("ok book the KLM one", context, {"Flights": said}, state)
+    )
+    assert "back_time" not in after.state["Flights"].slot_values
+    said[1] = act("INFORM", "airline", ["delta"])
+    after = FollowSearch().apply(
+        PatternTurn("ok book the delta one", context, {"Flights": said}, state)
+    )
+    assert after.state["Flights"].slot_values["back_time"] == ["13:05"]
+
+
 async def test_take_offer_opens_the_booking_the_search_leads_to() -> None:
     lines = ["american food in chicago please", "whats the address", "ok get that one"]
     *_, taken = await _talk(lines)

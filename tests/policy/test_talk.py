@@ -14,6 +14,7 @@ from tod_runtime.policy.rules import RulesPolicy
 from tod_runtime.policy.talk import (
     OPTIONS_LISTED,
     brief_confirmation,
+    first_tasks,
     offering_options,
     with_options,
 )
@@ -317,3 +318,20 @@ def test_a_confirmation_asked_again_in_brief_names_what_is_booked() -> None:
     ]
     assert brief_confirmation(acts, None) == acts[:1] + acts[2:3]
     assert brief_confirmation(acts[:2], None) == acts[:2]  # one confirmation is brief already
+
+
+async def test_what_else_names_a_few_things_the_services_first_intents_first() -> None:
+    """A bare "yes" to "anything else?" over SGD's 40 services had listed all 70 intents."""
+    from tod_runtime.config import embedded_services_dir
+    from tod_runtime.schema import Schemas, load_schema_file
+
+    root = embedded_services_dir()
+    names = ("Restaurants", "Hotels", "Movies")
+    services = Schemas(s for n in names for s in load_schema_file(root / n / "schema.json"))
+    firsts = [services[n].intents[0].name for n in names]
+    assert first_tasks(services)[1] == firsts
+    assert first_tasks(services, 4)[1] == [*firsts, services["Restaurants"].intents[1].name]
+    context = TurnContext(services, [system(a("REQ_MORE"), service="Hotels")], {})
+    policy = RulesPolicy(ComponentContext(schemas=services, backend=None))  # type: ignore[arg-type]
+    plan = await policy.decide(PolicyInput(context, {"Hotels": [a("AFFIRM")]}, "Hotels"))
+    assert kinds(plan) == ["REQ_MORE(intent)"] and plan.actions[0].canonical_values == firsts

@@ -272,6 +272,20 @@ def _named(
     return next((i for i in order if _names(entity, results[i])), -1)
 
 
+def names_another(acts: Sequence[Action], named: Action) -> bool:
+    """Whether ``acts`` (the user's) give the slot of ``named`` (the act that named the
+    offered entity, an offer's first) another value: "is paper moons playing?" after Broken
+    Compass was offered, "add lunch with sam" after a calendar's event was."""
+    offered = {v.strip().lower() for v in named.values}
+    return any(
+        a.act == "INFORM"
+        and a.slot == named.slot
+        and a.values
+        and not offered & {v.strip().lower() for v in (*a.values, *a.canonical_values)}
+        for a in acts
+    )
+
+
 def _about_no_service(action: Action) -> bool:
     """A greeting, a fallback saying what the system can do (over the intents), or a
     question which of two tasks is meant."""

@@ -24,7 +24,7 @@ from pydantic import Field
 
 from tod_runtime.components import ComponentContext, ComponentOptions
 from tod_runtime.dialogue.context import DialogueState, TrackerInput, UserActs
-from tod_runtime.dialogue.history import History, as_history
+from tod_runtime.dialogue.history import History, as_history, names_another
 from tod_runtime.dialogue.models import (
     CLOSING_ACTS,
     DONTCARE,
@@ -264,7 +264,7 @@ def _offer_after_failure_taken(u: Update) -> None:
 
 def _offer_taken(u: Update) -> None:
     offer = u.history.current_offer(u.service)
-    if offer and _names_another(u, offer[0]):
+    if offer and names_another(u.acts, offer[0]):
         return  # "is paper moons playing?" after Broken Compass was offered: not taken
     for position, sys in enumerate(offer):
         # The first offered slot names the entity: choosing it sets that slot when the
@@ -273,18 +273,6 @@ def _offer_taken(u: Update) -> None:
         several = len(sys.values) > 1  # "A, B or C?": the user must name one
         if sys.slot and not several and (named or enters_on_select(u.schema, sys.slot)):
             put(u.frame, sys.slot, sys.values)
-
-
-def _names_another(u: Update, named: Action) -> bool:
-    """The user's acts give the slot naming the offered entity another value."""
-    offered = {v.strip().lower() for v in named.values}
-    return any(
-        a.act == "INFORM"
-        and a.slot == named.slot
-        and a.values
-        and not offered & {v.strip().lower() for v in (*a.values, *a.canonical_values)}
-        for a in u.acts
-    )
 
 
 def _values_said(u: Update) -> None:

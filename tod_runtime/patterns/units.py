@@ -13,15 +13,20 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
+from tod_runtime.dialogue.history import names_another
 from tod_runtime.dialogue.models import DONTCARE, Action, ServiceCall, State, act
 from tod_runtime.nlu.rules import SKIP_SAID
 from tod_runtime.patterns.base import PatternTurn, plain_words
 from tod_runtime.policy.history import entity_on_offer
 from tod_runtime.policy.rules import offer
-from tod_runtime.policy.talk import QUESTIONS, brief_confirmation, next_step
+from tod_runtime.policy.talk import (
+    MAX_SUGGESTIONS,
+    QUESTIONS,
+    brief_confirmation,
+    first_tasks,
+    next_step,
+)
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
-
-MAX_SUGGESTIONS = 3  # what the system can do, said when nothing was understood
 
 
 def _says(pattern: str) -> re.Pattern[str]:
@@ -106,15 +111,8 @@ def suggestions(turn: PatternTurn, limit: int = MAX_SUGGESTIONS) -> tuple[list[s
             )
     scored.sort()
     if not words or all(s == 0 for s, *_ in scored):  # nothing to rank by: one per service
-        seen: set[int] = set()
-        firsts = []
-        for _, key, said, name in sorted(scored, key=lambda row: row[1]):
-            if key // 100 not in seen:
-                seen.add(key // 100)
-                firsts.append((said, name))
-        chosen = firsts[:limit]
-    else:
-        chosen = [(said, name) for _, _, said, name in scored[:limit]]
+        return first_tasks(turn.context.schemas, limit)
+    chosen = [(said, name) for _, _, said, name in scored[:limit]]
     return [d for d, _ in chosen], [n for _, n in chosen]
 
 
@@ -707,7 +705,9 @@ class FollowSearch:
     """ "great, book that one" after a search: of the service's transactions, the one that
     takes most of the search's parameters (a round trip's return date) is the one meant,
     when the one read takes fewer; and what the booking needs that the result on offer holds
-    (the flights' times) is taken from it, not asked for."""
+    (the flights' times) is taken from it, not asked for, unless the user named another that
+    no result holds ("ok add lunch with sam that day" after an event on the calendar was
+    offered)."""
 
     name: str = "follow_search"
 
@@ -746,6 +746,10 @@ class FollowSearch:
         values = dict(tracked.slot_values)
         said = turn.acts.get(service, [])
         entity = entity_on_offer(turn.context.history, service, tracked, said) or {}
+        offer = turn.context.history.current_offer(service)
+        naming = offer[0].slot if offer and offer[0].slot in entity else None
+        if naming and names_another(said, act("OFFER", naming, [entity[naming]])):
+            entity = {}  # "ok add lunch with sam that day" after an event was offered
         intent = turn.context.schemas[service].intent(meant)
         for slot in intent.required_slots if intent else []:
             if slot not in values and slot in entity:

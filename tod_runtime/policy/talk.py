@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from itertools import zip_longest
 
 from tod_runtime.backends.base import Backend
 from tod_runtime.dialogue.context import PolicyInput, SystemPlan
@@ -58,6 +59,21 @@ def capabilities(schemas: Mapping[str, ServiceSchema]) -> tuple[list[str], list[
         for i in schema.intents
     ]
     return [d for d, _ in described], [n for _, n in described]
+
+
+MAX_SUGGESTIONS = 3  # what the system can do, said in one breath
+
+
+def first_tasks(
+    schemas: Mapping[str, ServiceSchema], limit: int = MAX_SUGGESTIONS
+) -> tuple[list[str], list[str]]:
+    """(descriptions, names) of at most ``limit`` intents, the services' first ones first
+    (then their second ones, ...): what the system can do when nothing says which of it is
+    wanted."""
+    rounds = zip_longest(*(schema.intents for schema in schemas.values()))
+    chosen = [i for intents in rounds for i in intents if i is not None][:limit]
+    described = [_lower_first(i.description.rstrip(". ")) or i.name for i in chosen]
+    return described, [i.name for i in chosen]
 
 
 def greeting(schemas: Mapping[str, ServiceSchema]) -> Action:
@@ -285,11 +301,12 @@ def failed_transaction(
 def what_else(
     user: Sequence[Action], previous: Sequence[Action], schemas: Mapping[str, ServiceSchema]
 ) -> list[Action] | None:
-    """A bare "yes" to "anything else?": ask what, with what the system can do (a REQ_MORE
-    over the intents); None in every other case."""
+    """A bare "yes" to "anything else?": ask what, with a few things the system can do (a
+    REQ_MORE over the first intents, ``first_tasks``: never the whole list); None in every
+    other case."""
     if [a.act for a in user] != ["AFFIRM"] or "REQ_MORE" not in {a.act for a in previous}:
         return None
-    described, names = capabilities(schemas)
+    described, names = first_tasks(schemas)
     return [act("REQ_MORE", "intent", described, names)]
 
 

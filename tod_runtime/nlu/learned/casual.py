@@ -632,7 +632,9 @@ NAME_WORDS = frozenset({"name", "title", "label"})
 class NamedValue:
     """A name the user gives after "call it", "named", "titled" ("an alarm at 7 called
     grocery run") for the one slot of the intent left empty whose description names a
-    name, title or label and that takes free text."""
+    name, title or label and that takes free text. (The object of the intent's verb, "add
+    lunch with sam that day", read the same way, cost train's held-out chat check 0.0037 of
+    joint goal on fold 3: "get food together", "reserve will's"; stop 52.)"""
 
     name = "named_value"
     step = "acts"

@@ -16,14 +16,13 @@ from tod_runtime.dialogue.context import TurnContext
 from tod_runtime.dialogue.models import Action
 from tod_runtime.nlu.learned.reading import NameIndex, Parts, Ranked, Reading
 from tod_runtime.nlu.learned.scorer import Intent, TurnView, view
-from tod_runtime.nlu.learned.text import ABOUT_IT, STOP, content, tokens, with_bases
+from tod_runtime.nlu.learned.text import ABOUT_IT, RARE, STOP, content, tokens, with_bases
 from tod_runtime.nlu.rules import QUESTION, THANKS
 from tod_runtime.schema.models import ServiceSchema
 
 ON_TABLE = frozenset({"OFFER", "CONFIRM", "NOTIFY_SUCCESS", "INFORM"})  # what a user asks about
 DONE = frozenset({"NOTIFY_SUCCESS", "CANCEL"})  # the system's acts that end a task
 DETERMINERS = frozenset({"a", "an", "the", "my", "our", "some", "any", "this", "that"})
-RARE = 100  # a word said fewer times in SGD train's talk (``Parts.word_count``) is a name's
 _WORDS = re.compile(r"[a-z]+")
 
 

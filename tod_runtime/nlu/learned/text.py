@@ -9,6 +9,7 @@ from collections.abc import Set as AbstractSet
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 # General English function words: left out of overlaps with descriptions only.
 _STOP = "a an the to for of at in on and or my me i you we it is are be this that with by "
+RARE = 100  # a word said fewer times in SGD train's talk (``Parts.word_count``) is a name's
 STOP = frozenset((_STOP + "from as can could would will please want like need some any").split())
 # a question about the entity on the table names it with a pronoun ("is it free to get in?");
 # "are there any that allow pets?" asks for others: a filter
