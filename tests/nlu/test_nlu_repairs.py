@@ -703,6 +703,42 @@ def test_a_known_name_is_one_with_a_word_rare_in_talk_the_chosen_service_lacks()
     assert named("find me a film", nothing) is None  # words of talk, no name
 
 
+def test_listed_kinds_are_few_values_of_a_free_text_input_no_other_service_knows() -> None:
+    services = embedded("Movies", "Hotels")
+    theaters = ["Roxie", "Grand Lake", "Castro"]
+    known = {
+        "Movies": {"theater_name": theaters, "city": ["Oslo", "Lima"], "show_time": ["19:00"]},
+        "Hotels": {"city": ["Oslo", "Lima"]},
+    }
+    kinds = rt.listed_kinds(services, known)
+    assert kinds["Movies"] == {"roxie", "grand lake", "castro"}  # not the cities
+    assert kinds["Hotels"] == frozenset()
+    many = [f"theater {chr(97 + i)}{chr(97 + j)}" for i in range(11) for j in range(11)]
+    assert rt.listed_kinds(services, {"Movies": {"theater_name": many}})["Movies"] == frozenset()
+
+
+async def test_service_by_category_follows_a_kind_only_one_backend_knows() -> None:
+    """ "anything on at the roxie in oslo?" scored as a hotel search with less than even
+    odds: the cinemas' backend lists the Roxie among a few theaters."""
+    nlu = nlu_of(embedded("Movies", "Hotels"))
+    known = {"Movies": {"theater_name": ["Roxie", "Castro"]}, "Hotels": {"city": ["Oslo"]}}
+    nlu._kinds = rt.listed_kinds(nlu.schemas, known)
+    chosen, other = ("Hotels", "SearchHotel"), ("Movies", "FindMovies")
+    text = "anything on at the roxie in oslo?"
+    r = reading(nlu, text, chosen, {}, ranked=((-1.0, chosen), (-2.0, other)))
+    assert (await rt.ServiceByCategory().apply(nlu, r)).predicted == other
+    plain = reading(nlu, "anything on in oslo?", chosen, {}, ranked=r.ranked)
+    assert (await rt.ServiceByCategory().apply(nlu, plain)).predicted == chosen
+    # never to a sister of the chosen intent: a kind tells tasks apart, not providers
+    movies = embedded("Movies")["Movies"]
+    sister = movies.model_copy(update={"service_name": "Cinemas"})
+    nlu = nlu_of(Schemas([movies, sister]))
+    nlu._kinds = rt.listed_kinds(nlu.schemas, {"Cinemas": {"theater_name": ["Roxie", "Castro"]}})
+    chosen, other = ("Movies", "FindMovies"), ("Cinemas", "FindMovies")
+    r = reading(nlu, text, chosen, {}, ranked=((-1.0, chosen), (-2.0, other)))
+    assert (await rt.ServiceByCategory().apply(nlu, r)).predicted == chosen
+
+
 async def test_values_over_none_opens_the_task_whose_intent_takes_the_values() -> None:
     nlu = nlu_of(embedded("Movies", "Hotels", "Restaurants"), known=True)
     ranked = (

@@ -32,7 +32,7 @@ from tod_runtime.nlu.learned.model import NLUModel, load_model
 from tod_runtime.nlu.learned.reader import ValueReader
 from tod_runtime.nlu.learned.reading import Ranked, Reading
 from tod_runtime.nlu.learned.repairs import Repair, selected
-from tod_runtime.nlu.learned.routing import KnownNames
+from tod_runtime.nlu.learned.routing import KnownNames, listed_kinds
 from tod_runtime.nlu.learned.scorer import Scorer, TurnView, view
 from tod_runtime.nlu.learned.spelling import (
     VOCABULARY,
@@ -121,6 +121,7 @@ class LearnedNLU(RulesNLU):
         self._known: dict[str, Known] = {}
         self._aliases: dict[str, Aliases] = {}
         self._names: dict[str, KnownNames] = {}
+        self._kinds: Mapping[str, AbstractSet[str]] | None = None
 
     async def _known_values(self, service: str) -> Known:
         """What the backend knows of the service's values, asked for once: normalised value
@@ -190,6 +191,12 @@ class LearnedNLU(RulesNLU):
                 await self._entity_values(service), heads, self.word_count
             )
         return self._aliases[service]
+
+    async def kinds(self) -> Mapping[str, AbstractSet[str]]:
+        if self._kinds is None:
+            known = {name: await self._entity_values(name) for name in self.schemas}
+            self._kinds = listed_kinds(self.schemas, known)
+        return self._kinds
 
     async def known_names(self, service: str) -> KnownNames:
         if service not in self._names:

@@ -167,6 +167,11 @@ class Parts(Protocol):
         """The short forms of the service's known values."""
         ...
 
+    async def kinds(self) -> Mapping[str, AbstractSet[str]]:
+        """Per service, the values of its free-text inputs that list kinds
+        (``routing.listed_kinds``)."""
+        ...
+
     async def known_names(self, service: str) -> NameIndex:
         """The service's known values and its rare names, indexed (``routing.KnownNames``)."""
         ...
