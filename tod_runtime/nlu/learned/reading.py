@@ -99,7 +99,7 @@ class NameIndex(Protocol):
     def values(self) -> AbstractSet[str]: ...  # every known value, lower case
 
     @property
-    def words(self) -> AbstractSet[str]: ...  # those values of one word
+    def one_word(self) -> AbstractSet[str]: ...  # those values of one word
 
     def slot_named(self, said: Sequence[str], padded: str, mine: NameIndex) -> str | None:
         """The slot one of whose rare names the turn says, when ``mine`` (another service's

@@ -174,7 +174,7 @@ class ServiceByCategory:
     services' hold (``own_words``; "find" is any service's) ("im looking for a
     psychologist in san jose" scored as a restaurant search: "Psychologist" is a type of
     therapist a service lists), goes to the best-ranked intent of that service. The value is
-    one at most two services list, and of two words or more or rare in SGD train's user turns
+    one at most two services list, and of two words or more or rare in SGD train's talk
     (``RARE``: "rohnert park" and "in sfo for business" moved restaurant searches to
     attractions and flights). The scorer knows an unseen service by its descriptions only,
     never by the values it lists. A free-text input whose backend lists kinds
@@ -522,16 +522,16 @@ class AfterDone:
 
 class KnownNames:
     """The names a service's backend knows, indexed for ``ServiceByKnownName``: every known
-    value (lower case) and those of one word, and the names of its free-text slots of two words or
-    more, one of them rare in SGD train's talk ("Winter Garden", "Captain Marvel": "marvel" is
-    said 574 times, 9 of them outside a value; not a song called "Find Me"), by their first
-    token. Built once per service."""
+    value (lower case) and those of one word, and the names of its free-text slots of two
+    words or more, one of them rare in SGD train's talk ("Winter Garden", "Captain Marvel":
+    "marvel" is said 574 times, 9 of them outside a value; not a song called "Find Me"), by
+    their first token. Built once per service."""
 
     def __init__(
         self, schema: ServiceSchema, known: Mapping[str, Sequence[str]], count: Callable[[str], int]
     ) -> None:
         self.values = frozenset(v.lower() for vs in known.values() for v in vs)
-        self.words = frozenset(v for v in self.values if _WORDS.fullmatch(v))  # of one word
+        self.one_word = frozenset(v for v in self.values if _WORDS.fullmatch(v))
         # token -> (name, value, slot, its rare words)
         self.by_first: dict[str, list[tuple[str, str, str, frozenset[str]]]] = {}
         for slot, values in known.items():
@@ -553,7 +553,7 @@ class KnownNames:
         event, is no name to move a search for baseball games to the calendar)."""
         for token in dict.fromkeys(said):
             for name, value, slot, rare in self.by_first.get(token, ()):
-                if f" {name} " in padded and value not in mine.values and rare - mine.words:
+                if f" {name} " in padded and value not in mine.values and rare - mine.one_word:
                     return slot
         return None
 

@@ -54,7 +54,8 @@ def _deletes(word: str) -> set[str]:
 def count_words(split: SGDSplit) -> tuple[Counter[str], Counter[str]]:
     """How often each word is used in the utterances of ``split`` (user and system turns),
     and how often outside the spans of the slot values the turns annotate (talk: "marvel"
-    is said 574 times, all in "Captain Marvel"; "park" is said of other things too)."""
+    is said 574 times, 9 of them outside "Captain Marvel"; "park" 1,884 times, 347 outside
+    values)."""
     counts: Counter[str] = Counter()
     talk: Counter[str] = Counter()
     for file in split.dialogue_files():
