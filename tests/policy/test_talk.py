@@ -331,6 +331,9 @@ async def test_what_else_names_a_few_things_the_services_first_intents_first() -
     firsts = [services[n].intents[0].name for n in names]
     assert first_tasks(services)[1] == firsts
     assert first_tasks(services, 4)[1] == [*firsts, services["Restaurants"].intents[1].name]
+    sister = services["Hotels"].model_copy(update={"service_name": "Hotels2"})
+    with_sister = Schemas([services["Restaurants"], services["Hotels"], sister, services["Movies"]])
+    assert first_tasks(with_sister)[1] == firsts  # one "SearchHotel", not two
     context = TurnContext(services, [system(a("REQ_MORE"), service="Hotels")], {})
     policy = RulesPolicy(ComponentContext(schemas=services, backend=None))  # type: ignore[arg-type]
     plan = await policy.decide(PolicyInput(context, {"Hotels": [a("AFFIRM")]}, "Hotels"))

@@ -68,10 +68,13 @@ def first_tasks(
     schemas: Mapping[str, ServiceSchema], limit: int = MAX_SUGGESTIONS
 ) -> tuple[list[str], list[str]]:
     """(descriptions, names) of at most ``limit`` intents, the services' first ones first
-    (then their second ones, ...): what the system can do when nothing says which of it is
-    wanted."""
+    (then their second ones, ...), one of each name (sister services' "FindBus" once): what
+    the system can do when nothing says which of it is wanted."""
     rounds = zip_longest(*(schema.intents for schema in schemas.values()))
-    chosen = [i for intents in rounds for i in intents if i is not None][:limit]
+    named: dict[str, IntentSchema] = {}
+    for intent in (i for intents in rounds for i in intents if i is not None):
+        named.setdefault(intent.name.lower().rstrip("s"), intent)
+    chosen = list(named.values())[:limit]
     described = [_lower_first(i.description.rstrip(". ")) or i.name for i in chosen]
     return described, [i.name for i in chosen]
 
