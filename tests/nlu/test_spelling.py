@@ -51,11 +51,10 @@ def test_service_words_come_from_descriptions_and_values() -> None:
 
 
 def test_the_shipped_vocabulary_is_sgd_trains_word_counts() -> None:
-    vocabulary = read_vocabulary()
+    vocabulary, talk = read_vocabulary()
     assert len(vocabulary) > 5000
     assert vocabulary["restaurant"] > vocabulary["restaurants"] > 100
     # and its talk column: how often outside the values the turns annotate
-    talk = read_vocabulary(column=2)
     assert talk.keys() == vocabulary.keys()
     assert vocabulary["marvel"] > 500 > 20 > talk["marvel"]  # only in "Captain Marvel"
     assert talk["find"] > 0.99 * vocabulary["find"]
@@ -70,4 +69,4 @@ def test_talk_counts_leave_out_the_annotated_values(tmp_path: Path) -> None:
     ]  # fmt: skip
     old = tmp_path / "vocabulary.txt"
     old.write_text("marvel\t574\n")  # a vocabulary written before the talk column
-    assert read_vocabulary(old, column=2) == {"marvel": 574}
+    assert read_vocabulary(old) == ({"marvel": 574}, {"marvel": 574})

@@ -125,11 +125,8 @@ class History(Sequence[Turn]):
         names the next result (``shown``)."""
         results = search.service_results or []
         # an offer made again names the result it named before, not a later one alike
-        again = (
-            self._on_offer.get(service, [])
-            if self._search.get(service, [None])[0] is search
-            else []
-        )
+        before = self._search.get(service)
+        again = self._on_offer.get(service, []) if before and before[0] is search else []
         named = [i for e in entities if (i := _named(e, results, shown, again)) >= 0]
         if not named and offered:
             named = [shown]
@@ -272,14 +269,14 @@ def _named(
     return next((i for i in order if _names(entity, results[i])), -1)
 
 
-def names_another(acts: Sequence[Action], named: Action) -> bool:
-    """Whether ``acts`` (the user's) give the slot of ``named`` (the act that named the
-    offered entity, an offer's first) another value: "is paper moons playing?" after Broken
+def names_another(acts: Sequence[Action], slot: str | None, values: Sequence[str]) -> bool:
+    """Whether ``acts`` (the user's) give ``slot``, which names the offered entity as
+    ``values`` (an offer's first), another value: "is paper moons playing?" after Broken
     Compass was offered, "add lunch with sam" after a calendar's event was."""
-    offered = {v.strip().lower() for v in named.values}
+    offered = {v.strip().lower() for v in values}
     return any(
         a.act == "INFORM"
-        and a.slot == named.slot
+        and a.slot == slot
         and a.values
         and not offered & {v.strip().lower() for v in (*a.values, *a.canonical_values)}
         for a in acts

@@ -264,7 +264,7 @@ def _offer_after_failure_taken(u: Update) -> None:
 
 def _offer_taken(u: Update) -> None:
     offer = u.history.current_offer(u.service)
-    if offer and names_another(u.acts, offer[0]):
+    if offer and names_another(u.acts, offer[0].slot, offer[0].values):
         return  # "is paper moons playing?" after Broken Compass was offered: not taken
     for position, sys in enumerate(offer):
         # The first offered slot names the entity: choosing it sets that slot when the

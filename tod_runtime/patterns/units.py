@@ -25,6 +25,7 @@ from tod_runtime.policy.talk import (
     brief_confirmation,
     first_tasks,
     next_step,
+    task_phrase,
 )
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 
@@ -103,12 +104,10 @@ def suggestions(turn: PatternTurn, limit: int = MAX_SUGGESTIONS) -> tuple[list[s
     words = turn.words
     for order, schema in enumerate(turn.context.schemas.values()):
         for intent in schema.intents:
-            said = intent.description.rstrip(". ") or intent.name
+            said = task_phrase(intent)
             text = f"{said} {schema.description}"
             score = fuzz.token_set_ratio(words, text.lower()) if words else 0.0
-            scored.append(
-                (-score, order * 100 + len(scored), said[:1].lower() + said[1:], intent.name)
-            )
+            scored.append((-score, order * 100 + len(scored), said, intent.name))
     scored.sort()
     if not words or all(s == 0 for s, *_ in scored):  # nothing to rank by: one per service
         return first_tasks(turn.context.schemas, limit)
@@ -748,7 +747,7 @@ class FollowSearch:
         entity = entity_on_offer(turn.context.history, service, tracked, said) or {}
         offer = turn.context.history.current_offer(service)
         naming = offer[0].slot if offer and offer[0].slot in entity else None
-        if naming and names_another(said, act("OFFER", naming, [entity[naming]])):
+        if naming and names_another(said, naming, [entity[naming]]):
             entity = {}  # "ok add lunch with sam that day" after an event was offered
         intent = turn.context.schemas[service].intent(meant)
         for slot in intent.required_slots if intent else []:

@@ -75,8 +75,13 @@ def first_tasks(
     for intent in (i for intents in rounds for i in intents if i is not None):
         named.setdefault(intent.name.lower().rstrip("s"), intent)
     chosen = list(named.values())[:limit]
-    described = [_lower_first(i.description.rstrip(". ")) or i.name for i in chosen]
-    return described, [i.name for i in chosen]
+    return [task_phrase(i) for i in chosen], [i.name for i in chosen]
+
+
+def task_phrase(intent: IntentSchema) -> str:
+    """An intent as a thing the system can do: its description without the final stop, in
+    lower case at first ("find a restaurant to eat at"), else its name."""
+    return _lower_first(intent.description.rstrip(". ") or intent.name)
 
 
 def greeting(schemas: Mapping[str, ServiceSchema]) -> Action:

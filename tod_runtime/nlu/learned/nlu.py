@@ -78,9 +78,9 @@ class LearnedNLU(RulesNLU):
         path = ctx.options.get("model")
         model = cached_model(str(path) if path else None)
         beside = Path(str(path)).with_name(VOCABULARY) if path else None
-        vocabulary = beside if beside and beside.exists() else None
-        self._vocabulary = read_vocabulary(vocabulary)
-        self._talk = read_vocabulary(vocabulary, column=2)
+        self._vocabulary, self._talk = read_vocabulary(
+            beside if beside and beside.exists() else None
+        )
         self._speller: Speller | None = None
         self.scorer = Scorer(model, self.schemas, self._vocabulary)
         self.reader = ValueReader(model)

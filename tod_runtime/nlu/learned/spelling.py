@@ -69,12 +69,12 @@ def count_words(split: SGDSplit) -> tuple[Counter[str], Counter[str]]:
 
 def _without_values(utterance: str, turn: Mapping[str, Any]) -> str:
     """``utterance`` with the value spans its frames annotate blanked out."""
-    spans = sorted(
+    spans = [
         (slot["start"], slot["exclusive_end"])
         for frame in turn.get("frames", ())
         for slot in frame.get("slots", ())
         if isinstance(slot.get("start"), int) and isinstance(slot.get("exclusive_end"), int)
-    )
+    ]
     for start, end in spans:
         utterance = utterance[:start] + " " * (end - start) + utterance[end:]
     return utterance
@@ -87,18 +87,21 @@ def vocabulary_text(counts: Mapping[str, int], talk: Mapping[str, int], least: i
     return "".join(f"{w}\t{n}\t{talk.get(w, 0)}\n" for w, n in rows)
 
 
-def read_vocabulary(path: Path | None = None, column: int = 1) -> dict[str, int]:
-    """``path``, or the vocabulary shipped in the package: each word's count (``column`` 1)
-    or its count in talk (``column`` 2; the count where a file has no such column)."""
+def read_vocabulary(path: Path | None = None) -> tuple[dict[str, int], dict[str, int]]:
+    """``path``, or the vocabulary shipped in the package, in one pass: each word's count, and
+    its count in talk (the count itself where a file has no such column)."""
     shipped = resources.files(__package__).joinpath(VOCABULARY)
     text = path.read_text(encoding="utf-8") if path else shipped.read_text(encoding="utf-8")
-    out: dict[str, int] = {}
+    counts: dict[str, int] = {}
+    talk: dict[str, int] = {}
     for line in text.splitlines():
-        word, *counts = line.split("\t")
-        count = counts[min(column, len(counts)) - 1] if counts else ""
+        word, *columns = line.split("\t")
+        count, said = (columns + columns[-1:])[:2] if columns else ("", "")
         if word and count.isdigit():
-            out[word] = int(count)
-    return out
+            counts[word] = int(count)
+        if word and said.isdigit():
+            talk[word] = int(said)
+    return counts, talk
 
 
 def service_words(schema: ServiceSchema, entity_values: Mapping[str, Iterable[str]]) -> set[str]:
