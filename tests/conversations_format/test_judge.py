@@ -89,6 +89,18 @@ def test_entity_is_the_newest_named_one() -> None:
     assert entity_under_discussion(ROWS, ["What time?"]) == ROWS[0]
 
 
+def test_a_clock_time_names_a_row_its_names_do_not() -> None:
+    """Buses that all leave Union Station: the offer's time tells which one is meant."""
+    rows = (
+        {"station": "Union Station", "time": "06:20", "city": "LA"},
+        {"station": "Union Station", "time": "08:20", "city": "LA"},
+        {"station": "Grand Central", "time": "08:20", "city": "LA"},
+    )
+    assert entity_under_discussion(rows, ["How about Union Station? It is 8:20 am."]) == rows[1]
+    assert entity_under_discussion(rows, ["Union Station at 6:20 am?", "Okay."]) == rows[0]
+    assert entity_under_discussion(rows, ["Grand Central? 8:20 am."]) == rows[2]
+
+
 def test_values_compare_case_and_number_insensitively() -> None:
     assert same_value("San Jose", "san jose") and same_value("4", "4.0") and same_value("*", "x")
     assert not same_value("4", "5")

@@ -136,6 +136,24 @@ def test_an_offer_that_lists_several_results_names_each() -> None:
     assert entity_on_offer(History(TURNS[:3]), SERVICE, nothing) is None
 
 
+def test_the_result_the_users_time_picks_is_on_offer() -> None:
+    """ "the 5pm one" with the 2 pm show on offer: the 5 pm show is the one asked about
+    ("which theater is that at?"); an hour without am or pm may be either."""
+    results = [
+        {"cafe_name": "Bean There", "time": "14:00"},
+        {"cafe_name": "Grind", "time": "17:00"},
+    ]
+    history = History(
+        [*TURNS[:3], searched(a("OFFER", "cafe_name", "Bean There"), results=results)]
+    )
+    picked = State(active_intent="FindCafes", slot_values={"time": ["5pm"]})
+    assert entity_on_offer(history, SERVICE, picked) == results[1]
+    bare = State(active_intent="FindCafes", slot_values={"time": ["2"]})
+    assert entity_on_offer(history, SERVICE, bare) == results[0]
+    unread = State(active_intent="FindCafes", slot_values={"time": ["after lunch"]})
+    assert entity_on_offer(history, SERVICE, unread) == results[0]
+
+
 def test_the_last_success_of_a_method() -> None:
     history = History(TURNS)
     assert history.last_success(SERVICE, "ReserveCafe") == (

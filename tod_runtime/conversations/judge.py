@@ -121,10 +121,12 @@ def states_value(reply: str, value: str) -> bool:
 
 
 def entity_under_discussion(rows: Sequence[Row], replies: Sequence[str]) -> Row | None:
-    """Of the latest results, the row the system has been talking about: the one whose naming
-    values (words of at least three letters, not numbers or times, told apart from the other
-    rows: a city all rows share names none) the newest reply that names any states; else the
-    first row."""
+    """Of the latest results, the row the system has been talking about: the newest reply
+    that names a row by its naming values (words of at least three letters, not numbers or
+    times, told apart from the other rows: a city all rows share names none) or by a clock
+    time of its own ("Union Station at 8:20 am" among buses that all leave Union Station)
+    names the row it states most naming values of, then most such times, then the first;
+    with no such reply, the first row."""
     if not rows:
         return None
 
@@ -139,12 +141,23 @@ def entity_under_discussion(rows: Sequence[Row], replies: Sequence[str]) -> Row 
             and any(other.get(slot) != v for other in rows)
         ]
 
-    names = [naming(row) for row in rows]
+    def times(row: Row) -> list[str]:
+        return [
+            v for slot, v in row.items() if _time_forms(v) and any(o.get(slot) != v for o in rows)
+        ]
+
+    def stated(values: Sequence[str], text: str) -> int:
+        return sum(states_value(text, v) for v in values)
+
+    marks = [(naming(row), times(row)) for row in rows]
     for reply in reversed(replies):
-        text = _plain(reply)
-        for row, own in zip(rows, names, strict=True):
-            if any(_word_in(_plain(v), text) for v in own):
-                return row
+        named = [
+            (stated(own, reply), stated(clock, reply), -i)
+            for i, (own, clock) in enumerate(marks)
+        ]
+        best = max(named)
+        if best[0] or best[1]:
+            return rows[-best[2]]
     return rows[0]
 
 

@@ -4,6 +4,7 @@ Everything about the past comes from ``History``."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from datetime import date
 
@@ -11,6 +12,8 @@ from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import DONTCARE, Action, State
 from tod_runtime.schema.models import ServiceSchema
 from tod_runtime.values.normalise import normalise_value, slot_kind
+from tod_runtime.values.numbers import parse_count
+from tod_runtime.values.times import parse_time
 
 
 def _scan(
@@ -101,14 +104,33 @@ def addressed_service(
     return active or next(reversed(list(state)), None)
 
 
+def _contradicts(result: str, said: Sequence[str]) -> bool:
+    """Whether a result's clock time or whole number is none of the state's values of its
+    slot, read as times or numbers ("5pm" against 14:00; an hour without "am" or "pm" may be
+    either); False when the state has none or they are of another kind."""
+    if not said:
+        return False
+    if re.fullmatch(r"\d{2}:\d{2}", result):
+        hour, minute = int(result[:2]), result[3:]
+        either = {result, f"{(hour + 12) % 24:02d}:{minute}"}
+        read = [parse_time(v) for v in said]
+        return all(r is not None for r in read) and not either & set(read)
+    if result.isdigit():
+        counts = [parse_count(v) for v in said]
+        return all(c is not None for c in counts) and str(int(result)) not in counts
+    return False
+
+
 def entity_on_offer(
     history: History, service: str, state: State, said: Sequence[Action] = ()
 ) -> dict[str, str] | None:
     """The result of the last search that is on offer: of the results the newest offer named
     (several when it listed them, "A, B or C"), the one holding most of the state's values
-    (the one the user took), else the first. When it contradicts a value the user ``said``
-    this turn and another result of the search holds every such value, that one ("is paper
-    moons playing?" with Broken Compass on offer). None before any offer."""
+    (the one the user took), else the first; when that one's time or number contradicts the
+    state's, the first result of the search that contradicts none ("the 5pm one" with the
+    2 pm show on offer). When it contradicts a value the user ``said`` this turn and another
+    result of the search holds every such value, that one ("is paper moons playing?" with
+    Broken Compass on offer). None before any offer."""
     search, _ = history.last_search(service)
     results = (search.service_results or []) if search is not None else []
     named = [results[i] for i in history.on_offer(service) if i < len(results)]
@@ -121,7 +143,12 @@ def entity_on_offer(
             for slot, value in result.items()
         )
 
+    def contradicted(result: dict[str, str]) -> bool:
+        return any(_contradicts(v, state.slot_values.get(s, [])) for s, v in result.items())
+
     best = max(named, key=held)  # the first of equals
+    if contradicted(best):  # "the 5pm one" of two shows, the 2 pm one on offer
+        best = next((r for r in results if not contradicted(r)), best)
     told = {
         a.slot: {v.strip().lower() for v in (*a.values, *a.canonical_values)}
         for a in said
