@@ -214,6 +214,23 @@ def test_leaving_names_the_origin_and_arriving_the_destination() -> None:
     assert score(question, destination) > score(question, origin)
 
 
+def test_getting_in_is_arriving_and_two_stops_named_alike_are_both_told() -> None:
+    """ "what stop does it get in at?" asks for the arrival stop; "what stop is it?" names
+    the two stops alike: both are told, not "Sorry, I did not get that"; "where does it
+    arrive?" is no question about something the service does not know."""
+    ask = AskedSlot()
+    arriving = ask.apply(_turn("what stop does it get in at?", []))
+    assert arriving.acts["Coaches"] == [act("REQUEST", "arrival_stop")]
+    both = ask.apply(_turn("what stop is it?", []))
+    assert both.acts["Coaches"] == [
+        act("REQUEST", "departure_stop"),
+        act("REQUEST", "arrival_stop"),
+    ]
+    assert not ask.applies(_turn("what stop is it?", [act("REQUEST", "arrival_stop")]))
+    arrives = ask.apply(_turn("where does it arrive", []))
+    assert arrives.acts["Coaches"][-1:] == [act("REQUEST", "arrival_stop")]
+
+
 def test_when_naming_a_date_and_a_time_alike_asks_for_both() -> None:
     leaves = {"name": "leave_time", "description": "Time the coach leaves"}
     slots = [*COACHES["slots"], leaves | {"is_categorical": False, "possible_values": []}]

@@ -68,6 +68,9 @@ SAID_AS = {
     "land": _IN, "lands": _IN, "landing": _IN, "arrive": _IN, "arrives": _IN, "arriving": _IN,
     "into": _IN,  # "which airport does it get into?"
 }  # fmt: skip
+# English phrasal verbs of going, said as the one verb ("what station does it get in at?")
+PHRASAL = ((re.compile(r"\b(?:get|gets|getting|pull|pulls|pulling) in\b"), "arrive"),
+           (re.compile(r"\b(?:take|takes|taking) off\b"), "depart"))  # fmt: skip
 NAMED, DESCRIBED, ASKED, WHOLE = 2, 1, 3, 1
 WHEN = re.compile(r"\bwhen(?:s|'s)?\b")
 WHERE = re.compile(r"\bwhere(?:s|'s)?\b")
@@ -124,7 +127,17 @@ def unknown_words(words: str, schema: ServiceSchema) -> list[str]:
         name, described = _slot_words(slot)
         vocabulary |= {*name, *described}
         vocabulary |= {w for v in slot.possible_values for w in plain_words(v).split()}
-    return [w for w in _content(words.split()) if not any(_alike(w, v) for v in vocabulary)]
+    return [
+        w
+        for w in _content(words.split())
+        if not any(_alike(f, v) for f in (w, *SAID_AS.get(w, ())) for v in vocabulary)
+    ]
+
+
+def _plain_verbs(words: str) -> str:
+    for phrase, verb in PHRASAL:
+        words = phrase.sub(verb, words)
+    return words
 
 
 def at_hand(turn: PatternTurn, service: str, state: State) -> set[str]:
@@ -175,12 +188,16 @@ def _place_of(schema: ServiceSchema, slot: str, can: set[str]) -> str | None:
     return places[-1][1]
 
 
-def asked_slot(turn: PatternTurn, service: str, state: State) -> tuple[tuple[str, ...], int] | None:
-    """The slots the question asks for (one, or a date and a time) and their score, None
-    when no answerable slot is named or most of the question's words are about something
-    the service does not know. The values the user gave in the same breath are no part of
-    the question. "when" that names a date and a time alike asks for both ("when is it?":
-    Thursday, March 14th at 6 pm)."""
+def asked_slot(
+    turn: PatternTurn, service: str, state: State
+) -> tuple[tuple[str, ...], int, bool] | None:
+    """The slots the question asks for (one, a date and a time, or two it names alike),
+    their score and whether they are alternatives; None when no answerable slot is named,
+    three or more are named alike, or most of the question's words are about something the
+    service does not know. The values the user gave in the same breath are no part of the
+    question. "when" that names a date and a time alike asks for both ("when is it?":
+    Thursday, March 14th at 6 pm); two others named alike are both told ("what station?"
+    of a bus: where it leaves from and where it gets in)."""
     schema = turn.context.schemas[service]
     values = {
         w
@@ -189,8 +206,8 @@ def asked_slot(turn: PatternTurn, service: str, state: State) -> tuple[tuple[str
         for v in a.values
         for w in plain_words(v).split()
     }
-    words = " ".join(
-        w for w in turn.words.split() if w not in values
+    words = _plain_verbs(
+        " ".join(w for w in turn.words.split() if w not in values)
     )  # the question, not the details
     content = _content(words.split())
     # the words of a question phrase ("how long" asks for a duration) are no words the
@@ -211,11 +228,11 @@ def asked_slot(turn: PatternTurn, service: str, state: State) -> tuple[tuple[str
             if WHERE.search(words)
             else None
         )
-        return ((place, *tied) if place else tied), best[0]
+        return ((place, *tied) if place else tied), best[0], False
     kinds = sorted(slot_kind(schema, name) for name in tied)
     if kinds == ["date", "time"] and WHEN.search(words):
-        return tied, best[0]
-    return None  # a tie: the question does not say which
+        return tied, best[0], False
+    return (tied, best[0], True) if len(tied) == 2 else None
 
 
 @dataclass(frozen=True)
@@ -244,9 +261,9 @@ class AskedSlot:
             where = len(read) == 1 and WHERE.search(turn.words)
             place = _place_of(schema, read[0], at_hand(turn, service, state)) if where else None
             return (service, (place, read[0])) if place else None
-        slots, best = found
-        if set(slots) <= set(read):
-            return None
+        slots, best, either = found
+        if set(slots) <= set(read) or either and set(slots) & set(read):
+            return None  # the NLU read it, or one of two the question names alike
         if len(slots) == 1 and any(
             score(turn.words, s) >= best for s in schema.slots if s.name in read
         ):
