@@ -302,6 +302,48 @@ async def test_take_offer_opens_the_booking_the_search_leads_to() -> None:
     assert off.state["Restaurants"].active_intent != "ReserveRestaurant"
 
 
+HOTELS = {
+    "service_name": "Stays",
+    "description": "Find and book hotels",
+    "slots": [
+        {"name": n, "description": n.replace("_", " "), "is_categorical": False, "possible_values": []}
+        for n in ("city", "hotel", "rooms", "nights", "stars")
+    ],
+    "intents": [
+        {"name": "FindHotel", "description": "find a hotel", "is_transactional": False,
+         "required_slots": ["city"], "optional_slots": {"rooms": "1", "stars": "dontcare"},
+         "result_slots": ["city", "hotel", "rooms", "stars"]},
+        {"name": "BookHotel", "description": "book a hotel", "is_transactional": True,
+         "required_slots": ["city", "hotel", "nights"], "optional_slots": {"rooms": "1"},
+         "result_slots": []},
+    ],
+}  # fmt: skip
+
+
+def test_details_only_the_booking_takes_open_it_with_the_result_on_offer() -> None:
+    """ "just 1 night, 1 room" with a hotel on offer: the booking is opened and takes the
+    hotel on offer, not the one whose recorded rooms are 1; details the search takes too, or
+    a named intent, open nothing."""
+    schema = ServiceSchema.model_validate(HOTELS)
+    rows = [
+        {"city": "Chicago", "hotel": "Ac Hotel", "rooms": "3", "stars": "3"},
+        {"city": "Chicago", "hotel": "Ace Hotel", "rooms": "1", "stars": "3"},
+    ]
+    system = _offered(
+        "Stays", "FindHotel", {"city": "Chicago"}, rows, act("OFFER", "hotel", ["Ac Hotel"])
+    )
+    said = [act("INFORM", "nights", ["1"]), act("INFORM", "rooms", ["1"])]
+    values = {"city": ["Chicago"], "nights": ["1"], "rooms": ["1"]}
+    state = {"Stays": State(active_intent="FindHotel", slot_values=values)}
+    context = TurnContext(Schemas([schema]), [system], state)
+    turn = Patterns().apply(PatternTurn("just 1 night, 1 room", context, {"Stays": said}, state))
+    assert turn.state["Stays"].active_intent == "BookHotel"
+    assert turn.state["Stays"].slot_values["hotel"] == ["Ac Hotel"]
+    rooms = [act("INFORM", "rooms", ["1"])]
+    same = Patterns().apply(PatternTurn("1 room", context, {"Stays": rooms}, state))
+    assert same.state["Stays"].active_intent == "FindHotel"
+
+
 async def test_a_question_at_a_confirmation_a_search_answers_then_the_confirmation() -> None:
     lines = [
         "4 tickets for winter garden in new york on wednesday at 2pm please",

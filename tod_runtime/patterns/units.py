@@ -654,6 +654,21 @@ def transaction_after(schema: ServiceSchema, search: ServiceCall) -> IntentSchem
     return max(transactions, key=lambda i: len(searched & i.inputs))
 
 
+def _booking_details(
+    schema: ServiceSchema, search: ServiceCall, acts: Sequence[Action]
+) -> list[IntentSchema]:
+    """The intents other than ``search``'s that take every slot the acts inform that the
+    search does not; none when the acts open an intent or inform only the search's."""
+    if any(a.act == "INFORM_INTENT" for a in acts):
+        return []
+    searched = schema.intent(search.method)
+    own = searched.inputs if searched else frozenset()
+    other = {a.slot for a in acts if a.act == "INFORM" and a.slot and a.slot not in own}
+    if not other:
+        return []
+    return [i for i in schema.intents if i.name != search.method and other <= i.inputs]
+
+
 TAKES = _says(
     r"(?:book|get|reserve|buy|take|grab|want) (?:it|that|them|those|this|that one|this one)|"
     r"ill take (?:it|that|them|those)|sign me up|lets do (?:it|that)|id like that one"
@@ -662,28 +677,31 @@ TAKES = _says(
 
 @dataclass(frozen=True)
 class TakeOffer:
-    """ "ok get those", "i'll take it" after an offer, with nothing else understood: the
-    service's transaction that follows the search is opened (``follow_search`` then fills
-    it from the result on offer)."""
+    """ "ok get those", "i'll take it" after an offer, with nothing else understood, or
+    details after an offer that the search does not take and of the service's intents only
+    the transaction that follows it does ("just 1 night, 1 room" with a hotel on offer): that
+    transaction is opened (``follow_search`` then fills it from the result on offer)."""
 
     name: str = "take_offer"
 
     def _meant(self, turn: PatternTurn) -> tuple[str, str] | None:
         service = turn.service
-        if service is None or not TAKES.search(turn.words):
+        if service is None:
             return None
         previous = {a.act for a in turn.previous(service)}
         on_offer = turn.context.history.current_offer(service)
         if not on_offer or "CONFIRM" in previous:
-            return None
-        if {a.act for a in turn.acts.get(service, [])} - {"AFFIRM", "SELECT"}:
             return None
         search, _ = turn.context.history.last_search(service)
         call = search.service_call if search is not None else None
         schema = turn.context.schemas.get(service)
         if call is None or schema is None:
             return None
-        return service, transaction_after(schema, call).name
+        after = transaction_after(schema, call)
+        acts = turn.acts.get(service, [])
+        if TAKES.search(turn.words) and not {a.act for a in acts} - {"AFFIRM", "SELECT"}:
+            return service, after.name
+        return (service, after.name) if _booking_details(schema, call, acts) == [after] else None
 
     def applies(self, turn: PatternTurn) -> bool:
         return self._meant(turn) is not None

@@ -105,20 +105,16 @@ def addressed_service(
 
 
 def _contradicts(result: str, said: Sequence[str]) -> bool:
-    """Whether a result's clock time or whole number is none of the state's values of its
-    slot, read as times or numbers ("5pm" against 14:00; an hour without "am" or "pm" may be
-    either); False when the state has none or they are of another kind."""
-    if not said:
+    """Whether a result's clock time is none of the state's values of its slot read as times
+    ("5pm" against 14:00; an hour without "am" or "pm" may be either); False when the state
+    has none, or when either is no time (a count the user gives, "1 room", says how many to
+    book, not which result: a hotel's recorded rooms are no choice)."""
+    if not said or not re.fullmatch(r"\d{2}:\d{2}", result):
         return False
-    if re.fullmatch(r"\d{2}:\d{2}", result):
-        hour, minute = int(result[:2]), result[3:]
-        either = {result, f"{(hour + 12) % 24:02d}:{minute}"}
-        read = [parse_time(v) for v in said]
-        return all(r is not None for r in read) and not either & set(read)
-    if result.isdigit():
-        counts = [parse_count(v) for v in said]
-        return all(c is not None for c in counts) and str(int(result)) not in counts
-    return False
+    hour, minute = int(result[:2]), result[3:]
+    either = {result, f"{(hour + 12) % 24:02d}:{minute}"}
+    read = [parse_time(v) for v in said]
+    return all(r is not None for r in read) and not either & set(read)
 
 
 def entity_on_offer(
@@ -126,11 +122,11 @@ def entity_on_offer(
 ) -> dict[str, str] | None:
     """The result of the last search that is on offer: of the results the newest offer named
     (several when it listed them, "A, B or C"), the one holding most of the state's values
-    (the one the user took), else the first; when that one's time or number contradicts the
-    state's, the first result of the search that contradicts none ("the 5pm one" with the
-    2 pm show on offer). When it contradicts a value the user ``said`` this turn and another
-    result of the search holds every such value, that one ("is paper moons playing?" with
-    Broken Compass on offer). None before any offer."""
+    (the one the user took), else the first; when that one's time contradicts the state's,
+    the first result of the search that contradicts none ("the 5pm one" with the 2 pm show
+    on offer). When it contradicts a value the user ``said`` this turn (not a bare number: how
+    many to book) and another result of the search holds every such value, that one ("is
+    paper moons playing?" with Broken Compass on offer). None before any offer."""
     search, _ = history.last_search(service)
     results = (search.service_results or []) if search is not None else []
     named = [results[i] for i in history.on_offer(service) if i < len(results)]
@@ -152,8 +148,8 @@ def entity_on_offer(
     told = {
         a.slot: {v.strip().lower() for v in (*a.values, *a.canonical_values)}
         for a in said
-        if a.act == "INFORM" and a.values
-    }
+        if a.act == "INFORM" and a.values and parse_count(a.values[0]) != a.values[0].strip()
+    }  # a number said is how many to book ("1 room"), not which result
 
     def holds(result: dict[str, str]) -> bool:
         return all(result[s].strip().lower() in vs for s, vs in told.items() if s in result)
