@@ -216,7 +216,8 @@ def test_leaving_names_the_origin_and_arriving_the_destination() -> None:
 
 def test_getting_in_is_arriving_and_two_stops_named_alike_are_both_told() -> None:
     """ "what stop does it get in at?" asks for the arrival stop; "what stop is it?" names
-    the two stops alike: both are told, not "Sorry, I did not get that"; "where does it
+    the two stops alike: both are told when the NLU read no question, not "Sorry, I did not
+    get that"; "where does it
     arrive?" is no question about something the service does not know."""
     ask = AskedSlot()
     arriving = ask.apply(_turn("what stop does it get in at?", []))
@@ -227,6 +228,7 @@ def test_getting_in_is_arriving_and_two_stops_named_alike_are_both_told() -> Non
         act("REQUEST", "arrival_stop"),
     ]
     assert not ask.applies(_turn("what stop is it?", [act("REQUEST", "arrival_stop")]))
+    assert not ask.applies(_turn("what stop is it?", [act("REQUEST", "ticket_cost")]))
     arrives = ask.apply(_turn("where does it arrive", []))
     assert arrives.acts["Coaches"][-1:] == [act("REQUEST", "arrival_stop")]
 

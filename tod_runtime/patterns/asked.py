@@ -196,8 +196,8 @@ def asked_slot(
     three or more are named alike, or most of the question's words are about something the
     service does not know. The values the user gave in the same breath are no part of the
     question. "when" that names a date and a time alike asks for both ("when is it?":
-    Thursday, March 14th at 6 pm); two others named alike are both told ("what station?"
-    of a bus: where it leaves from and where it gets in)."""
+    Thursday, March 14th at 6 pm); two others named alike are both told when the NLU read no
+    question ("what station?" of a bus: where it leaves from and where it gets in)."""
     schema = turn.context.schemas[service]
     values = {
         w
@@ -262,8 +262,8 @@ class AskedSlot:
             place = _place_of(schema, read[0], at_hand(turn, service, state)) if where else None
             return (service, (place, read[0])) if place else None
         slots, best, either = found
-        if set(slots) <= set(read) or either and set(slots) & set(read):
-            return None  # the NLU read it, or one of two the question names alike
+        if set(slots) <= set(read) or either and read:
+            return None  # the NLU read it, or a question naming two alike read as another
         if len(slots) == 1 and any(
             score(turn.words, s) >= best for s in schema.slots if s.name in read
         ):
