@@ -467,6 +467,49 @@ async def test_just_tonight_is_one_night() -> None:
     assert not cs.JustTonight().applies(nlu_of(embedded("Restaurants")), seats)  # no count of time
 
 
+STAYS = {
+    "service_name": "Stays",
+    "description": "Find and book hotel stays",
+    "slots": [
+        {"name": "hotel_name", "description": "Name of the hotel", "is_categorical": False,
+         "possible_values": []},
+        {"name": "check_in_date", "description": "Start date for the stay",
+         "is_categorical": False, "possible_values": []},
+        {"name": "check_out_date", "description": "End date for the stay",
+         "is_categorical": False, "possible_values": []},
+    ],
+    "intents": [
+        {"name": "BookStay", "description": "Book a stay at a hotel", "is_transactional": True,
+         "required_slots": ["hotel_name", "check_in_date", "check_out_date"],
+         "optional_slots": {}, "result_slots": []},
+    ],
+}  # fmt: skip
+
+
+async def test_a_length_ends_a_span_of_two_dates() -> None:
+    """ "3 nights, checking in next fri" to a booking with a check-in and a check-out date and
+    no count of nights: the check-out is 3 nights after the check-in, said this turn or held
+    by the frame; nothing for two lengths, or a check-out read already."""
+    nlu = nlu_of(Schemas([ServiceSchema.model_validate(STAYS)]))
+    intent = ("Stays", "BookStay")
+    said = (a("INFORM", "check_in_date", "next fri"),)
+    r = reading(nlu, "3 nights, checking in next fri", intent, {}, acts=said)
+    assert cs.EndByLength().applies(nlu, r)
+    acts = texts((await cs.EndByLength().apply(nlu, r)).acts)
+    assert acts == [
+        "INFORM(check_in_date=next fri)",
+        "INFORM(check_out_date=3 nights after next fri)",
+    ]
+    held = State(active_intent="BookStay", slot_values={"check_in_date": ["friday"]})
+    context = replace(r.context, state={"Stays": held})
+    later = replace(r, text="make it 2 nights", acts=(), context=context)
+    acts = texts((await cs.EndByLength().apply(nlu, later)).acts)
+    assert acts == ["INFORM(check_out_date=2 nights after friday)"]
+    assert not cs.EndByLength().applies(nlu, replace(r, text="2 nights or 3 nights"))
+    assert not cs.EndByLength().applies(nlu, replace(r, filled=frozenset({"check_out_date"})))
+    assert not cs.EndByLength().applies(nlu, replace(r, text="3 nights", acts=()))  # no start
+
+
 async def test_a_count_said_with_its_unit_is_that_counts() -> None:
     """ "2 nights starting tomorrow": the count said with its unit is the stay's length,
     over a count read for it or none; "3 rooms" the rooms', and a 3 read for the nights

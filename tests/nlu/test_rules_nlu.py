@@ -70,6 +70,10 @@ async def test_requests_thanks_and_goodbye(nlu: RulesNLU) -> None:
     assert await parse(nlu, "thanks, bye", system(a("REQ_MORE")), intent="FindCafes") == [
         "THANK_YOU()", "GOODBYE()"
     ]  # fmt: skip
+    for thanks in ("cheers", "much appreciated", "ty!"):
+        assert await parse(nlu, thanks, system(a("REQ_MORE")), intent="FindCafes") == [
+            "THANK_YOU()"
+        ]
 
 
 async def test_that_s_it_answering_a_confirmation_is_no_goodbye(nlu: RulesNLU) -> None:

@@ -33,6 +33,8 @@ SGD_TODAY = date(2019, 3, 1)  # a Friday: SGD's reference date
         ("day after tomorrow", "2019-03-03"),
         ("the day after tomorrow", "2019-03-03"),
         ("in 3 days", "2019-03-04"),
+        ("3 nights after next friday", "2019-03-11"),
+        ("a week after the 5th", "2019-03-12"),
         ("Friday", "2019-03-08"),  # on a Friday, a bare "Friday" is the next one
         ("next Friday", "2019-03-08"),
         ("this Friday", "2019-03-01"),

@@ -152,8 +152,7 @@ def entity_under_discussion(rows: Sequence[Row], replies: Sequence[str]) -> Row 
     marks = [(naming(row), times(row)) for row in rows]
     for reply in reversed(replies):
         named = [
-            (stated(own, reply), stated(clock, reply), -i)
-            for i, (own, clock) in enumerate(marks)
+            (stated(own, reply), stated(clock, reply), -i) for i, (own, clock) in enumerate(marks)
         ]
         best = max(named)
         if best[0] or best[1]:

@@ -42,7 +42,7 @@ NO = re.compile(
     r"|\bnot (right |just )?(now|yet|today)\b|\bnot at (the|this) (moment|time)\b"
     r"|\b(maybe|perhaps) (later|another time)\b|^\W*nothing\b"
 )
-THANKS = re.compile(r"\b(thanks|thank you|thx|appreciate)\b")
+THANKS = re.compile(r"\b(thanks|thank you|thx|ty|cheers|appreciated?)\b")
 # "that's all correct" and a bare "yes, that's it" answer a question (SGD train: the old
 # pattern said GOODBYE in 1,961 user turns without one; these exceptions drop 231 of them
 # and miss 6 of 3,282 goodbyes)

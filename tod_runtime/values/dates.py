@@ -2,9 +2,10 @@
 
 Understood, case-insensitively: ISO dates; ``M/D`` and ``M/D/YYYY`` (US order, as SGD's
 users write); "today", "tonight", "later today", "tomorrow", "the day after tomorrow",
-"in 3 days"; weekdays ("Friday", "this Friday", "next Friday", "Friday next week", "Saturday
-this week"); month and day ("March 6th", "Mar 6", "6th of March", "March 6th, 2019"); a day
-of the month ("the 3rd", "3rd of this month", "the 3rd of next month").
+"in 3 days", "3 nights after Friday" (the end of a stay); weekdays ("Friday", "this Friday",
+"next Friday", "Friday next week", "Saturday this week"); month and day ("March 6th", "Mar
+6", "6th of March", "March 6th, 2019"); a day of the month ("the 3rd", "3rd of this month",
+"the 3rd of next month").
 
 Conventions (those of SGD, whose users' words and service calls agree on them): "next
 Friday" and a bare "Friday" are the first Friday after today (so on a Friday, "next Friday"
@@ -40,6 +41,7 @@ _ISO = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
 _SLASH = re.compile(r"(\d{1,2})/(\d{1,2})(?:/(\d{2}|\d{4}))?")
 _ORDINAL = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?")
 _IN_DAYS = re.compile(r"in (\d+|[a-z]+) (day|days|week|weeks)")
+_AFTER = re.compile(r"(\d+|[a-z]+) (day|days|night|nights|week|weeks) after (.+)")
 
 
 def clock_today() -> date:
@@ -146,11 +148,18 @@ def parse_date(text: str, today: date) -> date | None:
     if phrase == "yesterday":
         return today - timedelta(days=1)
     if match := _IN_DAYS.fullmatch(phrase):
-        count = int(match[1]) if match[1].isdigit() else UNITS.get(match[1])
-        if count is None:
-            return None
-        return today + timedelta(days=count * (7 if match[2].startswith("week") else 1))
+        return _later(today, match[1], match[2])
+    if (match := _AFTER.fullmatch(phrase)) and (start := parse_date(match[3], today)):
+        return _later(start, match[1], match[2])
     return _weekday(words, today) or _month_day(words, today) or _dated_weekday(words, today)
+
+
+def _later(start: date, count: str, unit: str) -> date | None:
+    """``count`` days, nights or weeks after ``start``."""
+    number = int(count) if count.isdigit() else 1 if count in ("a", "an") else UNITS.get(count)
+    if number is None:
+        return None
+    return start + timedelta(days=number * (7 if unit.startswith("week") else 1))
 
 
 def _dated_weekday(words: list[str], today: date) -> date | None:

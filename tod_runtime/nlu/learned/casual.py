@@ -437,6 +437,52 @@ class CountWithUnit:
         return replace(r.with_acts(acts), filled=(r.filled - wrong) | set(said))
 
 
+LENGTH = re.compile(rf"\b({COUNT}|a|an) (nights?|days?|weeks?)\b")
+
+
+class EndByLength:
+    """ "3 nights, checking in next fri" to an intent whose two dates are a span (a hotel's
+    check-in and check-out, a car's pickup and drop-off) and which has no count of time:
+    the later date (the second of its dates, in the intent's order) is the length after the
+    first, said this turn or held by the frame ("3 nights after next fri"; ``values.dates``
+    reads it against the service's today), when the turn says one length and no later date
+    was read."""
+
+    name = "end_by_length"
+    step = "acts"
+
+    def _end(self, parts: Parts, r: Reading) -> tuple[str, str] | None:
+        lengths = LENGTH.findall(r.text.lower())
+        if len(lengths) != 1 or not r.predicted or count_of_time_slot(parts, r):
+            return None
+        spec = parts.schemas[r.service or ""].intent(r.intent)
+        dates = set(slots_of_type(parts, r, "date"))
+        span = (
+            [s for s in (*spec.required_slots, *spec.optional_slots) if s in dates] if spec else []
+        )
+        if len(span) != 2 or unread_count_of_time(parts, r) or span[1] in r.filled:
+            return None
+        read = [a.values[0] for a in r.acts if a.act == "INFORM" and a.slot == span[0] and a.values]
+        frame = r.context.state.get(r.service or "")
+        held = frame.slot_values.get(span[0], []) if frame else []
+        start = (read or held or [DONTCARE])[0]
+        if start == DONTCARE:
+            return None
+        count, unit = lengths[0]
+        return span[1], f"{count} {unit} after {start}"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return self._end(parts, r) is not None
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        found = self._end(parts, r)
+        assert found is not None
+        slot, value = found
+        return replace(
+            r.with_acts([*r.acts, act("INFORM", slot, [value])]), filled=r.filled | {slot}
+        )
+
+
 def _number(value: str) -> str:
     """A count in digits ("three" -> "3"), else the value as it is."""
     word = value.strip().lower()
