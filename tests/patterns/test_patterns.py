@@ -344,6 +344,33 @@ def test_details_only_the_booking_takes_open_it_with_the_result_on_offer() -> No
     assert same.state["Stays"].active_intent == "FindHotel"
 
 
+def test_cheaper_offers_another_hotel_not_the_same_at_another_price() -> None:
+    """Results holding one hotel twice (two stays' prices): "anything cheaper?" offers the
+    cheapest other hotel."""
+    priced = dict(HOTELS)
+    priced["slots"] = [
+        *HOTELS["slots"],
+        {"name": "price", "description": "Total price of the stay", "is_categorical": False,
+         "possible_values": []},
+        {"name": "hotel_name", "description": "Name of the hotel", "is_categorical": False,
+         "possible_values": []},
+    ]  # fmt: skip
+    schema = ServiceSchema.model_validate(priced)
+    rows = [
+        {"city": "Seattle", "hotel_name": "Ace", "price": "2856"},
+        {"city": "Seattle", "hotel_name": "Belltown", "price": "416"},
+        {"city": "Seattle", "hotel_name": "Ace", "price": "44"},
+    ]
+    system = _offered(
+        "Stays", "FindHotel", {"city": "Seattle"}, rows, act("OFFER", "hotel_name", ["Ace"])
+    )
+    state = {"Stays": State(active_intent="FindHotel", slot_values={"city": ["Seattle"]})}
+    context = TurnContext(Schemas([schema]), [system], state)
+    turn = Patterns().apply(PatternTurn("anything cheaper?", context, {}, state))
+    assert turn.answer is not None
+    assert act("OFFER", "hotel_name", ["Belltown"]) in turn.answer
+
+
 async def test_a_question_at_a_confirmation_a_search_answers_then_the_confirmation() -> None:
     lines = [
         "4 tickets for winter garden in new york on wednesday at 2pm please",

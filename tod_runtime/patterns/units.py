@@ -28,6 +28,7 @@ from tod_runtime.policy.talk import (
     task_phrase,
 )
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
+from tod_runtime.schema.roles import names_entity
 
 
 def _says(pattern: str) -> re.Pattern[str]:
@@ -480,7 +481,8 @@ def _measure(value: str, concept: frozenset[str], order: Sequence[str] = ()) -> 
 class Refine:
     """ "anything cheaper?", "a later one?", "something closer?" after an offer: of the results
     found, the best one that beats the one on offer in that respect (the cheapest, the next
-    later) is offered with that value; none: said, and the offer stands. A slot compared is
+    later) and is named otherwise (not the same hotel at another stay's price) is offered with
+    that value; none: said, and the offer stands. A slot compared is
     found by its name's and description's words (a clock time for "later"); an ordered
     categorical slot (its possible values in order, "cheap", "moderate", "pricey") compares
     the results by their places in that order ("anything cheaper?" after a moderate place
@@ -521,6 +523,9 @@ class Refine:
         results = (search.service_results or []) if search is not None else []
         current = entity_on_offer(turn.context.history, service, state) or {}
         schema = turn.context.schemas[service]
+        naming = [s for s in current if names_entity(schema.slot(s))]
+        # another, not the one on offer again at another price (another stay's)
+        results = [r for r in results if not naming or r.get(naming[0]) != current[naming[0]]]
         for slot in slots:
             order = _order(schema, slot)
             if state.slot_values.get(slot) and order:
