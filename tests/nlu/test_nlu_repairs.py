@@ -11,7 +11,7 @@ from stage_helpers import SERVICE, a, schemas, system, user
 from tod_runtime.backends.mock import MockBackend
 from tod_runtime.config import embedded_services_dir
 from tod_runtime.dialogue.context import TurnContext
-from tod_runtime.dialogue.models import Action, State, Turn
+from tod_runtime.dialogue.models import Action, Frame, ServiceCall, State, Turn
 from tod_runtime.errors import ConfigError
 from tod_runtime.nlu.learned import casual as cs
 from tod_runtime.nlu.learned import repairs as rp
@@ -1014,6 +1014,65 @@ async def test_a_feature_only_a_sister_lists_moves_the_task_there_with_its_detai
     # searched as the source's act read it
     assert {x.slot: x.canonical_values for x in carried}["origin"] == ["New York"]
     assert not SisterCarry().applies(nlu, r)  # no move, nothing to carry
+
+
+async def test_a_listed_value_said_with_a_word_only_a_sister_names_moves_there() -> None:
+    """ "something with at least 4 stars" to the flight service without classes of 1 to 5
+    stars, when its sister rates by them; "4 nights" names no stars, and "4" alone nothing."""
+    from tod_runtime.nlu.learned.sisters import SisterSlot
+
+    stars = _slot("star_class", "Star class of the flight") | {
+        "is_categorical": True,
+        "possible_values": ["1", "2", "3", "4", "5"],
+    }
+    schemas = _sister_flights()
+    air_2 = schemas["Air_2"].model_dump()
+    air_2["slots"] = [*air_2["slots"], stars]
+    air_2["intents"][0]["result_slots"].append("star_class")
+    schemas = Schemas([schemas["Air_1"], ServiceSchema.model_validate(air_2)])
+    nlu = nlu_of(schemas)
+    offered = system(a("OFFER", "origin_city", "Boston"), service="Air_1")
+    intents = {"Air_1": "SearchFlight"}
+
+    r = reading(
+        nlu, "something with at least 4 stars", ("Air_1", "SearchFlight"), intents, [offered]
+    )
+    assert (await SisterSlot().apply(nlu, r)).predicted == ("Air_2", "SearchFlight")
+    for text in ("for 4 nights", "4 please"):
+        r = reading(nlu, text, ("Air_1", "SearchFlight"), intents, [offered])
+        assert (await SisterSlot().apply(nlu, r)).predicted == ("Air_1", "SearchFlight")
+
+
+async def test_details_only_the_booking_takes_open_it_after_an_offer() -> None:
+    """ "just 1 night, 1 room" with a hotel on offer and the search scored: the nights only
+    the booking takes, so the booking opens; stars the search takes open nothing, nor does
+    anything at a confirmation."""
+    nlu = nlu_of(embedded("Hotels"))
+    call = ServiceCall(method="SearchHotel", parameters={"city": "Chicago"})
+    frame = Frame(
+        service="Hotels",
+        actions=[a("OFFER", "hotel_name", "Ac Hotel")],
+        service_call=call,
+        service_results=[{"hotel_name": "Ac Hotel", "city": "Chicago"}],
+    )
+    offered = Turn(speaker="SYSTEM", utterance="How about Ac Hotel?", frames=[frame])
+    intents = {"Hotels": "SearchHotel"}
+    said = (a("INFORM", "number_of_rooms", "1"), a("INFORM", "number_of_nights", "1"))
+    r = reading(nlu, "just 1 night, 1 room", ("Hotels", "SearchHotel"), intents, [offered])
+    r = replace(r, acts=said)
+    opened = await rt.BookingDetails().apply(nlu, r)
+    assert opened.predicted == ("Hotels", "BookHotel")
+    assert texts(opened.acts)[0] == "INFORM_INTENT(intent=BookHotel)"
+    stars = (a("INFORM", "star_rating", "3"),)
+    assert not rt.BookingDetails().applies(nlu, replace(r, acts=stars))
+    # the booking open before the offer: opened again, so the offer fills it
+    booking = replace(r, predicted=("Hotels", "BookHotel"))
+    assert texts((await rt.BookingDetails().apply(nlu, booking)).acts)[0] == (
+        "INFORM_INTENT(intent=BookHotel)"
+    )
+    confirming = system(a("CONFIRM", "hotel_name", "Ac Hotel"), service="Hotels")
+    r = reading(nlu, "1 night", ("Hotels", "SearchHotel"), intents, [offered, confirming])
+    assert not rt.BookingDetails().applies(nlu, replace(r, acts=said))
 
 
 def _therapists() -> ServiceSchema:

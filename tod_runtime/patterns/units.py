@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from tod_runtime.dialogue.history import names_another
-from tod_runtime.dialogue.models import DONTCARE, Action, ServiceCall, State, act
+from tod_runtime.dialogue.models import DONTCARE, Action, State, act
 from tod_runtime.nlu.rules import SKIP_SAID
 from tod_runtime.patterns.base import PatternTurn, plain_words
 from tod_runtime.policy.history import entity_on_offer
@@ -651,29 +651,6 @@ class Digression:
 # ------------------------------------------------------------------ the booking a search leads to
 
 
-def transaction_after(schema: ServiceSchema, search: ServiceCall) -> IntentSchema:
-    """The service's transaction a search leads to: the one taking most of its parameters
-    (the first of equals; the service's first intent when it has no transaction)."""
-    searched = set(search.parameters)
-    transactions = [i for i in schema.intents if i.is_transactional] or list(schema.intents)
-    return max(transactions, key=lambda i: len(searched & i.inputs))
-
-
-def _booking_details(
-    schema: ServiceSchema, search: ServiceCall, acts: Sequence[Action]
-) -> list[IntentSchema]:
-    """The intents other than ``search``'s that take every slot the acts inform that the
-    search does not; none when the acts open an intent or inform only the search's."""
-    if any(a.act == "INFORM_INTENT" for a in acts):
-        return []
-    searched = schema.intent(search.method)
-    own = searched.inputs if searched else frozenset()
-    other = {a.slot for a in acts if a.act == "INFORM" and a.slot and a.slot not in own}
-    if not other:
-        return []
-    return [i for i in schema.intents if i.name != search.method and other <= i.inputs]
-
-
 TAKES = _says(
     r"(?:book|get|reserve|buy|take|grab|want) (?:it|that|them|those|this|that one|this one)|"
     r"ill take (?:it|that|them|those)|sign me up|lets do (?:it|that)|id like that one"
@@ -682,10 +659,9 @@ TAKES = _says(
 
 @dataclass(frozen=True)
 class TakeOffer:
-    """ "ok get those", "i'll take it" after an offer, with nothing else understood, or
-    details after an offer that the search does not take and of the service's intents only
-    the transaction that follows it does ("just 1 night, 1 room" with a hotel on offer): that
-    transaction is opened (``follow_search`` then fills it from the result on offer)."""
+    """ "ok get those", "i'll take it" after an offer, with nothing else understood: the
+    service's transaction that follows the search is opened (``follow_search`` then fills
+    it from the result on offer)."""
 
     name: str = "take_offer"
 
@@ -702,11 +678,11 @@ class TakeOffer:
         schema = turn.context.schemas.get(service)
         if call is None or schema is None:
             return None
-        after = transaction_after(schema, call)
-        acts = turn.acts.get(service, [])
-        if TAKES.search(turn.words) and not {a.act for a in acts} - {"AFFIRM", "SELECT"}:
-            return service, after.name
-        return (service, after.name) if _booking_details(schema, call, acts) == [after] else None
+        if not TAKES.search(turn.words):
+            return None
+        if {a.act for a in turn.acts.get(service, [])} - {"AFFIRM", "SELECT"}:
+            return None
+        return service, schema.transaction_after(call.parameters).name
 
     def applies(self, turn: PatternTurn) -> bool:
         return self._meant(turn) is not None
@@ -746,7 +722,7 @@ class FollowSearch:
         read = schema.intent(opened[0]) if schema and opened else None
         if schema is None or call is None or read is None or not read.is_transactional:
             return None
-        best = transaction_after(schema, call)
+        best = schema.transaction_after(call.parameters)
         searched = set(call.parameters)
         better = len(searched & best.inputs) > len(searched & read.inputs)
         return service, read.name, (best if better else read).name

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from functools import cached_property
 from typing import Any, TypeVar
 
@@ -116,6 +116,12 @@ class ServiceSchema(_SGDModel):
 
     def intent(self, name: str) -> IntentSchema | None:
         return self.intent_map.get(name)
+
+    def transaction_after(self, searched: Collection[str]) -> IntentSchema:
+        """The transaction a search made with the slots ``searched`` leads to: the one
+        taking most of them (the first of equals; the first intent when none is one)."""
+        transactions = [i for i in self.intents if i.is_transactional] or list(self.intents)
+        return max(transactions, key=lambda i: len(set(searched) & i.inputs))
 
     def to_json(self) -> dict[str, object]:
         return self.model_dump(mode="json")

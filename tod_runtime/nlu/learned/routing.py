@@ -14,7 +14,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from tod_runtime.dialogue.context import TurnContext
-from tod_runtime.dialogue.models import Action
+from tod_runtime.dialogue.models import Action, act
 from tod_runtime.nlu.learned.reading import NameIndex, Parts, Ranked, Reading
 from tod_runtime.nlu.learned.scorer import Intent, TurnView, view
 from tod_runtime.nlu.learned.text import ABOUT_IT, RARE, STOP, content, tokens, with_bases
@@ -451,6 +451,50 @@ class IntentByValues:
         # the intent given up is a near rival of the one chosen in its place
         near = tuple((gap, r.intent if other == intent else other) for gap, other in r.near)
         return replace(r, predicted=(service, intent), near=near)
+
+
+class BookingDetails:
+    """Details after an offer that the search made does not take and that, of the service's
+    intents, only the transaction the search leads to takes ("just 1 night, 1 room" with a
+    hotel on offer, the search scored: the nights are the booking's) open that transaction,
+    so the tracker carries into it what the dialogue pointed at ("a hotel in chicago that
+    night") and ``follow_search`` fills it from the result on offer (also when the booking
+    was open before the offer: "cool, can you get me 1 ticket?" after the dates of a
+    festival were told takes its date). Not at a confirmation, nor when the turn opens an
+    intent."""
+
+    name = "booking_details"
+    step = "acts"
+
+    def _transaction(self, parts: Parts, r: Reading) -> str | None:
+        service = r.service
+        if service is None or service not in parts.schemas or not r.predicted:
+            return None
+        history = r.context.history
+        said = {a.act for a in history.last_system_acts(service)}
+        if not history.current_offer(service) or "CONFIRM" in said:
+            return None
+        search, _ = history.last_search(service)
+        call = search.service_call if search is not None else None
+        schema = parts.schemas[service]
+        searched = schema.intent(call.method) if call is not None else None
+        if call is None or searched is None or any(a.act == "INFORM_INTENT" for a in r.acts):
+            return None
+        after = schema.transaction_after(call.parameters)
+        if r.intent not in (searched.name, after.name):
+            return None
+        other = {a.slot for a in r.acts if a.act == "INFORM" and a.slot} - searched.inputs
+        takers = [i for i in schema.intents if i.name != searched.name and other <= i.inputs]
+        return after.name if other and takers == [after] else None
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return self._transaction(parts, r) is not None
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        intent = self._transaction(parts, r)
+        assert intent is not None and r.service is not None
+        opened = act("INFORM_INTENT", "intent", [intent])
+        return replace(r, predicted=(r.service, intent), acts=(opened, *r.acts))
 
 
 class AskOrTell:

@@ -5,6 +5,7 @@ the understanding chose, so a detail only the other can hold moves the task ther
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import replace
 
@@ -13,6 +14,8 @@ from tod_runtime.nlu.learned.reading import Parts, Reading
 from tod_runtime.nlu.learned.text import stem
 from tod_runtime.nlu.learned.values import SlotView
 
+COUNTS = {("number",), ("count",), ("size",)}  # a count's description's first word
+
 
 class SisterSlot:
     """A feature the chosen service cannot say that a sister can ("is it pet friendly?" to a
@@ -20,9 +23,11 @@ class SisterSlot:
     pets are allowed"; "is it a red eye?" to the flight service without one): the turn moves
     to the one other service that offers the chosen intent by name and has a yes/no slot of
     it the user's words name (``SlotView.named_with``) with words no slot of the chosen
-    service is named with. Yes/no slots only: the features a service lists differ between
-    sisters, while times, dates and places are named with words any of them may use ("what
-    time does it start?", "checking in on the 12th")."""
+    service is named with, or a categorical one named so whose possible value the user says
+    with it ("something with at least 4 stars" to the hotel service rated by reviews, when
+    another rates by stars, 1 to 5). Yes/no and categorical slots only: the features a
+    service lists differ between sisters, while times, dates and places are named with words
+    any of them may use ("what time does it start?", "checking in on the 12th")."""
 
     name = "sister_slot"
     step = "route"
@@ -37,22 +42,46 @@ class SisterSlot:
         named = words - {w for v in parts.views[service] for w in v.named_with}
         if not named:
             return r
+        said = [w.lower() for w in r.turn.utterance.words]
         found = [
             other
             for other in r.context.schemas
-            if other != service and other in parts.views and _names(parts, other, intent, named)
+            if other != service
+            and other in parts.views
+            and _names(parts, other, intent, named, said)
         ]
         return replace(r, predicted=(found[0], intent)) if len(found) == 1 else r
 
 
-def _names(parts: Parts, service: str, intent: str, words: AbstractSet[str]) -> bool:
-    """Whether ``service`` offers ``intent`` and a slot of it is named with ``words``."""
+def _names(
+    parts: Parts, service: str, intent: str, words: AbstractSet[str], said: Sequence[str]
+) -> bool:
+    """Whether ``service`` offers ``intent`` and a yes/no slot of it is named with
+    ``words``, or a categorical one one of whose possible values the user ``said`` next to
+    such a word ("at least 4 stars": a star rating of 1 to 5; not "3 nights" for 3 rooms to
+    book). Not a count ("Number of tickets", "Size of group"): every sister has one, named
+    its own way ("2 tickets" to the service that books seats)."""
     spec = parts.schemas[service].intent(intent)
     if spec is None:
         return False
     slots = {*spec.required_slots, *spec.optional_slots, *spec.result_slots}
-    views = parts.views[service]
-    return any(v.named_with & words for v in views if v.name in slots and v.value_type == "bool")
+    return any(
+        v.value_type == "bool"
+        and v.named_with & words
+        or v.categorical
+        and v.description[:1] not in COUNTS
+        and _said_with(said, {x.lower() for x in v.values}, v.named_with & words)
+        for v in parts.views[service]
+        if v.name in slots
+    )
+
+
+def _said_with(said: Sequence[str], values: AbstractSet[str], names: AbstractSet[str]) -> bool:
+    """Whether a word of ``values`` is said next to a word whose stem is in ``names``."""
+    return any(
+        word in values and {stem(n) for n in said[max(0, i - 1) : i + 2]} & names
+        for i, word in enumerate(said)
+    )
 
 
 class SisterCarry:
