@@ -189,6 +189,41 @@ def test_words_pointing_back_carry_the_best_source_whatever_its_score() -> None:
         assert frame.slot_values == expected, said
 
 
+def test_adding_that_carries_what_was_booked_its_day_time_and_name() -> None:
+    # "add that to my calendar" after a dentist was booked: the event takes the booking's
+    # day, time and the dentist's name (a slot naming an entity into one naming one), not
+    # the address into the name; "add a note" points at nothing.
+    visits = _service(
+        "Visits_1",
+        [("dentist", "Name of the dentist"), ("day", "Date of the visit"),
+         ("at", "Time of the visit"), ("address", "Address of the dentist")],
+        True,
+    )  # fmt: skip
+    diary = _service(
+        "Diary_1",
+        [("title", "Name of the event"), ("when", "Date of the event"),
+         ("hour", "Time of the event")],
+        True,
+    )  # fmt: skip
+    both = {"Visits_1": visits, "Diary_1": diary}
+    flat = CarryModel(np.zeros(1 << 16, dtype=np.float32), {"bits": 16, "threshold": 0.9})
+    held = {"dentist": ["Smile Lab"], "day": ["monday"], "at": ["9:30 am"], "address": ["1 Elm"]}
+    for said, expected in (
+        ("add a note", {}),
+        (
+            "can you add that to my calendar too",
+            {"title": ["Smile Lab"], "when": ["monday"], "hour": ["9:30 am"]},
+        ),
+    ):
+        state = {"Visits_1": State(slot_values=dict(held))}
+        frame = state["Diary_1"] = State(active_intent="DoDiary_1")
+        carry_over(
+            frame, "Diary_1", state, both, History(),
+            opening=False, model=flat, pointing=pointed(said),
+        )  # fmt: skip
+        assert frame.slot_values == expected, said
+
+
 def test_two_slots_described_alike_are_told_apart_by_their_order() -> None:
     # The origin and the destination of a trip share their description but for one word: the
     # first in the schema's order is 1, the second 2, whatever their names; a slot described

@@ -69,7 +69,7 @@ from tod_runtime.dst.learned.features import (
 )
 from tod_runtime.dst.learned.model import CarryModel
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
-from tod_runtime.schema.roles import counts_time
+from tod_runtime.schema.roles import counts_time, names_entity
 
 SOURCE_FRAMES = 3  # the newest other frames a value may come from
 # System acts made only once the active intent's required slots are known.
@@ -80,11 +80,15 @@ KNOWN_NOT_ASKED_THRESHOLD = 0.1  # the same, a slot described as the model's tra
 OPENING_REQUIRED_THRESHOLD = 0.3  # a required slot the user did not give as the frame opens
 Held = tuple[list[str], float]  # slots the state holds, the probability a source needs
 
+ADDING = re.compile(r"\b(?:add|put|save|note|write|mark) (?:that|it|this)\b")
 # Words that point back at a value the dialogue holds, by the value type they point at: "a
 # ride there", "a hotel that night" (not "is there", "there are"). Plain English.
 POINTERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("date", re.compile(r"\b(?:that|the same) (?:day|night|date|evening|morning|afternoon)\b")),
     ("time", re.compile(r"\b(?:that|the same) time\b")),
+    # "add that to my calendar", "put it in my diary": what was just booked, its day, its
+    # time and its name ("name": a slot naming an entity, into one naming one)
+    *((kind, ADDING) for kind in ("date", "time", "name")),
     (
         "text",
         re.compile(
@@ -115,6 +119,7 @@ class Candidate:
     fallback: tuple[int, ...] = ()  # the fallback model's features (``unknown_source``)
     source_view: SlotView | None = None
     reworded: tuple[int, ...] = ()  # the reworded model's features (``CarryModel.reworded``)
+    naming: bool = False  # source and target both name an entity (``roles.names_entity``)
 
 
 def candidates(
@@ -167,7 +172,12 @@ def candidates(
                 # and the reworded model's follow those (the main model's features)
                 reworded = tuple(i + (2 << bits) for i in found)
                 same = source.value_type == view.value_type and _span(source) == _span(view)
-                out.append(Candidate(other, target, taken, found, same, fallback, source, reworded))
+                naming = names_entity(source_schema.slot(slot)) and names_entity(
+                    schema.slot(target)
+                )
+                out.append(
+                    Candidate(other, target, taken, found, same, fallback, source, reworded, naming)
+                )
     return out
 
 
@@ -227,7 +237,8 @@ def carry_over(
         if not c.eligible(candidate):
             continue
         p = c.probability(candidate)
-        kind = candidate.source_view.value_type if candidate.source_view else None
+        kind: str | None = candidate.source_view.value_type if candidate.source_view else None
+        kind = "name" if candidate.naming else kind
         pointed_best = pointed_at.get(kind or "", (-1.0, "", []))[0]
         if kind in pointing and candidate.target in required and p > pointed_best:
             pointed_at[kind] = (p, candidate.target, candidate.values)
