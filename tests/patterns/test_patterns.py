@@ -271,11 +271,33 @@ def test_follow_search_books_what_the_search_found() -> None:
     assert after.state["Flights"].slot_values["back_time"] == ["13:05"]  # from the offer
 
 
+def test_a_one_way_search_is_followed_by_the_one_way_booking() -> None:
+    """ "ok book that, 2 people" after a one-way search, read as the round trip's booking:
+    the one-way booking, which needs no return date, is meant."""
+    schema = ServiceSchema.model_validate(FLIGHTS)
+    params = {"origin": "SF", "destination": "LA", "date": "2019-03-04"}
+    row = {**params, "airline": "Delta"}
+    system = _offered(
+        "Flights", "SearchRoundtrip", params, [row], act("OFFER", "airline", ["Delta"])
+    )
+    assert schema.transaction_after(params).name == "ReserveOneway"
+    state = {"Flights": State(active_intent="ReserveRoundtrip")}
+    acts = {"Flights": [act("INFORM_INTENT", "intent", ["ReserveRoundtrip"])]}
+    context = TurnContext(Schemas([schema]), [system], state)
+    after = FollowSearch().apply(PatternTurn("ok book that", context, acts, state))
+    assert after.state["Flights"].active_intent == "ReserveOneway"
+
+
 def test_follow_search_takes_nothing_from_an_offer_the_user_named_another_for() -> None:
     """ "ok book the KLM one" after Delta was offered and no result is KLM's: the booking
     takes no detail of Delta's flight."""
     schema = ServiceSchema.model_validate(FLIGHTS)
-    params = {"origin": "SF", "destination": "LA", "date": "2019-03-04"}
+    params = {
+        "origin": "SF",
+        "destination": "LA",
+        "date": "2019-03-04",
+        "return_date": "2019-03-10",
+    }
     row = {**params, "airline": "Delta", "back_time": "13:05"}
     system = _offered(
         "Flights", "SearchRoundtrip", params, [row], act("OFFER", "airline", ["Delta"])

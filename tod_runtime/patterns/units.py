@@ -701,8 +701,9 @@ class TakeOffer:
 @dataclass(frozen=True)
 class FollowSearch:
     """ "great, book that one" after a search: of the service's transactions, the one that
-    takes most of the search's parameters (a round trip's return date) is the one meant,
-    when the one read takes fewer; and what the booking needs that the result on offer holds
+    takes most of the search's parameters (a round trip's return date), then requires
+    fewest others (a one-way search's booking needs no return date), is the one meant, when
+    the one read follows the search less well; and what the booking needs that the result on offer holds
     (the flights' times) is taken from it, not asked for, unless the user named another that
     no result holds ("ok add lunch with sam that day" after an event on the calendar was
     offered)."""
@@ -723,8 +724,7 @@ class FollowSearch:
         if schema is None or call is None or read is None or not read.is_transactional:
             return None
         best = schema.transaction_after(call.parameters)
-        searched = set(call.parameters)
-        better = len(searched & best.inputs) > len(searched & read.inputs)
+        better = schema.follows(best, call.parameters) > schema.follows(read, call.parameters)
         return service, read.name, (best if better else read).name
 
     def applies(self, turn: PatternTurn) -> bool:

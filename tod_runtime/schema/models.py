@@ -119,9 +119,17 @@ class ServiceSchema(_SGDModel):
 
     def transaction_after(self, searched: Collection[str]) -> IntentSchema:
         """The transaction a search made with the slots ``searched`` leads to: the one
-        taking most of them (the first of equals; the first intent when none is one)."""
+        taking most of them, then requiring fewest others (a one-way search leads to the
+        one-way booking, not the round trip's, which also needs a return date), then the
+        first (the first intent when none is a transaction)."""
         transactions = [i for i in self.intents if i.is_transactional] or list(self.intents)
-        return max(transactions, key=lambda i: len(set(searched) & i.inputs))
+        return max(transactions, key=lambda i: self.follows(i, searched))
+
+    def follows(self, intent: IntentSchema, searched: Collection[str]) -> tuple[int, int]:
+        """How well ``intent`` follows a search made with ``searched``: the slots it takes
+        of them, and (negated) those it requires besides."""
+        took = set(searched)
+        return len(took & intent.inputs), -len(set(intent.required_slots) - took)
 
     def to_json(self) -> dict[str, object]:
         return self.model_dump(mode="json")
