@@ -151,12 +151,10 @@ def entity_under_discussion(rows: Sequence[Row], replies: Sequence[str]) -> Row 
 
     marks = [(naming(row), times(row)) for row in rows]
     for reply in reversed(replies):
-        named = [
-            (stated(own, reply), stated(clock, reply), -i) for i, (own, clock) in enumerate(marks)
-        ]
-        best = max(named)
-        if best[0] or best[1]:
-            return rows[-best[2]]
+        scores = [(stated(own, reply), stated(clock, reply)) for own, clock in marks]
+        best = max(range(len(rows)), key=lambda i: (scores[i], -i))  # the first of equals
+        if any(scores[best]):
+            return rows[best]
     return rows[0]
 
 

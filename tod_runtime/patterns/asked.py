@@ -135,6 +135,7 @@ def unknown_words(words: str, schema: ServiceSchema) -> list[str]:
 
 
 def _plain_verbs(words: str) -> str:
+    """``words`` with each phrasal verb of going said as its one verb (``PHRASAL``)."""
     for phrase, verb in PHRASAL:
         words = phrase.sub(verb, words)
     return words

@@ -481,9 +481,9 @@ def _measure(value: str, concept: frozenset[str], order: Sequence[str] = ()) -> 
 class Refine:
     """ "anything cheaper?", "a later one?", "something closer?" after an offer: of the results
     found, the best one that beats the one on offer in that respect (the cheapest, the next
-    later) and is named otherwise (not the same hotel at another stay's price) is offered with
-    that value; none: said, and the offer stands. A slot compared is
-    found by its name's and description's words (a clock time for "later"); an ordered
+    later) and is named otherwise (not the same hotel at another stay's price) is offered
+    with that value; none: said, and the offer stands. A slot compared is found by its
+    name's and description's words (a clock time for "later"); an ordered
     categorical slot (its possible values in order, "cheap", "moderate", "pricey") compares
     the results by their places in that order ("anything cheaper?" after a moderate place
     offers an inexpensive one the search found) and, when the search was made with a value
@@ -667,20 +667,18 @@ class TakeOffer:
 
     def _meant(self, turn: PatternTurn) -> tuple[str, str] | None:
         service = turn.service
-        if service is None:
+        if service is None or not TAKES.search(turn.words):
             return None
         previous = {a.act for a in turn.previous(service)}
         on_offer = turn.context.history.current_offer(service)
         if not on_offer or "CONFIRM" in previous:
             return None
+        if {a.act for a in turn.acts.get(service, [])} - {"AFFIRM", "SELECT"}:
+            return None
         search, _ = turn.context.history.last_search(service)
         call = search.service_call if search is not None else None
         schema = turn.context.schemas.get(service)
         if call is None or schema is None:
-            return None
-        if not TAKES.search(turn.words):
-            return None
-        if {a.act for a in turn.acts.get(service, [])} - {"AFFIRM", "SELECT"}:
             return None
         return service, schema.transaction_after(call.parameters).name
 
@@ -703,10 +701,10 @@ class FollowSearch:
     """ "great, book that one" after a search: of the service's transactions, the one that
     takes most of the search's parameters (a round trip's return date), then requires
     fewest others (a one-way search's booking needs no return date), is the one meant, when
-    the one read follows the search less well; and what the booking needs that the result on offer holds
-    (the flights' times) is taken from it, not asked for, unless the user named another that
-    no result holds ("ok add lunch with sam that day" after an event on the calendar was
-    offered)."""
+    the one read follows the search less well; and what the booking needs that the result
+    on offer holds (the flights' times) is taken from it, not asked for, unless the user
+    named another that no result holds ("ok add lunch with sam that day" after an event on
+    the calendar was offered)."""
 
     name: str = "follow_search"
 
