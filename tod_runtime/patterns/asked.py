@@ -189,6 +189,26 @@ def _place_of(schema: ServiceSchema, slot: str, can: set[str]) -> str | None:
     return places[-1][1]
 
 
+def _question(turn: PatternTurn, service: str, schema: ServiceSchema) -> str | None:
+    """The question's words (the values the user gave in the same breath left out, phrasal
+    verbs of going said as one), None when most of them are about something the service
+    does not know."""
+    values = {
+        w
+        for a in turn.acts.get(service, [])
+        if a.act == "INFORM"
+        for v in a.values
+        for w in plain_words(v).split()
+    }
+    words = _plain_verbs(" ".join(w for w in turn.words.split() if w not in values))
+    content = _content(words.split())
+    # the words of a question phrase ("how long" asks for a duration) are no words the
+    # service lacks
+    asking = {w for asks, _ in ASKS_FOR for m in asks.finditer(words) for w in m.group().split()}
+    unknown = [w for w in unknown_words(words, schema) if w not in asking]
+    return None if content and len(unknown) * 2 > len(content) else words
+
+
 def asked_slot(
     turn: PatternTurn, service: str, state: State
 ) -> tuple[tuple[str, ...], int, bool] | None:
@@ -200,22 +220,8 @@ def asked_slot(
     Thursday, March 14th at 6 pm); two others named alike are both told when the NLU read no
     question ("what station?" of a bus: where it leaves from and where it gets in)."""
     schema = turn.context.schemas[service]
-    values = {
-        w
-        for a in turn.acts.get(service, [])
-        if a.act == "INFORM"
-        for v in a.values
-        for w in plain_words(v).split()
-    }
-    words = _plain_verbs(
-        " ".join(w for w in turn.words.split() if w not in values)
-    )  # the question, not the details
-    content = _content(words.split())
-    # the words of a question phrase ("how long" asks for a duration) are no words the
-    # service lacks
-    asking = {w for asks, _ in ASKS_FOR for m in asks.finditer(words) for w in m.group().split()}
-    unknown = [w for w in unknown_words(words, schema) if w not in asking]
-    if content and len(unknown) * 2 > len(content):
+    words = _question(turn, service, schema)
+    if words is None:
         return None
     can = answerable(turn, service, state)
     scored = [(score(words, slot), slot.name) for slot in schema.slots if slot.name in can]
