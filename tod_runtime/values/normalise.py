@@ -30,7 +30,7 @@ from tod_runtime.values.times import parse_time
 
 Kind = Literal["bool", "number", "time", "date", "amount", "count", "text"]
 
-MONEY = {"amount", "price", "fare", "cost", "balance", "fee", "payment", "money"}
+MONEY = {"amount", "price", "fare", "cost", "balance", "fee", "payment", "money", "rent"}
 TRUE = {"true", "yes", "yeah", "yep", "sure", "ok", "okay", "y"}
 FALSE = {"false", "no", "nope", "not", "n", "none", "without"}
 _WORD = re.compile(r"[a-z]+")
