@@ -166,6 +166,26 @@ def test_a_place_two_slots_score_exactly_the_same_for_fills_neither() -> None:
         assert frame.slot_values == expected
 
 
+def _pointed_carry(
+    services: dict[str, ServiceSchema],
+    source: str,
+    held: dict[str, list[str]],
+    target: str,
+    said: str,
+) -> dict[str, list[str]]:
+    """What a frame of ``target`` opening a new intent (not opening) takes from ``source``'s
+    ``held`` values after the user ``said`` it, every pair scoring 0.5 under a threshold of
+    0.9: only what the words point back at."""
+    flat = CarryModel(np.zeros(1 << 16, dtype=np.float32), {"bits": 16, "threshold": 0.9})
+    state = {source: State(slot_values=dict(held))}
+    frame = state[target] = State(active_intent=f"Do{target}")
+    carry_over(
+        frame, target, state, services, History(),
+        opening=False, model=flat, pointing=pointed(said),
+    )  # fmt: skip
+    return frame.slot_values
+
+
 def test_words_pointing_back_carry_the_best_source_whatever_its_score() -> None:
     # Every pair scores 0.5, under a threshold of 0.9 (a new intent, not an opening frame):
     # nothing carries, unless the user points back ("a ride there"): then the place goes to
@@ -173,20 +193,14 @@ def test_words_pointing_back_carry_the_best_source_whatever_its_score() -> None:
     shows = _service("Shows_1", [("venue", "Place of the show"), ("day", "Date of the show")], True)
     rides = _service("Rides_1", [("to", "Where to go"), ("day", "Date of the ride")], True)
     both = {"Shows_1": shows, "Rides_1": rides}
-    flat = CarryModel(np.zeros(1 << 16, dtype=np.float32), {"bits": 16, "threshold": 0.9})
+    held = {"venue": ["Hall"], "day": ["Friday"]}
     for said, expected in (
         ("a ride please", {}),
         ("is there a ride", {}),
         ("a ride there please", {"to": ["Hall"]}),
         ("a ride there that day", {"to": ["Hall"], "day": ["Friday"]}),
     ):
-        state = {"Shows_1": State(slot_values={"venue": ["Hall"], "day": ["Friday"]})}
-        frame = state["Rides_1"] = State(active_intent="DoRides_1")
-        carry_over(
-            frame, "Rides_1", state, both, History(),
-            opening=False, model=flat, pointing=pointed(said),
-        )  # fmt: skip
-        assert frame.slot_values == expected, said
+        assert _pointed_carry(both, "Shows_1", held, "Rides_1", said) == expected, said
 
 
 def test_adding_that_carries_what_was_booked_its_day_time_and_name() -> None:
@@ -206,7 +220,6 @@ def test_adding_that_carries_what_was_booked_its_day_time_and_name() -> None:
         True,
     )  # fmt: skip
     both = {"Visits_1": visits, "Diary_1": diary}
-    flat = CarryModel(np.zeros(1 << 16, dtype=np.float32), {"bits": 16, "threshold": 0.9})
     held = {"dentist": ["Smile Lab"], "day": ["monday"], "at": ["9:30 am"], "address": ["1 Elm"]}
     for said, expected in (
         ("add a note", {}),
@@ -215,13 +228,7 @@ def test_adding_that_carries_what_was_booked_its_day_time_and_name() -> None:
             {"title": ["Smile Lab"], "when": ["monday"], "hour": ["9:30 am"]},
         ),
     ):
-        state = {"Visits_1": State(slot_values=dict(held))}
-        frame = state["Diary_1"] = State(active_intent="DoDiary_1")
-        carry_over(
-            frame, "Diary_1", state, both, History(),
-            opening=False, model=flat, pointing=pointed(said),
-        )  # fmt: skip
-        assert frame.slot_values == expected, said
+        assert _pointed_carry(both, "Visits_1", held, "Diary_1", said) == expected, said
 
 
 def test_two_slots_described_alike_are_told_apart_by_their_order() -> None:

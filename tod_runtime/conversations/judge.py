@@ -130,28 +130,26 @@ def entity_under_discussion(rows: Sequence[Row], replies: Sequence[str]) -> Row 
     if not rows:
         return None
 
-    def naming(row: Row) -> list[str]:
-        return [
+    def marks(row: Row) -> tuple[list[str], list[str]]:
+        """The row's naming values and clock times, of those told apart from the others'."""
+        own = [v for slot, v in row.items() if any(other.get(slot) != v for other in rows)]
+        times = [v for v in own if _time_forms(v)]
+        names = [
             v
-            for slot, v in row.items()
+            for v in own
             if len(v) >= 3
             and _number(v) is None
             and not _time_forms(v)
             and v.lower() not in ("true", "false")
-            and any(other.get(slot) != v for other in rows)
         ]
-
-    def times(row: Row) -> list[str]:
-        return [
-            v for slot, v in row.items() if _time_forms(v) and any(o.get(slot) != v for o in rows)
-        ]
+        return names, times
 
     def stated(values: Sequence[str], text: str) -> int:
         return sum(states_value(text, v) for v in values)
 
-    marks = [(naming(row), times(row)) for row in rows]
+    marked = [marks(row) for row in rows]
     for reply in reversed(replies):
-        scores = [(stated(own, reply), stated(clock, reply)) for own, clock in marks]
+        scores = [(stated(own, reply), stated(clock, reply)) for own, clock in marked]
         best = max(range(len(rows)), key=lambda i: (scores[i], -i))  # the first of equals
         if any(scores[best]):
             return rows[best]
