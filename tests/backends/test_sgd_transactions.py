@@ -269,3 +269,48 @@ async def test_what_a_search_finds_on_an_unrecorded_day_can_be_booked(tmp_path: 
     nowhere = ServiceCall(method="RentCar", parameters=rent | {"office": "Downtown"})
     refusal = (await backend.call_outcome("Cars_9", nowhere)).refusal
     assert refusal == Refusal(slot="office", reason="not_found")
+
+
+async def test_an_option_the_search_cannot_be_asked_for_is_the_requests(tmp_path: Path) -> None:
+    """Playing a film without subtitles, when its search shows every film with subtitles:
+    the booking's option (a default, no input of the search) is what the user wants, not
+    what names the film, so the film found is played as asked; another title is refused."""
+    split = tmp_path / "dev"
+    split.mkdir()
+    slot = lambda name, values=(): {  # noqa: E731
+        "name": name, "description": name, "is_categorical": bool(values),
+        "possible_values": list(values),
+    }  # fmt: skip
+    shown = ["title", "genre", "subtitles"]
+    schema = {
+        "service_name": "Films_1",
+        "description": "films",
+        "slots": [slot("title"), slot("genre"), slot("subtitles", ["True", "False"])],
+        "intents": [
+            {"name": "FindFilms", "description": "find films", "is_transactional": False,
+             "required_slots": ["genre"], "optional_slots": {}, "result_slots": shown},
+            {"name": "PlayFilm", "description": "play a film", "is_transactional": True,
+             "required_slots": ["title"], "optional_slots": {"subtitles": "False"},
+             "result_slots": shown},
+        ],
+    }  # fmt: skip
+    (split / "schema.json").write_text(json.dumps([schema]))
+    row = {"title": "After", "genre": "Romance", "subtitles": "True"}
+    call = {"method": "FindFilms", "parameters": {"genre": "Romance"}}
+    frame = {"service": "Films_1", "slots": [], "actions": [], "service_call": call,
+             "service_results": [row]}  # fmt: skip
+    turn = {"speaker": "SYSTEM", "utterance": "...", "frames": [frame]}
+    dialogue = {"dialogue_id": "1_00000", "services": ["Films_1"], "turns": [turn]}
+    (split / "dialogues_001.json").write_text(json.dumps([dialogue]))
+    backend = SGDTablesBackend.from_source(f"{tmp_path}:dev")
+
+    async def play(params: dict[str, str]) -> tuple[list[dict[str, str]], Refusal | None]:
+        call = ServiceCall(method="PlayFilm", parameters=params)
+        outcome = await backend.call_outcome("Films_1", call)
+        return outcome.rows, outcome.refusal
+
+    rows, refusal = await play({"title": "After", "subtitles": "False"})
+    assert refusal is None and rows[0]["title"] == "After" and rows[0]["subtitles"] == "False"
+    assert (await play({"title": "Before", "subtitles": "False"}))[1] == Refusal(
+        slot="title", reason="not_found"
+    )

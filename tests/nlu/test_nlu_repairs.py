@@ -1043,6 +1043,79 @@ async def test_a_listed_value_said_with_a_word_only_a_sister_names_moves_there()
         assert (await SisterSlot().apply(nlu, r)).predicted == ("Air_1", "SearchFlight")
 
 
+async def test_a_question_about_a_detail_only_a_sister_knows_moves_the_task_there() -> None:
+    """ "who is the pilot?" while the flight service without pilots asks for a detail moves
+    to its sister, which names them; not with a flight on offer (the question is about it),
+    nor as a question that opens the task."""
+    from tod_runtime.nlu.learned.sisters import SisterSlot
+
+    pilot = _slot("pilot_name", "Name of the pilot of the flight")
+    schemas = _sister_flights()
+    air_2 = schemas["Air_2"].model_dump()
+    air_2["slots"] = [*air_2["slots"], pilot]
+    air_2["intents"][0]["result_slots"].append("pilot_name")
+    nlu = nlu_of(Schemas([schemas["Air_1"], ServiceSchema.model_validate(air_2)]))
+    chosen = ("Air_1", "SearchFlight")
+    asking = system(a("REQUEST", "destination_city"), service="Air_1")
+    offered = system(a("OFFER", "origin_city", "Boston"), service="Air_1")
+    under_way = {"Air_1": "SearchFlight"}
+
+    r = reading(nlu, "who is the pilot?", chosen, under_way, [asking])
+    assert (await SisterSlot().apply(nlu, r)).predicted == ("Air_2", "SearchFlight")
+    for history, intents in (([offered], under_way), ([], {})):
+        r = reading(nlu, "who is the pilot?", chosen, intents, history)
+        assert (await SisterSlot().apply(nlu, r)).predicted == chosen
+
+
+class _Known:
+    """A backend that knows some values of the services' slots."""
+
+    def __init__(self, values: dict[str, dict[str, list[str]]]) -> None:
+        self.values = values
+
+    async def entity_values(self, service: str) -> dict[str, list[str]]:
+        return self.values.get(service, {})
+
+
+async def test_a_task_opened_with_a_value_only_a_sister_holds_moves_there() -> None:
+    """ "whats playing in berkeley? a horror movie" scored as the films streamed, which know
+    no place: the cinemas' search of the same name takes the city their backend knows, and
+    the genre. Not without the city, nor for a task under way."""
+    from tod_runtime.nlu.learned.sisters import SisterValues
+
+    def films(name: str, place: list[dict[str, Any]]) -> ServiceSchema:
+        find = {
+            "name": "FindMovies",
+            "description": "Find movies by genre",
+            "is_transactional": False,
+            "required_slots": [s["name"] for s in place] or ["genre"],
+            "optional_slots": {"genre": "dontcare"} if place else {},
+            "result_slots": ["title", "genre", *(s["name"] for s in place)],
+        }
+        slots = [_slot("title", "Title of the movie"), _slot("genre", "Genre of the movie")]
+        return ServiceSchema.model_validate(
+            {"service_name": name, "description": "Movies", "slots": [*slots, *place],
+             "intents": [find]}
+        )  # fmt: skip
+
+    place = [_slot("location", "City where the theatre is located")]
+    schemas = Schemas([films("Stream_1", []), films("Cinema_1", place)])
+    known = _Known({"Cinema_1": {"location": ["Berkeley"], "genre": ["Horror"]}})
+    nlu = LearnedNLU(ComponentContext(schemas=schemas, backend=known, options={}))  # type: ignore[arg-type]
+    chosen, sister = ("Stream_1", "FindMovies"), ("Cinema_1", "FindMovies")
+    ranked = ((0.0, chosen), (-4.0, sister))
+    text = "whats playing in berkeley? i want a horror movie"
+    r = reading(nlu, text, chosen, {}, ranked=ranked)
+    assert (await SisterValues().apply(nlu, r)).predicted == sister
+    r = reading(nlu, "i want a horror movie", chosen, {}, ranked=ranked)
+    assert (await SisterValues().apply(nlu, r)).predicted == chosen
+    assert not SisterValues().applies(
+        nlu, reading(nlu, text, chosen, {"Stream_1": "FindMovies"}, ranked=ranked)
+    )
+    far = ((0.0, chosen), (-20.0, sister))  # a sister scored far below is no rival
+    assert not SisterValues().applies(nlu, reading(nlu, text, chosen, {}, ranked=far))
+
+
 async def test_details_only_the_booking_takes_open_it_after_an_offer() -> None:
     """ "just 1 night, 1 room" with a hotel on offer and the search scored: the nights only
     the booking takes, so the booking opens; stars the search takes open nothing, nor does
@@ -1406,3 +1479,19 @@ def test_a_yes_no_slots_description_said_as_a_phrase_is_read_true() -> None:
     assert says_flag_phrase(value_turn("can you get me a shared ride to alcatraz", [], {}), shared)
     assert not says_flag_phrase(value_turn("a ride to alcatraz", [], {}), shared)  # no own word
     assert not says_flag_phrase(value_turn("is it shared? the ride", [], {}), shared)  # apart
+    # the own word after "with", "without" or "no": a feature had or not
+    films = ServiceSchema.model_validate(
+        {
+            "service_name": "Films",
+            "description": "Films",
+            "slots": [
+                _slot("title", "Title of the movie"),
+                _slot("subtitles", "Whether subtitles are desired for this movie", flag=True),
+            ],
+            "intents": [],
+        }
+    )
+    subtitles = next(v for v in slot_views(films) if v.name == "subtitles")
+    for text in ("ok play it with subtitles", "play it, no subtitles"):
+        assert says_flag_phrase(value_turn(text, [], {}), subtitles)
+    assert not says_flag_phrase(value_turn("subtitles", [], {}), subtitles)

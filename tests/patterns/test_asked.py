@@ -311,3 +311,22 @@ def test_how_long_after_a_booking_asks_for_the_booked_rides_duration() -> None:
     assert AskedSlot().applies(turn)
     acts = AskedSlot().apply(turn).acts["Rides"]
     assert [(x.act, x.slot) for x in acts] == [("REQUEST", "ride_duration")]
+
+
+def test_a_question_that_moved_the_task_to_another_service_asks_for_what_it_names() -> None:
+    """ "how much is a ticket?" while the train service asks for a detail, moved to the coach
+    service (a sister that knows the cost): the task opened there, and the cost asked for;
+    a task opened on the service the system spoke for is no question the NLU missed."""
+    schema = ServiceSchema.model_validate(COACHES)
+    values = {k: [ROW[k]] for k in ("origin", "destination", "day")}
+    state = {"Coaches": State(active_intent="FindCoach", slot_values=values)}
+    opened = [act("INFORM_INTENT", "intent", ["FindCoach"])]
+    for spoke, applies in (("Trains", True), ("Coaches", False)):
+        asking = Frame(service=spoke, actions=[act("REQUEST", "day")])
+        system = Turn(speaker="SYSTEM", utterance="What day?", frames=[asking])
+        context = TurnContext(Schemas([schema]), [system], state)
+        turn = PatternTurn("how much is a ticket?", context, {"Coaches": opened}, state)
+        assert AskedSlot().applies(turn) is applies, spoke
+        if applies:
+            asked = AskedSlot().apply(turn).acts["Coaches"]
+            assert asked == [*opened, act("REQUEST", "ticket_cost")]

@@ -392,6 +392,40 @@ def test_cheaper_offers_another_hotel_not_the_same_at_another_price() -> None:
     assert act("OFFER", "hotel_name", ["Belltown"]) in turn.answer
 
 
+def test_a_later_one_is_the_next_from_the_same_place() -> None:
+    """Buses that all leave from one station: "a later one?" offers the next departure from
+    it, where "another hotel, not the same at another price" would have left nothing."""
+    buses = {
+        "service_name": "Coaches",
+        "description": "Find coaches",
+        "slots": [
+            {"name": n, "description": d, "is_categorical": False, "possible_values": []}
+            for n, d in (("city", "City"), ("station_name", "Name of the departure station"),
+                         ("leaving_time", "Departure time of the coach"))
+        ],
+        "intents": [
+            {"name": "FindCoach", "description": "find a coach", "is_transactional": False,
+             "required_slots": ["city"], "optional_slots": {},
+             "result_slots": ["city", "station_name", "leaving_time"]},
+        ],
+    }  # fmt: skip
+    schema = ServiceSchema.model_validate(buses)
+    rows = [
+        {"city": "LA", "station_name": "Union Station", "leaving_time": t}
+        for t in ("06:20", "09:40", "08:20")
+    ]
+    on_offer = (
+        act("OFFER", "station_name", ["Union Station"]),
+        act("OFFER", "leaving_time", ["06:20"]),
+    )
+    system = _offered("Coaches", "FindCoach", {"city": "LA"}, rows, *on_offer)
+    state = {"Coaches": State(active_intent="FindCoach", slot_values={"city": ["LA"]})}
+    context = TurnContext(Schemas([schema]), [system], state)
+    turn = Patterns().apply(PatternTurn("a later one maybe?", context, {}, state))
+    assert turn.answer is not None
+    assert act("OFFER", "leaving_time", ["08:20"]) in turn.answer
+
+
 async def test_a_question_at_a_confirmation_a_search_answers_then_the_confirmation() -> None:
     lines = [
         "4 tickets for winter garden in new york on wednesday at 2pm please",

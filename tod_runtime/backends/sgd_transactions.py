@@ -165,8 +165,8 @@ def find_entity(
     intent: IntentSchema,
     params: Mapping[str, str],
 ) -> dict[str, str] | Refusal:
-    """The entity the searches of the service found for these inputs (counts of the request
-    left out): merged over the searches that name it and hold a row with them, else over
+    """The entity the searches of the service found for these inputs (counts and options of
+    the request left out): merged over the searches that name it and hold a row with them, else over
     those that hold one without naming it; when searches name the entity and none holds a
     row with the inputs, the refusal."""
     named: dict[str, str] = {}  # rows of searches that name the entity (its name, its time)
@@ -178,7 +178,14 @@ def find_entity(
         columns = tables.columns.get(table)
         if search.is_transactional or not columns:
             continue
-        held = {k: v for k, v in params.items() if k in columns and k not in sizes and _given(v)}
+        # an option of the transaction the search cannot be asked for is the request's
+        # ("without subtitles"), not the entity's: the search's rows hold what was shown
+        options = set(intent.optional_slots) - search.inputs
+        held = {
+            k: v
+            for k, v in params.items()
+            if k in columns and k not in sizes and k not in options and _given(v)
+        }
         if not held:
             continue
         naming = [s for s in _naming(search, intent) if s in held]

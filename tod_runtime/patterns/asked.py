@@ -279,8 +279,13 @@ class AskedSlot:
 
     @staticmethod
     def _asks(turn: PatternTurn, acts: list[Action]) -> bool:
-        """A question the NLU read none of: a question word, and nothing said but details."""
-        if any(a.act not in ("AFFIRM", "THANK_YOU", "INFORM", "SELECT") for a in acts):
+        """A question the NLU read none of: a question word, and nothing said but details (and
+        the task opened, when the question moved it from the service the system spoke for:
+        "who directed it?" to the cinemas moves to the films streamed)."""
+        last = turn.context.history.last_system_frame
+        moved = last is not None and last.service != turn.service  # "who directed it?"
+        said = ("AFFIRM", "THANK_YOU", "INFORM", "SELECT", *(("INFORM_INTENT",) if moved else ()))
+        if any(a.act not in said for a in acts):
             return False
         return bool(WH.search(turn.text.lower().replace("’", "'")))
 

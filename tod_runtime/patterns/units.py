@@ -481,7 +481,8 @@ def _measure(value: str, concept: frozenset[str], order: Sequence[str] = ()) -> 
 class Refine:
     """ "anything cheaper?", "a later one?", "something closer?" after an offer: of the results
     found, the best one that beats the one on offer in that respect (the cheapest, the next
-    later) and is named otherwise (not the same hotel at another stay's price) is offered
+    later) and is named otherwise (not the same hotel at another stay's price; a time is
+    compared among results of any name: the next bus from the same station) is offered
     with that value; none: said, and the offer stands. A slot compared is found by its
     name's and description's words (a clock time for "later"); an ordered
     categorical slot (its possible values in order, "cheap", "moderate", "pricey") compares
@@ -524,8 +525,10 @@ class Refine:
         current = entity_on_offer(turn.context.history, service, state) or {}
         schema = turn.context.schemas[service]
         naming = [s for s in current if names_entity(schema.slot(s))]
-        # another, not the one on offer again at another price (another stay's)
-        results = [r for r in results if not naming or r.get(naming[0]) != current[naming[0]]]
+        # another, not the one on offer again at another price (another stay's); a later or
+        # an earlier one is another at the same place (the next bus from the same station)
+        if naming and "time" not in concept:
+            results = [r for r in results if r.get(naming[0]) != current[naming[0]]]
         for slot in slots:
             order = _order(schema, slot)
             if state.slot_values.get(slot) and order:

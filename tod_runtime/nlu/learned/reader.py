@@ -92,6 +92,8 @@ def says_flag(turn: ValueTurn, slot: SlotView) -> bool:
     return not about
 
 
+WITH = frozenset({"with", "without", "no"})  # "with subtitles", "no wifi": a feature had or not
+
 # words before "one" that make it a pronoun ("that one", "another one"), not a count
 _ONE_AFTER = "that this the which another other same next last first any each"
 ONE_AFTER = frozenset(_ONE_AFTER.split())
@@ -109,15 +111,16 @@ def pronoun_one(turn: ValueTurn, read: Read) -> bool:
 def says_flag_phrase(turn: ValueTurn, slot: SlotView) -> bool:
     """Whether the turn says a yes/no slot's own description word next to another word of
     its description ("a shared ride" of "Boolean flag whether ride is shared with other
-    passengers", "live music", "free wifi"), outside a question about what is on the table
-    (``says_flag``): a phrase the slot's description makes, read True however little the
-    scorer, never fitted on the service, makes of it."""
+    passengers", "live music", "free wifi") or after "with", "without" or "no" ("play it
+    with subtitles"; the negation after reads "no subtitles" False), outside a question
+    about what is on the table (``says_flag``): a phrase the slot's description makes, read
+    True however little the scorer, never fitted on the service, makes of it."""
     if slot.value_type != "bool" or not says_flag(turn, slot):
         return False
     words = turn.word_stems
     own, described = slot.own, slot.description_set
     return any(
-        {a, b} <= described and bool({a, b} & own) and a != b
+        ({a, b} <= described and bool({a, b} & own) and a != b) or (a in WITH and b in own)
         for a, b in zip(words, words[1:], strict=False)
     )
 

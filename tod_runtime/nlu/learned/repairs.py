@@ -49,7 +49,7 @@ from tod_runtime.nlu.learned.routing import (
     Unsure,
     ValuesOverNone,
 )
-from tod_runtime.nlu.learned.sisters import SisterCarry, SisterSlot
+from tod_runtime.nlu.learned.sisters import SisterCarry, SisterSlot, SisterValues
 from tod_runtime.nlu.learned.text import QUESTION_WORDS, stem, tokens
 from tod_runtime.nlu.values import DATE, NUMBER, STREETS, number_value
 from tod_runtime.values.dates import WEEKDAYS
@@ -492,6 +492,7 @@ REPAIRS: tuple[Repair, ...] = (
     ServiceByCategory(),
     TaskSwitch(),
     StayOnTask(),
+    SisterValues(),
     SisterSlot(),
     AfterDone(),
     ServiceByKnownName(),
