@@ -1116,6 +1116,42 @@ async def test_a_task_opened_with_a_value_only_a_sister_holds_moves_there() -> N
     assert not SisterValues().applies(nlu, reading(nlu, text, chosen, {}, ranked=far))
 
 
+async def test_a_known_value_only_a_near_intent_takes_opens_that_intent() -> None:
+    """ "i need to send some money to amir" scored as a balance check: Amir, a name money was
+    sent to, is read for the transfer's recipient, and the transfer opens; a name the backend
+    does not know is left to the reader, and so is a slot the task holds."""
+    from tod_runtime.nlu.learned.known import KnownOpens
+
+    def intent(name: str, inputs: list[str], transactional: bool) -> dict[str, Any]:
+        return {"name": name, "description": name, "is_transactional": transactional,
+                "required_slots": inputs, "optional_slots": {}, "result_slots": inputs}  # fmt: skip
+
+    bank = ServiceSchema.model_validate(
+        {
+            "service_name": "Bank",
+            "description": "Bank accounts",
+            "slots": [
+                _slot("account", "Account of the user"),
+                _slot("recipient", "Name of the person receiving the money"),
+            ],
+            "intents": [
+                intent("CheckBalance", ["account"], False),
+                intent("TransferMoney", ["account", "recipient"], True),
+            ],
+        }
+    )
+    known = _Known({"Bank": {"recipient": ["Amir"]}})
+    nlu = LearnedNLU(ComponentContext(schemas=Schemas([bank]), backend=known, options={}))  # type: ignore[arg-type]
+    chosen, near = ("Bank", "CheckBalance"), ((1.4, "TransferMoney"),)
+    r = reading(nlu, "i need to send some money to amir", chosen, {}, near=near)
+    assert texts((await KnownOpens().apply(nlu, r)).read) == ["INFORM(recipient=Amir)"]
+    opened = await rt.IntentByValues().apply(nlu, await KnownOpens().apply(nlu, r))
+    assert opened.predicted == ("Bank", "TransferMoney")
+    r = reading(nlu, "i need to send some money to alex", chosen, {}, near=near)
+    assert not (await KnownOpens().apply(nlu, r)).read
+    assert not KnownOpens().applies(nlu, reading(nlu, "send it to amir", chosen, {}))  # no rival
+
+
 async def test_details_only_the_booking_takes_open_it_after_an_offer() -> None:
     """ "just 1 night, 1 room" with a hotel on offer and the search scored: the nights only
     the booking takes, so the booking opens; stars the search takes open nothing, nor does

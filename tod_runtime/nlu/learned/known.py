@@ -5,6 +5,7 @@ without a preposition before it)."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 
 from tod_runtime.dialogue.models import Action, act
 from tod_runtime.nlu.learned.casual import unsaid
@@ -40,23 +41,71 @@ class KnownUnread:
         if not empty:
             return r
         assert r.service is not None
-        known = await parts.known(r.service)
         informs = [a for a in r.acts if a.act == "INFORM"]
         words = normalised(unsaid(r.text, informs)).split()
-        found: dict[str, set[str]] = {}  # slot -> the normalised values said for it
-        for said, slots in _known_spans(words, known.slots):
-            fits = slots & empty
-            common = " " not in said and (said.isdigit() or parts.word_count(said) >= COMMON)
-            if len(fits) == 1 and not common:
-                found.setdefault(next(iter(fits)), set()).add(said)
-        acts = [
-            act("INFORM", slot, [known.spelt.get((slot, value), value)])
-            for slot, values in found.items()
-            if len(values) == 1
-            for value in values
-        ]
-        acts += await _short_start(parts, r, words, empty - set(found))
+        acts = await _said_known(parts, r.service, words, empty)
+        acts += await _short_start(parts, r, words, empty - {a.slot for a in acts})
         return r.adding(acts, [a.slot for a in acts])
+
+
+class KnownOpens:
+    """A value the backend knows for an open text slot that only an intent scored near the
+    chosen one takes and that no search of the service takes or finds, said whole and left
+    unread ("i need to send some money to amir" scored as a balance check: Amir is a name
+    money was sent to, which only the transfer takes), is read before the intents are
+    weighed by the values read (``intent_by_values``), so the transfer opens with its
+    recipient. The same rules as ``KnownUnread``: one slot the value fits, no common word,
+    a slot the task holds is no gap. A value a search finds (a restaurant's name, read for
+    the booking when the search was scored) cost train's held-out chat check 0.013 to 0.024
+    of joint goal on every fold."""
+
+    name = "known_opens"
+    step = "read"
+
+    def _slots(self, parts: Parts, r: Reading) -> set[str]:
+        if r.service is None or r.intent == "NONE" or not r.near:
+            return set()
+        schema = parts.schemas[r.service]
+        chosen = schema.intent(r.intent)
+        takes = chosen.inputs if chosen else frozenset()
+        near = {s for _, name in r.near if (i := schema.intent(name)) for s in i.inputs}
+        searched = {
+            s
+            for i in schema.intents
+            if not i.is_transactional
+            for s in (*i.inputs, *i.result_slots)
+        }
+        return open_text(parts, r, near - takes - searched - {a.slot for a in r.read})
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return bool(self._slots(parts, r))
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        assert r.service is not None
+        words = normalised(unsaid(r.text, r.read)).split()
+        found = await _said_known(parts, r.service, words, self._slots(parts, r))
+        return replace(r, read=(*r.read, *found)) if found else r
+
+
+async def _said_known(
+    parts: Parts, service: str, words: list[str], empty: set[str]
+) -> list[Action]:
+    """INFORM acts for the known values said whole (``words``, normalised) that fit exactly
+    one of the ``empty`` slots, that slot's only one, as the backend spells it; no common
+    word ("please", "great")."""
+    known = await parts.known(service)
+    found: dict[str, set[str]] = {}  # slot -> the normalised values said for it
+    for said, slots in _known_spans(words, known.slots):
+        fits = slots & empty
+        common = " " not in said and (said.isdigit() or parts.word_count(said) >= COMMON)
+        if len(fits) == 1 and not common:
+            found.setdefault(next(iter(fits)), set()).add(said)
+    return [
+        act("INFORM", slot, [known.spelt.get((slot, value), value)])
+        for slot, values in found.items()
+        if len(values) == 1
+        for value in values
+    ]
 
 
 async def _short_start(parts: Parts, r: Reading, words: list[str], empty: set[str]) -> list[Action]:
@@ -85,15 +134,21 @@ def _empty(parts: Parts, r: Reading) -> set[str]:
     spec = parts.schemas[r.service].intent(r.intent)
     if spec is None:
         return set()
+    return open_text(parts, r, {s for s in spec.inputs if s not in r.filled})
+
+
+def open_text(parts: Parts, r: Reading, slots: set[str]) -> set[str]:
+    """Those of ``slots`` that are open text and that the task does not hold (a task just
+    done leaves its values to the next)."""
+    assert r.service is not None
     views = {v.name: v for v in parts.views[r.service]}
     state = r.context.state.get(r.service)
     done = "NOTIFY_SUCCESS" in r.turn.sys_acts
     held = {s for s, v in state.slot_values.items() if v} if state and not done else set()
     return {
         s
-        for s in (*spec.required_slots, *spec.optional_slots)
-        if s not in r.filled
-        and s not in held
+        for s in slots
+        if s not in held
         and s in views
         and not views[s].categorical
         and views[s].value_type == "text"

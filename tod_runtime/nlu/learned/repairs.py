@@ -32,7 +32,7 @@ from tod_runtime.nlu.learned.casual import (
     ValueAlias,
     unsaid,
 )
-from tod_runtime.nlu.learned.known import KnownUnread
+from tod_runtime.nlu.learned.known import KnownOpens, KnownUnread
 from tod_runtime.nlu.learned.reading import Parts, Reading
 from tod_runtime.nlu.learned.routing import (
     ON_TABLE,
@@ -502,6 +502,7 @@ REPAIRS: tuple[Repair, ...] = (
     CorrectedValue(),
     MoneyOpens(),
     DateOpens(),
+    KnownOpens(),
     IntentByValues(),
     AskOrTell(),
     AskedBackstop(),
