@@ -166,9 +166,9 @@ def find_entity(
     params: Mapping[str, str],
 ) -> dict[str, str] | Refusal:
     """The entity the searches of the service found for these inputs (counts and options of
-    the request left out): merged over the searches that name it and hold a row with them, else over
-    those that hold one without naming it; when searches name the entity and none holds a
-    row with the inputs, the refusal."""
+    the request left out): merged over the searches that name it and hold a row with them,
+    else over those that hold one without naming it; when searches name the entity and none
+    holds a row with the inputs, the refusal."""
     named: dict[str, str] = {}  # rows of searches that name the entity (its name, its time)
     other: dict[str, str] = {}  # rows of searches that hold the inputs without naming it
     refusal: Refusal | None = None

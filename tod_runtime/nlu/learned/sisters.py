@@ -120,7 +120,7 @@ class SisterValues:
     little more than chance, and the user cannot see which one they ask. Only a value the
     backend vouches for moves the task: a sister taking more values of any kind (the cinemas
     read "my friend and I" as 2 tickets) moved SGD's own streaming and event requests (train's
-    held-out chat check, fold 1: joint goal 0.7299 -> 0.7238)."""
+    held-out chat check lost joint goal on folds 0 and 1: docs/learned.md)."""
 
     name = "sister_values"
     step = "route"
