@@ -635,6 +635,21 @@ def test_a_clock_time_is_said_as_the_nlu_settled_it() -> None:
     assert times_as_meant([city], schema)[0].values == ["sf"]
 
 
+def test_a_date_given_as_a_length_after_another_is_said_as_the_date() -> None:
+    """ "3 nights, checking in next fri": the confirmation says the stay ends on Monday,
+    March 11th, not "3 nights after next friday"; a date the user said stays as said."""
+    from tod_runtime.config import embedded_services_dir
+    from tod_runtime.dialogue.models import act
+    from tod_runtime.nlg.template import times_as_meant
+    from tod_runtime.schema.loader import load_schema_file
+
+    (schema,) = load_schema_file(embedded_services_dir() / "Restaurants" / "schema.json")
+    end = act("CONFIRM", "date", ["3 nights after next friday"], ["2019-03-11"])
+    assert times_as_meant([end], schema)[0].values == ["2019-03-11"]
+    said = act("CONFIRM", "date", ["next friday"], ["2019-03-08"])
+    assert times_as_meant([said], schema)[0].values == ["next friday"]
+
+
 def test_a_clarification_asks_which_task_by_the_intents_descriptions() -> None:
     asked = act("CLARIFY", "intent", ["find a restaurant", "find and book a hotel"], ["R/F", "H/B"])
     said = compose_system("CLARIFY", [asked], None, lambda a: a.values[0])

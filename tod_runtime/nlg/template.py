@@ -34,11 +34,13 @@ from tod_runtime.nlg.refusal import refusal_sentence, split_refusals
 from tod_runtime.nlg.signature import fill
 from tod_runtime.nlg.store import PACKAGED, TemplateSet, read_side
 from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.values.dates import length_after
 from tod_runtime.values.normalise import slot_kind
 from tod_runtime.values.times import parse_time
 
 _KEY = re.compile(r"^(?P<act>[A-Z_]+)(\((?P<slot>[a-z0-9_]*)\))?$")
 _CLOCK = re.compile(r"[0-2]\d:[0-5]\d")
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def _value(action: Action) -> str:
@@ -49,7 +51,9 @@ def _value(action: Action) -> str:
 def times_as_meant(actions: Sequence[Action], schema: ServiceSchema | None) -> list[Action]:
     """A clock time said without its half of the day ("7:30") whose canonical value the NLU
     settled ("19:30" for dinner) is said as the canonical one, so a confirmation says the
-    time the call will take ("7:30 pm", not "7:30 am")."""
+    time the call will take ("7:30 pm", not "7:30 am"); so is a date given as a length after
+    another ("3 nights after next friday", the end of a stay: "from next friday to Monday,
+    March 11th", not "to 3 nights after next friday")."""
     if schema is None:
         return list(actions)
     out = []
@@ -59,13 +63,24 @@ def times_as_meant(actions: Sequence[Action], schema: ServiceSchema | None) -> l
             a.slot
             and a.values
             and len(meant) == len(a.values)
-            and slot_kind(schema, a.slot) == "time"
-            and all(_CLOCK.fullmatch(m) for m in meant)
-            and [parse_time(v) for v in a.values] != list(meant)
+            and _meant(schema, a.slot, a.values, meant)
         ):
             a = a.model_copy(update={"values": list(meant)})
         out.append(a)
     return out
+
+
+def _meant(schema: ServiceSchema, slot: str, said: Sequence[str], meant: Sequence[str]) -> bool:
+    """Whether the values ``said`` read otherwise than the canonical ones ``meant``."""
+    kind = slot_kind(schema, slot)
+    if kind == "time":
+        clocks = all(_CLOCK.fullmatch(m) for m in meant)
+        return clocks and [parse_time(v) for v in said] != list(meant)
+    return (
+        kind == "date"
+        and all(_ISO_DATE.fullmatch(m) for m in meant)
+        and any(map(length_after, said))
+    )
 
 
 def _drops_options(template: str, action: Action) -> bool:

@@ -44,6 +44,12 @@ _IN_DAYS = re.compile(r"in (\d+|[a-z]+) (day|days|week|weeks)")
 _AFTER = re.compile(r"(\d+|[a-z]+) (day|days|night|nights|week|weeks) after (.+)")
 
 
+def length_after(text: str) -> bool:
+    """Whether ``text`` gives a date as a length after another ("3 nights after Friday": the
+    end of a stay, as the NLU composes it from "3 nights, checking in Friday")."""
+    return _AFTER.fullmatch(text.strip().lower()) is not None
+
+
 def clock_today() -> date:
     """The real today, or ``$TOD_TODAY`` (an ISO date) when set: a backend whose data has no
     date of its own reads relative dates against this."""
