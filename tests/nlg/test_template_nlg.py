@@ -623,16 +623,16 @@ def test_slots_are_matched_by_their_own_words_not_their_services() -> None:
 def test_a_clock_time_is_said_as_the_nlu_settled_it() -> None:
     from tod_runtime.config import embedded_services_dir
     from tod_runtime.dialogue.models import act
-    from tod_runtime.nlg.template import times_as_meant
+    from tod_runtime.nlg.template import values_as_meant
     from tod_runtime.schema.loader import load_schema_file
 
     (schema,) = load_schema_file(embedded_services_dir() / "Restaurants" / "schema.json")
     dinner = act("CONFIRM", "time", ["7:30"], ["19:30"])
-    assert times_as_meant([dinner], schema)[0].values == ["19:30"]
+    assert values_as_meant([dinner], schema)[0].values == ["19:30"]
     said = act("CONFIRM", "time", ["7:30 pm"], ["19:30"])
-    assert times_as_meant([said], schema)[0].values == ["7:30 pm"]  # already says it
+    assert values_as_meant([said], schema)[0].values == ["7:30 pm"]  # already says it
     city = act("CONFIRM", "city", ["sf"], ["San Francisco"])
-    assert times_as_meant([city], schema)[0].values == ["sf"]
+    assert values_as_meant([city], schema)[0].values == ["sf"]
 
 
 def test_a_date_given_as_a_length_after_another_is_said_as_the_date() -> None:
@@ -640,14 +640,14 @@ def test_a_date_given_as_a_length_after_another_is_said_as_the_date() -> None:
     March 11th, not "3 nights after next friday"; a date the user said stays as said."""
     from tod_runtime.config import embedded_services_dir
     from tod_runtime.dialogue.models import act
-    from tod_runtime.nlg.template import times_as_meant
+    from tod_runtime.nlg.template import values_as_meant
     from tod_runtime.schema.loader import load_schema_file
 
     (schema,) = load_schema_file(embedded_services_dir() / "Restaurants" / "schema.json")
     end = act("CONFIRM", "date", ["3 nights after next friday"], ["2019-03-11"])
-    assert times_as_meant([end], schema)[0].values == ["2019-03-11"]
+    assert values_as_meant([end], schema)[0].values == ["2019-03-11"]
     said = act("CONFIRM", "date", ["next friday"], ["2019-03-08"])
-    assert times_as_meant([said], schema)[0].values == ["next friday"]
+    assert values_as_meant([said], schema)[0].values == ["next friday"]
 
 
 def test_a_clarification_asks_which_task_by_the_intents_descriptions() -> None:

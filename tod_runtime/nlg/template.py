@@ -48,7 +48,7 @@ def _value(action: Action) -> str:
     return values[0] if values else ""
 
 
-def times_as_meant(actions: Sequence[Action], schema: ServiceSchema | None) -> list[Action]:
+def values_as_meant(actions: Sequence[Action], schema: ServiceSchema | None) -> list[Action]:
     """A clock time said without its half of the day ("7:30") whose canonical value the NLU
     settled ("19:30" for dinner) is said as the canonical one, so a confirmation says the
     time the call will take ("7:30 pm", not "7:30 am"); so is a date given as a length after
@@ -163,7 +163,7 @@ class TemplateGenerator:
         """The reply for one frame's acts; ``seed`` varies the choice among equivalent
         templates (the same acts and seed always give the same reply)."""
         schema = self.schemas.get(service)
-        actions = times_as_meant(actions, schema)
+        actions = values_as_meant(actions, schema)
         refused, actions = split_refusals(actions)
         if refused:  # the service's reason first, then the rest as usual
             said = [refusal_sentence(r, schema, self.realiser.sayer(schema)) for r in refused]
