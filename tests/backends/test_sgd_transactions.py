@@ -59,14 +59,14 @@ def _ride_split(root: Path) -> Path:
     """A split whose one service books rides and has no search: two recorded rides."""
     split = root / "dev"
     split.mkdir()
-    slot = lambda name, values=(): {  # noqa: E731
-        "name": name, "description": name, "is_categorical": bool(values),
-        "possible_values": list(values),
-    }  # fmt: skip
     schema = {
         "service_name": "Rides_1",
         "description": "rides",
-        "slots": [slot("destination"), slot("riders", ["1", "2", "3"]), slot("fare")],
+        "slots": [
+            _open_slot("destination"),
+            _open_slot("riders", values=("1", "2", "3")),
+            _open_slot("fare"),
+        ],
         "intents": [
             {
                 "name": "GetRide",
@@ -128,9 +128,10 @@ def _key(call: ServiceCall) -> str:
     return json.dumps(params, sort_keys=True)
 
 
-def _open_slot(name: str, description: str = "") -> dict[str, object]:
-    return {"name": name, "description": description or name, "is_categorical": False,
-            "possible_values": []}  # fmt: skip
+def _open_slot(name: str, description: str = "", values: tuple[str, ...] = ()) -> dict[str, object]:
+    """A slot; categorical when it lists ``values``."""
+    return {"name": name, "description": description or name, "is_categorical": bool(values),
+            "possible_values": list(values)}  # fmt: skip
 
 
 def _recorded(root: Path, schema: dict[str, object], method: str, ask: dict, rows: list) -> Path:
@@ -275,17 +276,15 @@ async def test_an_option_the_search_cannot_be_asked_for_is_the_requests(tmp_path
     """Playing a film without subtitles, when its search shows every film with subtitles:
     the booking's option (a default, no input of the search) is what the user wants, not
     what names the film, so the film found is played as asked; another title is refused."""
-    split = tmp_path / "dev"
-    split.mkdir()
-    slot = lambda name, values=(): {  # noqa: E731
-        "name": name, "description": name, "is_categorical": bool(values),
-        "possible_values": list(values),
-    }  # fmt: skip
     shown = ["title", "genre", "subtitles"]
     schema = {
         "service_name": "Films_1",
         "description": "films",
-        "slots": [slot("title"), slot("genre"), slot("subtitles", ["True", "False"])],
+        "slots": [
+            _open_slot("title"),
+            _open_slot("genre"),
+            _open_slot("subtitles", values=("True", "False")),
+        ],
         "intents": [
             {"name": "FindFilms", "description": "find films", "is_transactional": False,
              "required_slots": ["genre"], "optional_slots": {}, "result_slots": shown},
@@ -294,14 +293,8 @@ async def test_an_option_the_search_cannot_be_asked_for_is_the_requests(tmp_path
              "result_slots": shown},
         ],
     }  # fmt: skip
-    (split / "schema.json").write_text(json.dumps([schema]))
     row = {"title": "After", "genre": "Romance", "subtitles": "True"}
-    call = {"method": "FindFilms", "parameters": {"genre": "Romance"}}
-    frame = {"service": "Films_1", "slots": [], "actions": [], "service_call": call,
-             "service_results": [row]}  # fmt: skip
-    turn = {"speaker": "SYSTEM", "utterance": "...", "frames": [frame]}
-    dialogue = {"dialogue_id": "1_00000", "services": ["Films_1"], "turns": [turn]}
-    (split / "dialogues_001.json").write_text(json.dumps([dialogue]))
+    _recorded(tmp_path, schema, "FindFilms", {"genre": "Romance"}, [row])
     backend = SGDTablesBackend.from_source(f"{tmp_path}:dev")
 
     async def play(params: dict[str, str]) -> tuple[list[dict[str, str]], Refusal | None]:
