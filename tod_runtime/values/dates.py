@@ -44,9 +44,14 @@ _IN_DAYS = re.compile(r"in (\d+|[a-z]+) (day|days|week|weeks)")
 _AFTER = re.compile(r"(\d+|[a-z]+) (day|days|night|nights|week|weeks) after (.+)")
 
 
+def as_length_after(count: str, unit: str, start: str) -> str:
+    """A date as a length after another, the form ``parse_date`` reads ("3 nights after next
+    fri": the end of a stay, as the NLU composes it from "3 nights, checking in next fri")."""
+    return f"{count} {unit} after {start}"
+
+
 def length_after(text: str) -> bool:
-    """Whether ``text`` gives a date as a length after another ("3 nights after Friday": the
-    end of a stay, as the NLU composes it from "3 nights, checking in Friday")."""
+    """Whether ``text`` gives a date as a length after another (``as_length_after``)."""
     return _AFTER.fullmatch(text.strip().lower()) is not None
 
 

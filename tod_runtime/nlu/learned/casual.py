@@ -19,6 +19,7 @@ from tod_runtime.nlu.learned.values import SlotView
 from tod_runtime.nlu.rules import SKIP_SAID
 from tod_runtime.nlu.values import COUNT, DATE, NUMBER, NUMBER_WORDS, TIME, number_value
 from tod_runtime.schema.roles import counts_time, description_head
+from tod_runtime.values.dates import as_length_after
 from tod_runtime.values.numbers import UNITS
 from tod_runtime.values.times import AFTERNOON, MORNING, NIGHT, parse_time
 
@@ -469,7 +470,7 @@ class EndByLength:
         if start == DONTCARE:
             return None
         count, unit = lengths[0]
-        return span[1], f"{count} {unit} after {start}"
+        return span[1], as_length_after(count, unit, start)
 
     def applies(self, parts: Parts, r: Reading) -> bool:
         return self._end(parts, r) is not None
