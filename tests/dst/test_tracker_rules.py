@@ -4,10 +4,10 @@ giving the rule a turn where it applies and one where it does not."""
 from __future__ import annotations
 
 import pytest
-from stage_helpers import SERVICE, a, schemas, system
+from stage_helpers import SERVICE, a, schemas, system, user
 
 from tod_runtime.dialogue.history import History
-from tod_runtime.dialogue.models import Action, State, Turn
+from tod_runtime.dialogue.models import Action, Frame, ServiceCall, State, Turn
 from tod_runtime.dst.rules import RULES, Rule, Update
 
 SCHEMA = schemas()[SERVICE]
@@ -104,6 +104,36 @@ def test_the_offer_taken(kind: str, taken: bool) -> None:
     u = update([a(kind)], offer)
     assert run("the offer taken", u) is taken
     assert (u.frame.slot_values.get("cafe_name") == ["Bean"]) is taken
+
+
+def test_the_offer_taken_keeps_a_value_the_user_chose_after_it() -> None:
+    # "the 18:00 one" said after the 17:00 slot was offered, then "2 of us": the choice stays
+    rows = [{"cafe_name": "Bean", "time": "17:00"}, {"cafe_name": "Bean", "time": "18:00"}]
+    offer = Turn(
+        speaker="SYSTEM",
+        utterance="...",
+        frames=[
+            Frame(
+                service=SERVICE,
+                actions=[a("OFFER", "cafe_name", "Bean"), a("OFFER", "time", "17:00")],
+                service_call=ServiceCall(method="FindCafes", parameters={"city": "Paris"}),
+                service_results=rows,
+            )
+        ],
+    )
+    asked = system(a("REQUEST", "party_size"))
+
+    def taken(said: str, canonical: str) -> list[str]:
+        chose = user(a("INFORM_INTENT", "intent", "ReserveCafe"))
+        chose.frames[0].actions.append(a("INFORM", "time", said, canonical=(canonical,)))
+        state = State(active_intent="ReserveCafe", slot_values={"time": [said]})
+        u = update([a("SELECT"), a("INFORM", "party_size", "2")], [], state, [offer, chose, asked])
+        assert run("the offer taken", u) and u.frame.slot_values["cafe_name"] == ["Bean"]
+        return u.frame.slot_values["time"]
+
+    assert taken("6 pm", "18:00") == ["6 pm"]  # another result's: a choice
+    assert taken("6 pm", "6 pm") == ["6 pm"]  # read as the clock time it names
+    assert taken("noon", "12:00") == ["17:00"]  # no result's: the offer is taken
 
 
 def test_the_values_said() -> None:

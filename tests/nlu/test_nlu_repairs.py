@@ -86,6 +86,36 @@ async def test_task_switch_opens_the_task_named_mid_task() -> None:
     assert (await rt.TaskSwitch().apply(nlu, r)).predicted == current
 
 
+async def test_task_switch_after_the_task_is_called_off_needs_no_margin() -> None:
+    nlu = nlu_of(embedded("Restaurants", "Hotels"))
+    asked = system(a("REQUEST", "city"), service="Restaurants")
+    current = ("Restaurants", "FindRestaurants")
+    nlu.thresholds = replace(nlu.thresholds, switch_margin=1000.0)
+    text = "I need a hotel in seattle instead"
+    r = reading(nlu, text, current, {"Restaurants": "FindRestaurants"}, [asked])
+    assert rt.switched(nlu, r.turn, None) is None
+    r = reading(
+        nlu, f"eh forget the food, {text}", current, {"Restaurants": "FindRestaurants"}, [asked]
+    )
+    ranked = rt.switched(nlu, r.turn, None)
+    assert ranked is not None and ranked[0][1] is not None and ranked[0][1][0] == "Hotels"
+
+
+async def test_stay_on_task_lets_a_kind_only_the_other_service_lists_leave() -> None:
+    nlu = nlu_of(embedded("Restaurants", "Hotels"))
+    asked = system(a("REQUEST", "city"), service="Hotels")
+    rest, hotels = ("Restaurants", "FindRestaurants"), ("Hotels", "SearchHotel")
+    nlu.thresholds = replace(nlu.thresholds, service_margin=2.0)
+    for text, to in [
+        ("hmm, i'm thinking something for dinner there", hotels),
+        ("hmm, i'm thinking mediterranean for dinner there", rest),  # a cuisine listed
+    ]:
+        r = reading(nlu, text, rest, {"Hotels": "SearchHotel"}, [asked])
+        r = replace(r, ranked=((1.0, rest), (0.5, hotels)))
+        assert rt.StayOnTask().applies(nlu, r)
+        assert (await rt.StayOnTask().apply(nlu, r)).predicted == to, text
+
+
 async def test_intent_by_values_takes_the_intent_the_values_fit() -> None:
     nlu = nlu_of(embedded("Movies"))
     city = (a("INFORM", "city", "Denver"),)
@@ -115,6 +145,20 @@ async def test_asked_backstop_finds_the_asked_slots_value() -> None:
     fixed = await rp.AskedBackstop().apply(nlu, r)
     assert [x.slot for x in fixed.acts] == ["time"] and fixed.filled == {"time"}
     assert not rp.AskedBackstop().applies(nlu, fixed)
+
+
+async def test_asked_backstop_leaves_a_value_said_once_and_read_for_a_slot_named() -> None:
+    nlu = nlu_of(_trips())
+    asked = [system(a("REQUEST", "leave_date"), service="Trips")]
+    intent, state = ("Trips", "RoundTrip"), {"Trips": "RoundTrip"}
+    home = (a("INFORM", "home_date", "the 14th"),)
+    told = {"acts": home, "filled": frozenset({"home_date"})}
+    r = reading(nlu, "home on the 14th", intent, state, asked, **told)
+    assert (await rp.AskedBackstop().apply(nlu, r)).acts == home  # "home" names it
+    for text in ("on the 14th", "the 14th, and home on the 14th too"):
+        r = reading(nlu, text, intent, state, asked, **told)  # named by nothing; said twice
+        fixed = await rp.AskedBackstop().apply(nlu, r)
+        assert [x.slot for x in fixed.acts] == ["home_date", "leave_date"], text
 
 
 async def test_missed_count_fills_the_intents_one_number_slot() -> None:
@@ -293,6 +337,13 @@ async def test_date_pair_gives_the_end_date_to_the_end_slot() -> None:
     assert (await rp.DatePair().apply(nlu, read_both)).read == both  # the reader's stands
     one_way = replace(r, text="flying back home march 9th", read=misread)
     assert (await rp.DatePair().apply(nlu, one_way)).read == misread
+    # a start said, read as the end of a near intent's pair ("book me in from the 12th")
+    ends = (a("INFORM", "home_date", "the 12th"),)
+    start = replace(r, predicted=("Trips", "OneWay"), text="book me in from the 12th", read=ends)
+    assert texts((await rp.DatePair().apply(nlu, start)).read) == ["INFORM(leave_date=the 12th)"]
+    for text in ("check in on the 12th", "starting the 12th"):
+        said = replace(round_trip, text=text, read=ends)
+        assert texts((await rp.DatePair().apply(nlu, said)).read) == ["INFORM(leave_date=the 12th)"]
     alone = reading(nlu, "from tomorrow until the 5th", ("Trips", "OneWay"), {})
     assert not rp.DatePair().applies(nlu, alone)  # no intent takes two dates
 
@@ -446,6 +497,11 @@ async def test_just_me_is_a_count_of_one() -> None:
     # a clock time or a date is no count
     assert cs.JustMe().applies(nlu, replace(r, text="just me, at 7pm on the 5th"))
     assert cs.JustMe().applies(nlu, replace(r, text="only me at 7:30"))
+    # nor a value read: the number of a street address
+    street = "a table at 789 mission street, just me"
+    assert not cs.JustMe().applies(nlu, replace(r, text=street))
+    at = replace(r, text=street, read=(a("INFORM", "restaurant_name", "789 mission street"),))
+    assert cs.JustMe().applies(nlu, at)
 
 
 async def test_just_tonight_is_one_night() -> None:
@@ -633,6 +689,37 @@ def test_of_two_values_a_short_form_fits_the_one_far_more_named_is_meant() -> No
     assert aliases.of("la", "city") == "Los Angeles"
     assert aliases.of("sj", "city") is None  # 400 against 200: not far more, no guess
     assert cs.Aliases({"city": cities}, {"city": "city"}).of("la", "city") is None
+
+
+def test_a_values_own_word_is_the_one_word_other_values_lack() -> None:
+    airlines = ["United Airlines", "Delta Airlines", "Alaska Airlines", "American Airlines"]
+    assert cs.own_words(airlines) == {
+        "united": {"United Airlines"},
+        "delta": {"Delta Airlines"},
+        "alaska": {"Alaska Airlines"},
+        "american": {"American Airlines"},
+    }
+    assert cs.own_words(["Little Big Town", "Sara Evans", "Kacey Musgraves"]) == {}
+    assert cs.own_words(["TV", "Kitchen speaker", "Bedroom speaker"]) == {
+        "kitchen": {"Kitchen speaker"},
+        "bedroom": {"Bedroom speaker"},
+    }
+
+
+async def test_own_word_reads_a_value_named_by_its_own_word() -> None:
+    class Backend:
+        async def entity_values(self, service: str) -> dict[str, list[str]]:
+            return {"city": ["Union City", "Foster City", "Daly City"]}
+
+    services = embedded("Restaurants")
+    nlu = LearnedNLU(ComponentContext(schemas=services, backend=Backend()))  # type: ignore[arg-type]
+    r = reading(nlu, "italian food in foster please", ("Restaurants", "FindRestaurants"), {})
+    fixed = await cs.OwnWord().apply(nlu, r)
+    assert [(x.slot, x.values, x.canonical_values) for x in fixed.acts] == [
+        ("city", ["foster"], ["Foster City"])
+    ]
+    told = replace(r, acts=(a("INFORM", "city", "Daly City"),), filled=frozenset({"city"}))
+    assert (await cs.OwnWord().apply(nlu, told)).acts == told.acts  # the slot was filled
 
 
 async def test_alias_search_reads_an_abbreviated_city() -> None:
@@ -1329,6 +1416,19 @@ async def test_a_value_before_make_it_gives_way_to_the_one_after() -> None:
     times = "not at 7pm, make it 8pm"
     r = replace(reading(nlu, times, book, {}), read=(a("INFORM", "time", "7pm"),))
     assert texts((await CorrectedValue().apply(nlu, r)).read) == ["INFORM(time=8pm)"]
+    # a count corrected by a bare number, read for another slot: "2 is enough" is the seats
+    seats = "a table for 3. no wait, 2 is enough"
+    misread = (a("INFORM", "number_of_seats", "3"), a("INFORM", "cuisine", "2"))
+    r = replace(reading(nlu, seats, book, {}), read=misread)
+    fixed = texts((await CorrectedValue().apply(nlu, r)).read)
+    assert fixed == ["INFORM(number_of_seats=2)"]
+    other = "a table for 3. no wait, 2 reservations"  # another slot's word: no correction
+    r = replace(reading(nlu, other, book, {}), read=misread)
+    assert (await CorrectedValue().apply(nlu, r)).read == misread
+    clock = "a party of 2 and make it for half past 1 in the afternoon"  # a time read
+    timed = (a("INFORM", "number_of_seats", "2"), a("INFORM", "time", "half past 1"))
+    r = replace(reading(nlu, clock, book, {}), read=timed)
+    assert (await CorrectedValue().apply(nlu, r)).read == timed
 
 
 def _doctors() -> Schemas:

@@ -62,6 +62,35 @@ async def test_cancel_then_another_value_searches_again() -> None:
     assert again.service_call is not None and again.service_call.method == "FindRestaurants"
 
 
+def test_cancel_leaves_a_task_asked_for_in_the_same_breath_as_the_turns_service() -> None:
+    """ "forget the hotel, ill sort it out later. italian food in boston": the restaurants are
+    what the turn is about; no later hotel is offered ("later" of the task called off)."""
+    schemas = Schemas(
+        s
+        for p in sorted(embedded_services_dir().glob("*/schema.json"))
+        for s in load_schema_file(p)
+    )
+    searched = Turn(
+        speaker="SYSTEM",
+        utterance="...",
+        frames=[
+            Frame(
+                service="Hotels",
+                actions=[act("OFFER", "hotel_name", ["Hilton"])],
+                service_call=ServiceCall(method="SearchHotel", parameters={"city": "Oslo"}),
+                service_results=[{"hotel_name": "Hilton", "city": "Oslo"}],
+            )
+        ],
+    )
+    state = {"Hotels": State(active_intent="SearchHotel", slot_values={"city": ["Oslo"]})}
+    acts = {"Restaurants": [act("INFORM_INTENT", "intent", ["FindRestaurants"])]}
+    text = "forget the hotel, ill sort it out later. i need italian food in oslo"
+    turn = PatternTurn(text, TurnContext(schemas, [searched], state), acts, state)
+    after = Patterns().apply(turn)
+    assert "cancel" in after.applied and "refine" not in after.applied
+    assert after.service == "Restaurants" and after.state["Hotels"].active_intent == "NONE"
+
+
 async def test_skip_gives_dontcare_to_the_slot_asked() -> None:
     *_, skipped = await _talk(["find me a restaurant in boston", "i dont care"])
     assert skipped.state["Restaurants"].slot_values.get("cuisine") == ["dontcare"]

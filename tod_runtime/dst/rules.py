@@ -271,7 +271,9 @@ def _offer_taken(u: Update) -> None:
         # user could have asked for it (an input slot), whatever its default.
         named = position == 0 and sys.slot in input_slots(u.schema)
         several = len(sys.values) > 1  # "A, B or C?": the user must name one
-        if sys.slot and not several and (named or enters_on_select(u.schema, sys.slot)):
+        if not sys.slot or several or u.history.chose_since_offer(u.service, sys.slot):
+            continue  # "the 5 pm show" said after the 2 pm one was offered: the user's choice
+        if named or enters_on_select(u.schema, sys.slot):
             put(u.frame, sys.slot, sys.values)
 
 

@@ -66,6 +66,20 @@ DONTCARE_CUE = re.compile(
     r"\b(any|anything|doesn't matter|does not matter|don't care|whatever|no preference|"
     r"don't know|do not know|not sure|you choose|surprise me)\b"
 )
+_APOSTROPHE = re.compile(r"[’']")
+_NOT_WORD = re.compile(r"[^a-z0-9:$ ]+")
+
+
+def plain_words(text: str) -> str:
+    """Lower case, apostrophes dropped ("don't" -> "dont"), punctuation as spaces."""
+    text = _APOSTROPHE.sub("", text.lower())
+    return " ".join(_NOT_WORD.sub(" ", text).split())
+
+
+CANCEL_SAID = (  # the task under way called off (patterns' Cancel; the NLU's task switch)
+    r"never ?mind|nvm|forget (?:it|that|this|about (?:it|that)|the \w+)|cancel(?: (?:it|that|"
+    r"this|everything|the \w+|my \w+))?|scratch that|dont bother|call (?:it|that) off"
+)
 QUESTION = re.compile(
     r"\?|\b(what|what's|whats|which|where|when|how|is it|is there|does it|do they|can you tell)\b"
 )

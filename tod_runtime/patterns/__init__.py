@@ -9,8 +9,9 @@ import logging
 from collections.abc import Iterable, Sequence
 
 from tod_runtime.errors import ConfigError
+from tod_runtime.nlu.rules import plain_words
 from tod_runtime.patterns.asked import AskedSlot
-from tod_runtime.patterns.base import Pattern, PatternTurn, plain_words
+from tod_runtime.patterns.base import Pattern, PatternTurn
 from tod_runtime.patterns.counts import OutOfRange
 from tod_runtime.patterns.units import (
     Acknowledge,

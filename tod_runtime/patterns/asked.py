@@ -21,7 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tod_runtime.dialogue.models import Action, State, act
-from tod_runtime.patterns.base import PatternTurn, plain_words
+from tod_runtime.nlu.rules import plain_words
+from tod_runtime.patterns.base import PatternTurn
 from tod_runtime.policy.history import entity_on_offer
 from tod_runtime.schema.models import ServiceSchema, SlotSchema
 from tod_runtime.schema.roles import NAMING

@@ -9,21 +9,12 @@ asking the policy.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from typing import Protocol
 
 from tod_runtime.dialogue.context import DialogueState, TurnContext, UserActs
 from tod_runtime.dialogue.models import Action
-
-_APOSTROPHE = re.compile(r"[’']")
-_NOT_WORD = re.compile(r"[^a-z0-9:$ ]+")
-
-
-def plain_words(text: str) -> str:
-    """Lower case, apostrophes dropped ("don't" -> "dont"), punctuation as spaces."""
-    text = _APOSTROPHE.sub("", text.lower())
-    return " ".join(_NOT_WORD.sub(" ", text).split())
+from tod_runtime.nlu.rules import plain_words
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from tod_runtime.dialogue.models import State, act
 from tod_runtime.dialogue.refusal import Refusal, refusal_act
 from tod_runtime.nlu.learned.text import STOP
+from tod_runtime.nlu.rules import plain_words
 from tod_runtime.nlu.values import DATE, TIME
-from tod_runtime.patterns.base import PatternTurn, plain_words
+from tod_runtime.patterns.base import PatternTurn
 from tod_runtime.schema.models import IntentSchema, ServiceSchema, SlotSchema
 from tod_runtime.values.numbers import TENS, UNITS
 

@@ -15,8 +15,8 @@ from rapidfuzz import fuzz
 
 from tod_runtime.dialogue.history import names_another
 from tod_runtime.dialogue.models import DONTCARE, Action, State, act
-from tod_runtime.nlu.rules import SKIP_SAID
-from tod_runtime.patterns.base import PatternTurn, plain_words
+from tod_runtime.nlu.rules import CANCEL_SAID, SKIP_SAID, plain_words
+from tod_runtime.patterns.base import PatternTurn
 from tod_runtime.policy.history import entity_on_offer
 from tod_runtime.policy.rules import offer
 from tod_runtime.policy.talk import (
@@ -177,10 +177,7 @@ class Cancel:
     stay; a turn that gives the task new values ("ok nvm, 5 tickets") is no cancellation."""
 
     name: str = "cancel"
-    says = _says(
-        r"never ?mind|nvm|forget (?:it|that|this|about (?:it|that)|the \w+)|cancel(?: (?:it|that|"
-        r"this|everything|the \w+|my \w+))?|scratch that|dont bother|call (?:it|that) off"
-    )
+    says = _says(CANCEL_SAID)
 
     def _task(self, turn: PatternTurn) -> str | None:
         frame = turn.context.history.last_system_frame
@@ -214,11 +211,9 @@ class Cancel:
             for a in turn.acts.get(service, [])
             if a.act == "INFORM_INTENT" and dropped not in a.values
         ]
-        acts = {s: list(a) for s, a in turn.acts.items() if s != service}
-        if kept:
-            acts[service] = kept
-        else:
-            acts[service] = [act("NEGATE_INTENT", "intent", [dropped])]
+        # the task dropped first: a task asked for in the same breath is the turn's service
+        acts = {service: kept or [act("NEGATE_INTENT", "intent", [dropped])]}
+        acts.update({s: list(a) for s, a in turn.acts.items() if s != service})
         state = dict(turn.state)
         left = self._left(turn, service, dropped)
         state[service] = State(active_intent=kept[0].values[0]) if kept else left

@@ -9,12 +9,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from functools import lru_cache
 
 from tod_runtime.dialogue.models import DONTCARE, Action, act
 from tod_runtime.nlu.learned.reading import AliasIndex, Parts, Reading
-from tod_runtime.nlu.learned.text import STOP, stem
+from tod_runtime.nlu.learned.text import STOP, stem, tokens
 from tod_runtime.nlu.learned.values import SlotView
 from tod_runtime.nlu.rules import SKIP_SAID
 from tod_runtime.nlu.values import COUNT, DATE, NUMBER, NUMBER_WORDS, TIME, number_value
@@ -246,8 +247,8 @@ def unsaid(text: str, read: Sequence[Action]) -> str:
 
 class JustMe:
     """ "just me", "only me", "by myself": a count of 1 for the intent's one number slot,
-    when the turn says no other number (a clock time or a date may come with it: "just me,
-    at 7pm")."""
+    when the turn says no other number (a clock time, a date or a value read may come with
+    it: "just me, at 7pm", "a ride to 789 mission street, just me")."""
 
     name = "just_me"
     step = "acts"
@@ -255,8 +256,8 @@ class JustMe:
     def applies(self, parts: Parts, r: Reading) -> bool:
         if not r.predicted or not ALONE.search(r.text.lower()):
             return False
-        counts = slots_of_type(parts, r, "number")
-        return len(counts) == 1 and not says_a_count(r.text)
+        counts = slots_of_type(parts, r, "number")  # "789 mission street" read: no count
+        return len(counts) == 1 and not says_a_count(unsaid(r.text, r.read))
 
     async def apply(self, parts: Parts, r: Reading) -> Reading:
         return count_of_one(parts, r, slots_of_type(parts, r, "number")[0])
@@ -538,8 +539,9 @@ class Aliases:
     ("sf": San Francisco), those with the initial of the head word of the slot's description
     ("nyc": New York for "City where the hotel is located") or of "city", which ends a
     city's initials whatever the slot is called ("nyc" for "Location of the hotel"), and a
-    one-word value's first four letters ("phil" of Philadelphia: "philly"), and a value
-    without its spaces and stops ("washington dc": Washington D.C.). Of two values a
+    one-word value's first four letters ("phil" of Philadelphia: "philly"), a value
+    without its spaces and stops ("washington dc": Washington D.C.), and a value's own word
+    (``own_words``: "united" of United Airlines, "bedroom" of Bedroom speaker). Of two values a
     short form fits, the one people name far more often (``used``: a word's count in SGD
     train's turns, the value's least used word) is meant: "la" is Los Angeles, not Los
     Altos. Built once per service."""
@@ -567,6 +569,7 @@ class Aliases:
                     start.setdefault(word[:4], set()).add(value)
                 words = _WORD.findall(word)
                 self.squeezed.setdefault(slot, {}).setdefault("".join(words), set()).add(value)
+        self.own = {slot: own_words(values) for slot, values in known.items()}
 
     def of(self, token: str, slot: str) -> str | None:
         """The one known value of ``slot`` that ``token`` abbreviates, else None. The start
@@ -577,6 +580,7 @@ class Aliases:
         if len(same) == 1:  # the value itself but for its spaces and stops
             return next(iter(same))
         found = set(self.short.get(slot, {}).get(token, ()))
+        found |= self.own.get(slot, {}).get(token, set())
         if len(token) >= 5:
             for value in self.start.get(slot, {}).get(token[:4], ()):
                 if len(_prefix(token, value.lower())) * 2 > len(token):
@@ -584,6 +588,15 @@ class Aliases:
         if len(found) > 1 and self.used is not None:
             found = self._most_named(found)
         return found.pop() if len(found) == 1 else None
+
+    def own_values(self, token: str, slot: str) -> AbstractSet[str]:
+        """The values of ``slot`` whose own word ``token`` is."""
+        return self.own.get(slot, {}).get(token, set())
+
+    def owns(self, token: str) -> bool:
+        """Whether ``token`` is a value's own word (``own_words``) for some slot: a whole
+        word of the value, however common ("bedroom" of Bedroom speaker)."""
+        return any(token in own for own in self.own.values())
 
     def _most_named(self, values: set[str]) -> set[str]:
         """The value whose least used word is used FAR_MORE times as often as any other's."""
@@ -594,6 +607,21 @@ class Aliases:
         )
         (top, value), (second, _) = named[0], named[1]
         return {value} if top >= FAR_MORE * max(second, 1) else values
+
+
+def own_words(values: Sequence[str]) -> dict[str, set[str]]:
+    """A value's own word, for the values of two words or more that are one word but for
+    words most of the slot's values hold: "united" of United Airlines ("airlines" is every
+    airline's), "bedroom" of Bedroom speaker; none of Little Big Town."""
+    spelt = {v: _WORD.findall(v.strip().lower()) for v in values}
+    held = Counter(w for words in spelt.values() for w in set(words))
+    common = {w for w, n in held.items() if n * 2 > len(spelt) > 2}
+    own: dict[str, set[str]] = {}
+    for value, words in spelt.items():
+        rest = [w for w in words if w not in common]
+        if len(words) > 1 and len(rest) == 1 and rest[0].isalpha() and len(rest[0]) > 2:
+            own.setdefault(rest[0], set()).add(value)
+    return own
 
 
 def _prefix(a: str, b: str) -> str:
@@ -650,6 +678,35 @@ class AliasSearch:
                 slot, value = named[0]
                 found.append(act("INFORM", slot, [token], [value]))
                 open_slots.remove(slot)
+        return r.adding(found, [a.slot for a in found]) if found else r
+
+
+class OwnWord:
+    """A value named by its own word (``own_words``: "in the bedroom" for Bedroom speaker,
+    "southwest if possible" for Southwest Airlines), for a slot the intent takes that the
+    turn left empty, when the word is no other value's: said as the user wrote it, its
+    canonical value the backend's. The reader scores a value by all of its words."""
+
+    name = "own_word"
+    step = "acts"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return r.predicted is not None
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        service = r.service
+        assert service is not None
+        spec = parts.schemas[service].intent(r.intent)
+        takes = {*spec.required_slots, *spec.optional_slots} if spec else set()
+        aliases = await parts.aliases(service)
+        said = {w for a in r.acts for v in a.values for w in _WORD.findall(v.lower())}
+        words = [w for w in _WORD.findall(r.text.lower()) if w not in said and aliases.owns(w)]
+        found: list[Action] = []
+        for slot in sorted(takes - set(r.filled)):
+            values = {(w, v) for w in words for v in aliases.own_values(w, slot)}
+            if len({v for _, v in values}) == 1:
+                word, value = values.pop()
+                found.append(act("INFORM", slot, [word], [value]))
         return r.adding(found, [a.slot for a in found]) if found else r
 
 
@@ -781,15 +838,47 @@ def _named_number(
 
 
 # English phrases that point forward to a corrected value ("instead of" points back: not one)
+def _count_corrected(
+    parts: Parts, r: Reading, read: list[Action], lower: str, cue: int
+) -> list[Action]:
+    """ "3 nights. no wait, 2 is enough": the one count read from before the correcting
+    phrase takes the one bare number said after it (no word of another slot's description
+    next to it: not "actually 2 rooms"; none inside a time or a name read: "make it for half
+    past 1"), which is read for no other slot."""
+    before = [
+        (i, a)
+        for i, a in enumerate(read)
+        if a.act == "INFORM" and a.values and a.values[0].isdigit()
+        and 0 <= lower.find(a.values[0]) < cue
+    ]  # fmt: skip
+    # not a number inside a time, a date or a name read ("make it for half past 1")
+    named = [a for a in read if a.values and not a.values[0].isdigit()]
+    after = list(NUMBER.finditer(unsaid(lower, named), cue))
+    if len(before) != 1 or len(after) != 1:
+        return read
+    (i, counted), number = before[0], after[0]
+    value = str(number_value(number.group(1)))
+    beside = set(tokens(lower[number.end() :])[:1])
+    others = {
+        w for v in parts.views[r.service or ""] if v.name != counted.slot for w in v.description
+    }
+    if beside & others or value == counted.values[0]:
+        return read
+    corrected = act("INFORM", counted.slot, [value])
+    return [corrected if n == i else a for n, a in enumerate(read) if a.values != [value]]
+
+
 CORRECTING = re.compile(
-    r"\b(?:make it|make that|change it to|change that to|move it to|switch it to)\b"
+    r"\b(?:make it|make that|change it to|change that to|move it to|switch it to|no wait|"
+    r"wait no|i mean|or rather)\b"
 )
 
 
 class CorrectedValue:
     """ "oh wait i work on the 5th, make it the 6th": a date or a time read from before a
-    correcting phrase ("make it", "change it to", "move it to") gives way to the one of the
-    same kind said after it. The reader took the first date of the turn."""
+    correcting phrase ("make it", "change it to", "move it to", "no wait") gives way to the
+    one of the same kind said after it, and a count to the bare number (``_count_corrected``:
+    "3 nights. no wait, 2 is enough"). The reader took the first date of the turn."""
 
     name = "corrected_value"
     step = "read"
@@ -814,4 +903,4 @@ class CorrectedValue:
                 after = [m.group() for m in kind.finditer(lower, cue.end()) if m.group() != said]
                 if after:
                     read[i] = act("INFORM", a.slot, [after[0]])
-        return replace(r, read=tuple(read))
+        return replace(r, read=tuple(_count_corrected(parts, r, read, lower, cue.end())))

@@ -86,6 +86,14 @@ class AliasIndex(Protocol):
         """The one known value of ``slot`` that ``token`` abbreviates, else None."""
         ...
 
+    def owns(self, token: str) -> bool:
+        """Whether ``token`` is some value's own word, whatever its slot."""
+        ...
+
+    def own_values(self, token: str, slot: str) -> AbstractSet[str]:
+        """The values of ``slot`` whose own word ``token`` is."""
+        ...
+
 
 class KnownIndex(Protocol):
     @property

@@ -27,6 +27,7 @@ from tod_runtime.nlu.learned.casual import (
     JustMe,
     JustTonight,
     NamedValue,
+    OwnWord,
     SlotNamedBefore,
     TimeOfDay,
     ValueAlias,
@@ -71,7 +72,8 @@ class Repair(Protocol):
 class AskedBackstop:
     """An answer to the system's question that the reader missed ("tomorrow for 2 nights"
     read as the nights only): the rules look for the asked slots' known values (exactly,
-    then fuzzily), times, dates and numbers."""
+    then fuzzily), times, dates and numbers; not a value the turn says once that was read
+    for another slot (``_read_once``)."""
 
     name = "asked_backstop"
     step = "acts"
@@ -83,7 +85,35 @@ class AskedBackstop:
         assert r.service is not None
         missed = [slot for slot in r.asked() if slot not in r.filled]
         found = [a for a in await parts.rule_values(r.text, r.service, missed) if a.slot in missed]
+        found = [a for a in found if not _read_once(parts, r, a)]
         return r.adding(found, [a.slot for a in found])
+
+
+def _read_once(parts: Parts, r: Reading, found: Action) -> bool:
+    """Whether a value found was read for another slot that the turn names with a word the
+    asked slot's name and description lack, and the turn says it once ("check out on the
+    14th" while the check-in is asked: the 14th is the check-out's; "1 room for 1 night"
+    says 1 twice; "will be on 3rd of March" names no slot: the answer to the question)."""
+    views = {v.name: v for v in parts.views[r.service or ""]}
+    asked = views.get(found.slot)
+    content, text = r.turn.utterance.content, r.text.lower()
+
+    def names(slot: str) -> bool:
+        other = views.get(slot)
+        if other is None or asked is None:
+            return False
+        return bool((other.named_with - asked.named_with) & content)
+
+    read = {
+        v.lower()
+        for a in r.acts
+        if a.act == "INFORM" and a.slot != found.slot and names(a.slot)
+        for v in a.values
+    }
+    return any(
+        v.lower() in read and len(re.findall(rf"(?<!\w){re.escape(v.lower())}(?!\w)", text)) == 1
+        for v in found.values
+    )
 
 
 def one_slot_of(parts: Parts, kind: str, r: Reading) -> str | None:
@@ -302,6 +332,8 @@ END_CUES = frozenset(
     {"return", "returning", "back", "until", "till", "through", "off", "end", "ending", "checkout"}
 )
 CHECK_OUT = re.compile(r"\bcheck(?:ing)? out\b")
+START_CUES = frozenset({"from", "starting", "start", "beginning", "checkin"})
+CHECK_IN = re.compile(r"\bcheck(?:ing)? in\b")
 CUE_WORDS = 3  # words before a date read for its cue
 
 
@@ -348,12 +380,19 @@ class DatePair:
         if len({d for d, _ in said}) != len(said) or not 1 <= len(said) <= 2:
             return r
         if len(said) == 1:
-            if not said[0][1] or not chosen:  # "fly back home on the 3rd" is one way
+            (date, ends), (i, _) = said[0], _date_spans(text)[0]
+            here, other = (end, start) if ends else (start, end)
+            misread = [v for a in r.read if a.slot == other for v in a.values] == [date]
+            starts = _starts(text[:i])
+            # "fly back home on the 3rd" is one way; a start said is a near intent's start
+            # when the reader read it as that intent's end ("book me in from the 12th")
+            if ends == starts or not (chosen or (starts and misread)):
                 return r
-            dates = {end: said[0][0]}  # and no longer the start's, if read for it
-            start_read = [v for a in r.read if a.slot == start for v in a.values]
-            if start_read == [said[0][0]]:
-                dates[start] = ""
+            if starts and not misread and here in {a.slot for a in r.read}:
+                return r  # the start read as the start: the reader's reading stands
+            dates = {here: date}  # and no longer the other's, if read for it
+            if misread:
+                dates[other] = ""
         elif said[0][1] and said[1][1]:
             return r
         else:
@@ -380,6 +419,13 @@ def _date_spans(text: str) -> list[tuple[int, int]]:
         else:
             spans.append((m.start(), m.end()))
     return spans
+
+
+def _starts(before: str) -> bool:
+    """Whether the words right before a date cue the start of a span of days ("book me in
+    from the 12th", "check in on the 9th")."""
+    words = tokens(before)[-CUE_WORDS:]
+    return not START_CUES.isdisjoint(words) or bool(CHECK_IN.search(" ".join(words)))
 
 
 def _ends(before: str) -> bool:
@@ -523,6 +569,7 @@ REPAIRS: tuple[Repair, ...] = (
     AnyOfAValue(),
     NamedValue(),
     ValueAlias(),
+    OwnWord(),
     TimeOfDay(),
     KnownUnread(),
     SisterCarry(),
