@@ -76,10 +76,11 @@ def plain_words(text: str) -> str:
     return " ".join(_NOT_WORD.sub(" ", text).split())
 
 
-CANCEL_SAID = (  # the task under way called off (patterns' Cancel; the NLU's task switch)
+CANCEL_SAID = (  # the task under way called off (patterns' Cancel, the NLU's task switch)
     r"never ?mind|nvm|forget (?:it|that|this|about (?:it|that)|the \w+)|cancel(?: (?:it|that|"
     r"this|everything|the \w+|my \w+))?|scratch that|dont bother|call (?:it|that) off"
 )
+CANCELS = re.compile(rf"(?:^| )(?:{CANCEL_SAID})(?: |$)")  # in ``plain_words``
 QUESTION = re.compile(
     r"\?|\b(what|what's|whats|which|where|when|how|is it|is there|does it|do they|can you tell)\b"
 )

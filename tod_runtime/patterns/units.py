@@ -15,7 +15,7 @@ from rapidfuzz import fuzz
 
 from tod_runtime.dialogue.history import names_another
 from tod_runtime.dialogue.models import DONTCARE, Action, State, act
-from tod_runtime.nlu.rules import CANCEL_SAID, SKIP_SAID, plain_words
+from tod_runtime.nlu.rules import CANCELS, SKIP_SAID, plain_words
 from tod_runtime.patterns.base import PatternTurn
 from tod_runtime.policy.history import entity_on_offer
 from tod_runtime.policy.rules import offer
@@ -177,7 +177,7 @@ class Cancel:
     stay; a turn that gives the task new values ("ok nvm, 5 tickets") is no cancellation."""
 
     name: str = "cancel"
-    says = _says(CANCEL_SAID)
+    says = CANCELS
 
     def _task(self, turn: PatternTurn) -> str | None:
         frame = turn.context.history.last_system_frame

@@ -837,7 +837,6 @@ def _named_number(
     return None
 
 
-# English phrases that point forward to a corrected value ("instead of" points back: not one)
 def _count_corrected(
     parts: Parts, r: Reading, read: list[Action], lower: str, cue: int
 ) -> list[Action]:
@@ -868,6 +867,7 @@ def _count_corrected(
     return [corrected if n == i else a for n, a in enumerate(read) if a.values != [value]]
 
 
+# English phrases that point forward to a corrected value ("instead of" points back: not one)
 CORRECTING = re.compile(
     r"\b(?:make it|make that|change it to|change that to|move it to|switch it to|no wait|"
     r"wait no|i mean|or rather)\b"

@@ -376,14 +376,14 @@ class DatePair:
             return r  # the reader read both: its reading stands
         text = r.text.lower()
         read = [v for a in r.read if a.slot in (start, end) for v in a.values]
-        said = [(_as_read(text[i:j], read), _ends(text[:i])) for i, j in _date_spans(text)]
+        spans = _date_spans(text)
+        said = [(_as_read(text[i:j], read), _ends(text[:i])) for i, j in spans]
         if len({d for d, _ in said}) != len(said) or not 1 <= len(said) <= 2:
             return r
         if len(said) == 1:
-            (date, ends), (i, _) = said[0], _date_spans(text)[0]
+            (date, ends), starts = said[0], _starts(text[: spans[0][0]])
             here, other = (end, start) if ends else (start, end)
             misread = [v for a in r.read if a.slot == other for v in a.values] == [date]
-            starts = _starts(text[:i])
             # "fly back home on the 3rd" is one way; a start said is a near intent's start
             # when the reader read it as that intent's end ("book me in from the 12th")
             if ends == starts or not (chosen or (starts and misread)):

@@ -18,10 +18,9 @@ from tod_runtime.dialogue.models import Action, act
 from tod_runtime.nlu.learned.reading import NameIndex, Parts, Ranked, Reading
 from tod_runtime.nlu.learned.scorer import Intent, TurnView, view
 from tod_runtime.nlu.learned.text import ABOUT_IT, RARE, STOP, content, tokens, with_bases
-from tod_runtime.nlu.rules import CANCEL_SAID, QUESTION, THANKS, plain_words
+from tod_runtime.nlu.rules import CANCELS, QUESTION, THANKS, plain_words
 from tod_runtime.schema.models import ServiceSchema
 
-CANCELS = re.compile(rf"(?:^| )(?:{CANCEL_SAID})(?: |$)")
 ON_TABLE = frozenset({"OFFER", "CONFIRM", "NOTIFY_SUCCESS", "INFORM"})  # what a user asks about
 DONE = frozenset({"NOTIFY_SUCCESS", "CANCEL"})  # the system's acts that end a task
 DETERMINERS = frozenset({"a", "an", "the", "my", "our", "some", "any", "this", "that"})
