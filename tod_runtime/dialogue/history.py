@@ -9,15 +9,10 @@ turn 10 and at turn 5,000. A session appends to one History as the dialogue goes
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from collections.abc import Set as AbstractSet
-from datetime import date
 from typing import overload
 
 from tod_runtime.dialogue.models import Action, Frame, Turn
-from tod_runtime.values.dates import parse_date
-from tod_runtime.values.times import parse_time
 
 # A place in the order "newest first, then earlier acts first within a turn": larger is found
 # first by a newest-first scan.
@@ -178,17 +173,15 @@ class History(Sequence[Turn]):
         a later NOTIFY_FAILURE there took it off the table."""
         return list(self._offers.get(service, ()))
 
-    def chose_since_offer(self, service: str, slot: str) -> bool:
-        """Whether the user, after the current offer was made, gave ``slot`` of ``service`` a
-        value another result of the last search holds ("i'd like tickets for the 5 pm show"
-        after the 2 pm show was offered): a choice among the results, not a stray word."""
+    def told_since_offer(self, service: str, slot: str) -> frozenset[str]:
+        """The values (lower case, as said and canonical) the user last gave ``slot`` of
+        ``service``, when that was after the current offer was made ("i'd like tickets for
+        the 5 pm show" after the 2 pm show was offered); empty otherwise."""
         at = self._offer_at.get(service)
         told = self._user_told.get((service, slot))
         if at is None or told is None or told[0] < at:
-            return False
-        search, _ = self.last_search(service)
-        results = (search.service_results or []) if search is not None else []
-        return any(_holds(str(r.get(slot, "")), told[1]) for r in results)
+            return frozenset()
+        return told[1]
 
     def offered(self, service: str, method: str) -> frozenset[str] | None:
         """The slots the system has offered in ``service`` of the results of a ``method`` call
@@ -321,18 +314,3 @@ def _about_no_service(action: Action) -> bool:
 def as_history(turns: Sequence[Turn]) -> History:
     """``turns`` as a History (itself when it is one already)."""
     return turns if isinstance(turns, History) else History(turns)
-
-
-def _holds(result: str, said: AbstractSet[str]) -> bool:
-    """Whether a result's value is one the user said (lower case): as written, or as the
-    clock time or the day it names ("5 pm" for 17:00; "march 8th" for 2019-03-08, read in
-    the result's year: a relative day, "next friday", is not compared)."""
-    value = result.strip().lower()
-    if value in said:
-        return True
-    if re.fullmatch(r"\d{2}:\d{2}", value):
-        return any(parse_time(v) == value for v in said)
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-        year = date(int(value[:4]), 1, 1)
-        return any((d := parse_date(v, year)) is not None and d.isoformat() == value for v in said)
-    return False

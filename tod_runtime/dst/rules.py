@@ -17,8 +17,11 @@ keeps only the slots it takes. Values from other frames are carried by ``dst.car
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from datetime import date
 
 from pydantic import Field
 
@@ -36,6 +39,8 @@ from tod_runtime.dialogue.models import (
 from tod_runtime.dst.carry import carry_over, held_slots, pointed
 from tod_runtime.dst.learned.model import CarryModel, load_model
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
+from tod_runtime.values.dates import parse_date
+from tod_runtime.values.times import parse_time
 
 ACCEPTS_OFFER = {"SELECT", "AFFIRM_INTENT", "INFORM_INTENT"}
 REJECTS_OFFER = {"REQUEST_ALTS", "NEGATE"}
@@ -271,10 +276,36 @@ def _offer_taken(u: Update) -> None:
         # user could have asked for it (an input slot), whatever its default.
         named = position == 0 and sys.slot in input_slots(u.schema)
         several = len(sys.values) > 1  # "A, B or C?": the user must name one
-        if not sys.slot or several or u.history.chose_since_offer(u.service, sys.slot):
+        if not sys.slot or several or _chose_another(u, sys.slot):
             continue  # "the 5 pm show" said after the 2 pm one was offered: the user's choice
         if named or enters_on_select(u.schema, sys.slot):
             put(u.frame, sys.slot, sys.values)
+
+
+def _chose_another(u: Update, slot: str) -> bool:
+    """Whether the user, after the current offer was made, gave ``slot`` a value a result of
+    the last search holds: a choice among the results, not a stray word ("akemi")."""
+    said = u.history.told_since_offer(u.service, slot)
+    if not said:
+        return False
+    search, _ = u.history.last_search(u.service)
+    results = (search.service_results or []) if search is not None else []
+    return any(_holds(str(r.get(slot, "")), said) for r in results)
+
+
+def _holds(result: str, said: AbstractSet[str]) -> bool:
+    """Whether a result's value is one the user said (lower case): as written, or as the
+    clock time or the day it names ("5 pm" for 17:00; "march 8th" for 2019-03-08, read in
+    the result's year: a relative day, "next friday", is not compared)."""
+    value = result.strip().lower()
+    if value in said:
+        return True
+    if re.fullmatch(r"\d{2}:\d{2}", value):
+        return any(parse_time(v) == value for v in said)
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        year = date(int(value[:4]), 1, 1)
+        return any((d := parse_date(v, year)) is not None and d.isoformat() == value for v in said)
+    return False
 
 
 def _values_said(u: Update) -> None:

@@ -382,17 +382,10 @@ class DatePair:
             return r
         if len(said) == 1:
             (date, ends), starts = said[0], _starts(text[: spans[0][0]])
-            here, other = (end, start) if ends else (start, end)
-            misread = [v for a in r.read if a.slot == other for v in a.values] == [date]
-            # "fly back home on the 3rd" is one way; a start said is a near intent's start
-            # when the reader read it as that intent's end ("book me in from the 12th")
-            if ends == starts or not (chosen or (starts and misread)):
+            found = _one_date(r, (start, end), date, (starts, ends), chosen)
+            if found is None:
                 return r
-            if starts and not misread and here in {a.slot for a in r.read}:
-                return r  # the start read as the start: the reader's reading stands
-            dates = {here: date}  # and no longer the other's, if read for it
-            if misread:
-                dates[other] = ""
+            dates = found
         elif said[0][1] and said[1][1]:
             return r
         else:
@@ -401,6 +394,25 @@ class DatePair:
         kept = [a for a in r.read if a.slot not in dates]
         dated = (act("INFORM", s, [d]) for s, d in dates.items() if d)
         return replace(r, read=(*kept, *dated))
+
+
+def _one_date(
+    r: Reading, pair: tuple[str, str], date: str, cues: tuple[bool, bool], chosen: bool
+) -> dict[str, str] | None:
+    """The one date said, as the start's or the end's of ``pair`` by its cue (``cues``: a
+    start cue, an end cue before it), "" for the other slot when the reader read it there;
+    None when the reading stands. A date after an end cue where the chosen intent takes
+    the pair ("fly back home on the 3rd" is one way); after a start cue also where the
+    reader read it as a near intent's end ("book me in from the 12th"), not where it read
+    it as the start already."""
+    starts, ends = cues
+    here, other = (pair[1], pair[0]) if ends else pair
+    misread = [v for a in r.read if a.slot == other for v in a.values] == [date]
+    if starts == ends or not (chosen or (starts and misread)):
+        return None
+    if starts and not misread and here in {a.slot for a in r.read}:
+        return None  # the start read as the start: the reader's reading stands
+    return {here: date, other: ""} if misread else {here: date}
 
 
 def _as_read(said: str, read: Sequence[str]) -> str:
