@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tod_runtime.dialogue.models import Action, Frame, Turn
+from tod_runtime.dialogue.models import Action, Frame, ServiceCall, Turn
 from tod_runtime.schema import Schemas, load_schema_file
 
 MINI_SCHEMA = Path(__file__).parent / "fixtures" / "sgd_mini" / "dev" / "schema.json"
@@ -24,10 +24,17 @@ def a(act: str, slot: str = "", *values: str, canonical: tuple[str, ...] | None 
     )
 
 
-def system(*actions: Action, service: str = SERVICE) -> Turn:
-    return Turn(
-        speaker="SYSTEM", utterance="...", frames=[Frame(service=service, actions=list(actions))]
+def system(
+    *actions: Action,
+    service: str = SERVICE,
+    call: ServiceCall | None = None,
+    results: list[dict[str, str]] | None = None,
+) -> Turn:
+    """A system turn of ``actions`` in ``service``; with ``call``, a search and its results."""
+    frame = Frame(
+        service=service, actions=list(actions), service_call=call, service_results=results
     )
+    return Turn(speaker="SYSTEM", utterance="...", frames=[frame])
 
 
 def user(*actions: Action, service: str = SERVICE) -> Turn:

@@ -7,7 +7,7 @@ import pytest
 from stage_helpers import SERVICE, a, schemas, system, user
 
 from tod_runtime.dialogue.history import History
-from tod_runtime.dialogue.models import Action, Frame, ServiceCall, State, Turn
+from tod_runtime.dialogue.models import Action, ServiceCall, State, Turn
 from tod_runtime.dst.rules import RULES, Rule, Update
 
 SCHEMA = schemas()[SERVICE]
@@ -109,18 +109,9 @@ def test_the_offer_taken(kind: str, taken: bool) -> None:
 def test_the_offer_taken_keeps_a_value_the_user_chose_after_it() -> None:
     # "the 18:00 one" said after the 17:00 slot was offered, then "2 of us": the choice stays
     rows = [{"cafe_name": "Bean", "time": "17:00"}, {"cafe_name": "Bean", "time": "18:00"}]
-    offer = Turn(
-        speaker="SYSTEM",
-        utterance="...",
-        frames=[
-            Frame(
-                service=SERVICE,
-                actions=[a("OFFER", "cafe_name", "Bean"), a("OFFER", "time", "17:00")],
-                service_call=ServiceCall(method="FindCafes", parameters={"city": "Paris"}),
-                service_results=rows,
-            )
-        ],
-    )
+    offered = [a("OFFER", "cafe_name", "Bean"), a("OFFER", "time", "17:00")]
+    call = ServiceCall(method="FindCafes", parameters={"city": "Paris"})
+    offer = system(*offered, call=call, results=rows)
     asked = system(a("REQUEST", "party_size"))
 
     def taken(said: str, canonical: str) -> list[str]:

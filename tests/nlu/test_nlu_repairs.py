@@ -36,6 +36,16 @@ def nlu_of(services: Schemas, *, known: bool = False, **options: Any) -> Learned
     return LearnedNLU(ComponentContext(schemas=services, backend=backend, options=options))  # type: ignore[arg-type]
 
 
+def knowing(services: Schemas, values: dict[str, list[str]]) -> LearnedNLU:
+    """The learned NLU on ``services``, its backend knowing ``values`` for each of them."""
+
+    class Backend:
+        async def entity_values(self, service: str) -> dict[str, list[str]]:
+            return values
+
+    return LearnedNLU(ComponentContext(schemas=services, backend=Backend()))  # type: ignore[arg-type]
+
+
 def reading(
     nlu: LearnedNLU,
     text: str,
@@ -707,12 +717,7 @@ def test_a_values_own_word_is_the_one_word_other_values_lack() -> None:
 
 
 async def test_own_word_reads_a_value_named_by_its_own_word() -> None:
-    class Backend:
-        async def entity_values(self, service: str) -> dict[str, list[str]]:
-            return {"city": ["Union City", "Foster City", "Daly City"]}
-
-    services = embedded("Restaurants")
-    nlu = LearnedNLU(ComponentContext(schemas=services, backend=Backend()))  # type: ignore[arg-type]
+    nlu = knowing(embedded("Restaurants"), {"city": ["Union City", "Foster City", "Daly City"]})
     r = reading(nlu, "italian food in foster please", ("Restaurants", "FindRestaurants"), {})
     fixed = await cs.OwnWord().apply(nlu, r)
     assert [(x.slot, x.values, x.canonical_values) for x in fixed.acts] == [
@@ -723,12 +728,7 @@ async def test_own_word_reads_a_value_named_by_its_own_word() -> None:
 
 
 async def test_alias_search_reads_an_abbreviated_city() -> None:
-    class Backend:
-        async def entity_values(self, service: str) -> dict[str, list[str]]:
-            return {"city": ["San Francisco", "New York"]}
-
-    services = embedded("Restaurants")
-    nlu = LearnedNLU(ComponentContext(schemas=services, backend=Backend()))  # type: ignore[arg-type]
+    nlu = knowing(embedded("Restaurants"), {"city": ["San Francisco", "New York"]})
     r = reading(nlu, "italian food in sf", ("Restaurants", "FindRestaurants"), {})
     fixed = await cs.AliasSearch().apply(nlu, r)
     assert [(x.slot, x.values, x.canonical_values) for x in fixed.acts] == [
@@ -737,12 +737,7 @@ async def test_alias_search_reads_an_abbreviated_city() -> None:
 
 
 async def test_value_alias_spells_out_an_abbreviation_the_reader_read() -> None:
-    class Backend:
-        async def entity_values(self, service: str) -> dict[str, list[str]]:
-            return {"city": ["San Francisco", "New York"]}
-
-    services = embedded("Restaurants")
-    nlu = LearnedNLU(ComponentContext(schemas=services, backend=Backend()))  # type: ignore[arg-type]
+    nlu = knowing(embedded("Restaurants"), {"city": ["San Francisco", "New York"]})
     read = (a("INFORM", "city", "nyc"),)
     r = reading(nlu, "a table in nyc", ("Restaurants", "FindRestaurants"), {}, acts=read)
     assert not cs.ValueAlias().applies(nlu, r)  # nothing read by the reader
@@ -950,12 +945,8 @@ async def test_any_of_a_value_is_no_dontcare_for_the_slot_asked() -> None:
 async def test_known_unread_reads_a_known_value_of_an_empty_slot() -> None:
     from tod_runtime.nlu.learned.known import KnownUnread
 
-    class Backend:
-        async def entity_values(self, service: str) -> dict[str, list[str]]:
-            return {"city": ["Seattle", "Portland"], "hotel_name": ["Grand Star Resort", "Please"]}
-
-    services = embedded("Hotels")
-    nlu = LearnedNLU(ComponentContext(schemas=services, backend=Backend()))  # type: ignore[arg-type]
+    known = {"city": ["Seattle", "Portland"], "hotel_name": ["Grand Star Resort", "Please"]}
+    nlu = knowing(embedded("Hotels"), known)
     search = ("Hotels", "SearchHotel")
     stars = (a("INFORM", "star_rating", "4"),)
     r = reading(nlu, "then seattle, 4 star hotel", search, {}, acts=stars, filled={"star_rating"})
@@ -1002,11 +993,7 @@ async def test_known_unread_reads_the_start_of_a_route_said_without_from() -> No
 
     cities = ["Long Beach", "San Diego", "New York", "Seattle"]
 
-    class Backend:
-        async def entity_values(self, service: str) -> dict[str, list[str]]:
-            return {"from_city": cities, "to_city": cities}
-
-    nlu = LearnedNLU(ComponentContext(schemas=_routes(), backend=Backend()))  # type: ignore[arg-type]
+    nlu = knowing(_routes(), {"from_city": cities, "to_city": cities})
     find = ("Routes", "FindRoute")
     for text, end, start in (
         ("a bus long beach to san diego", "San Diego", "INFORM(from_city=Long Beach)"),

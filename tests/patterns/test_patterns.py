@@ -17,6 +17,12 @@ from tod_runtime.schema.loader import Schemas, load_schema_file
 from tod_runtime.schema.models import ServiceSchema
 
 
+def _embedded() -> Schemas:
+    """The schemas of the embedded services."""
+    paths = sorted(embedded_services_dir().glob("*/schema.json"))
+    return Schemas(s for p in paths for s in load_schema_file(p))
+
+
 async def _talk(lines: list[str], off: tuple[str, ...] = ()) -> list[TurnResult]:
     async with Runtime(Config(patterns_off=list(off))) as runtime:
         return [await runtime.handle("s", line) for line in lines]
@@ -65,22 +71,13 @@ async def test_cancel_then_another_value_searches_again() -> None:
 def test_cancel_leaves_a_task_asked_for_in_the_same_breath_as_the_turns_service() -> None:
     """ "forget the hotel, ill sort it out later. italian food in boston": the restaurants are
     what the turn is about; no later hotel is offered ("later" of the task called off)."""
-    schemas = Schemas(
-        s
-        for p in sorted(embedded_services_dir().glob("*/schema.json"))
-        for s in load_schema_file(p)
-    )
-    searched = Turn(
-        speaker="SYSTEM",
-        utterance="...",
-        frames=[
-            Frame(
-                service="Hotels",
-                actions=[act("OFFER", "hotel_name", ["Hilton"])],
-                service_call=ServiceCall(method="SearchHotel", parameters={"city": "Oslo"}),
-                service_results=[{"hotel_name": "Hilton", "city": "Oslo"}],
-            )
-        ],
+    schemas = _embedded()
+    searched = _offered(
+        "Hotels",
+        "SearchHotel",
+        {"city": "Oslo"},
+        [{"hotel_name": "Hilton", "city": "Oslo"}],
+        act("OFFER", "hotel_name", ["Hilton"]),
     )
     state = {"Hotels": State(active_intent="SearchHotel", slot_values={"city": ["Oslo"]})}
     acts = {"Restaurants": [act("INFORM_INTENT", "intent", ["FindRestaurants"])]}
@@ -132,11 +129,7 @@ async def test_next_task_after_a_booking_starts_a_search() -> None:
 
 
 def test_out_of_scope_names_at_most_three_things_the_likeliest_first() -> None:
-    schemas = Schemas(
-        s
-        for p in sorted(embedded_services_dir().glob("*/schema.json"))
-        for s in load_schema_file(p)
-    )
+    schemas = _embedded()
     turn = PatternTurn("can i see a film tonight", TurnContext(schemas, [], {}), {}, {})
     assert OutOfScope().applies(turn)
     answer = OutOfScope().apply(turn).answer
@@ -150,22 +143,13 @@ def test_out_of_scope_with_a_result_on_offer_offers_the_step_it_leads_to() -> No
     """ "ok i want to go see it" after a question about the offered hotel was answered: the
     booking is offered again ("Would you like to book a hotel?"), not three other services,
     so the next turn ("whats the price on it again?") is still read in the hotel's frame."""
-    schemas = Schemas(
-        s
-        for p in sorted(embedded_services_dir().glob("*/schema.json"))
-        for s in load_schema_file(p)
-    )
-    searched = Turn(
-        speaker="SYSTEM",
-        utterance="...",
-        frames=[
-            Frame(
-                service="Hotels",
-                actions=[act("OFFER", "hotel_name", ["Hilton"])],
-                service_call=ServiceCall(method="SearchHotel", parameters={"city": "Oslo"}),
-                service_results=[{"hotel_name": "Hilton", "city": "Oslo"}],
-            )
-        ],
+    schemas = _embedded()
+    searched = _offered(
+        "Hotels",
+        "SearchHotel",
+        {"city": "Oslo"},
+        [{"hotel_name": "Hilton", "city": "Oslo"}],
+        act("OFFER", "hotel_name", ["Hilton"]),
     )
     told = Turn(
         speaker="SYSTEM",

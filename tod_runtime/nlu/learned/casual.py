@@ -42,6 +42,14 @@ def slots_of_type(
     return [v.name for v in parts.views[r.service] if v.name in takes and v.value_type == kind]
 
 
+def empty_inputs(parts: Parts, r: Reading) -> list[str]:
+    """The chosen intent's inputs the turn left empty, in the service's slot order."""
+    assert r.service is not None
+    spec = parts.schemas[r.service].intent(r.intent)
+    takes = {*spec.required_slots, *spec.optional_slots} if spec else set()
+    return [v.name for v in parts.views[r.service] if v.name in takes and v.name not in r.filled]
+
+
 def near_intents(r: Reading) -> list[str]:
     """The chosen intent's near rivals of its service (``Reading.near``)."""
     return [n for _, n in r.near if n != r.intent]
@@ -570,6 +578,7 @@ class Aliases:
                 words = _WORD.findall(word)
                 self.squeezed.setdefault(slot, {}).setdefault("".join(words), set()).add(value)
         self.own = {slot: own_words(values) for slot, values in known.items()}
+        self.owned = frozenset(w for own in self.own.values() for w in own)
 
     def of(self, token: str, slot: str) -> str | None:
         """The one known value of ``slot`` that ``token`` abbreviates, else None. The start
@@ -596,7 +605,7 @@ class Aliases:
     def owns(self, token: str) -> bool:
         """Whether ``token`` is a value's own word (``own_words``) for some slot: a whole
         word of the value, however common ("bedroom" of Bedroom speaker)."""
-        return any(token in own for own in self.own.values())
+        return token in self.owned
 
     def _most_named(self, values: set[str]) -> set[str]:
         """The value whose least used word is used FAR_MORE times as often as any other's."""
@@ -660,16 +669,12 @@ class AliasSearch:
         return r.predicted is not None
 
     async def apply(self, parts: Parts, r: Reading) -> Reading:
-        service = r.service
-        assert service is not None
-        spec = parts.schemas[service].intent(r.intent)
-        takes = {*spec.required_slots, *spec.optional_slots} if spec else set()
-        aliases = await parts.aliases(service)
+        assert r.service is not None
+        aliases = await parts.aliases(r.service)
         said = " ".join(v.lower() for a in r.acts for v in a.values)
         tokens = [t for t in _WORD.findall(r.text.lower()) if len(t) >= 2 and t not in STOP]
         tokens = [t for t in tokens if t not in said and not t.isdigit() and _rare(t, parts)]
-        open_slots = [v.name for v in parts.views[service] if v.name in takes]
-        open_slots = [s for s in open_slots if s not in r.filled]
+        open_slots = empty_inputs(parts, r)
         found: list[Action] = []
         for token in tokens:
             hits = [(s, aliases.of(token, s)) for s in open_slots]
@@ -694,15 +699,12 @@ class OwnWord:
         return r.predicted is not None
 
     async def apply(self, parts: Parts, r: Reading) -> Reading:
-        service = r.service
-        assert service is not None
-        spec = parts.schemas[service].intent(r.intent)
-        takes = {*spec.required_slots, *spec.optional_slots} if spec else set()
-        aliases = await parts.aliases(service)
+        assert r.service is not None
+        aliases = await parts.aliases(r.service)
         said = {w for a in r.acts for v in a.values for w in _WORD.findall(v.lower())}
         words = [w for w in _WORD.findall(r.text.lower()) if w not in said and aliases.owns(w)]
         found: list[Action] = []
-        for slot in sorted(takes - set(r.filled)):
+        for slot in sorted(empty_inputs(parts, r)):
             values = {(w, v) for w in words for v in aliases.own_values(w, slot)}
             if len({v for _, v in values}) == 1:
                 word, value = values.pop()
