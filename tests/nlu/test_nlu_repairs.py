@@ -103,12 +103,29 @@ async def test_task_switch_after_the_task_is_called_off_needs_no_margin() -> Non
     nlu.thresholds = replace(nlu.thresholds, switch_margin=1000.0)
     text = "I need a hotel in seattle instead"
     r = reading(nlu, text, current, {"Restaurants": "FindRestaurants"}, [asked])
-    assert rt.switched(nlu, r.turn, None) is None
+    assert await rt.switched(nlu, r) is None
     r = reading(
         nlu, f"eh forget the food, {text}", current, {"Restaurants": "FindRestaurants"}, [asked]
     )
-    ranked = rt.switched(nlu, r.turn, None)
+    ranked = await rt.switched(nlu, r)
     assert ranked is not None and ranked[0][1] is not None and ranked[0][1][0] == "Hotels"
+
+
+async def test_task_switch_after_an_offer_takes_a_question_naming_a_kind_the_other_lists() -> None:
+    """A question while a result is on the table is about it ("what time does the show
+    start?"), unless it says a kind only the other service lists ("any mediterranean
+    restaurants in seattle?" while a hotel is offered)."""
+    nlu = nlu_of(embedded("Restaurants", "Hotels"))
+    offered = system(a("OFFER", "hotel_name", "Ace"), service="Hotels")
+    current = ("Hotels", "SearchHotel")
+    nlu.thresholds = replace(nlu.thresholds, switch_margin=0.0)
+    for text, switches in [
+        ("any restaurants in seattle?", False),
+        ("any mediterranean restaurants in seattle?", True),
+    ]:
+        r = reading(nlu, text, current, {"Hotels": "SearchHotel"}, [offered])
+        ranked = await rt.switched(nlu, r)
+        assert (ranked is not None) == switches, text
 
 
 async def test_stay_on_task_lets_a_kind_only_the_other_service_lists_leave() -> None:
@@ -601,6 +618,12 @@ async def test_a_count_said_with_its_unit_is_that_counts() -> None:
     # a number said twice is each unit's: "3 rooms for 3 nights" keeps both 3s
     twice = replace(r, text="3 stars, 3 nights", acts=(a("INFORM", "number_of_rooms", "3"),))
     assert "INFORM(number_of_rooms=3)" in texts((await cs.CountWithUnit().apply(nlu, twice)).acts)
+    # a short unit run on to its digits: "3rm" the rooms (r, then m, of "room"); never an
+    # ordinal or a clock time
+    short = replace(r, text="3rm please", acts=three)
+    assert texts((await cs.CountWithUnit().apply(nlu, short)).acts) == ["INFORM(number_of_rooms=3)"]
+    assert cs.names_unit("br", frozenset({"bedroom", "bath"}))
+    assert not cs.names_unit("st", frozenset({"star"}))  # "the 1st"
     # a number said with a unit of time is no count of rooms
     rooms = replace(r, text="a room for 3 nights", acts=(a("INFORM", "number_of_rooms", "3"),))
     assert texts((await cs.CountWithUnit().apply(nlu, rooms)).acts) == [
@@ -784,6 +807,19 @@ async def test_after_done_reads_a_new_task_as_an_opening() -> None:
     other = reading(nlu, "is there a hotel near it?", current, r.intents, [done])
     predicted = (await rt.AfterDone().apply(nlu, other)).predicted
     assert predicted is not None and predicted[0] == "Hotels"
+    # after a task was called off, a question is about what it found only when it names a
+    # slot of it ("whats the address?")
+    nlu.thresholds = replace(nlu.thresholds, switch_margin=3.0)
+    search = ("Restaurants", "FindRestaurants")
+    for ended, text, to in [
+        ("NOTIFY_SUCCESS", "can i get a 4 star place to sleep in seattle?", "Restaurants"),
+        ("CANCEL", "can i get a 4 star place to sleep in seattle?", "Hotels"),
+        ("CANCEL", "whats the address?", "Restaurants"),
+    ]:
+        last = system(a(ended), a("REQ_MORE"), service="Restaurants")
+        asked = reading(nlu, text, search, {"Restaurants": "FindRestaurants"}, [last])
+        predicted = (await rt.AfterDone().apply(nlu, asked)).predicted
+        assert predicted is not None and predicted[0] == to, (ended, text)
 
 
 async def test_service_by_known_name_follows_a_name_only_another_service_knows() -> None:
@@ -840,6 +876,12 @@ def test_listed_kinds_are_few_values_of_a_free_text_input_no_other_service_knows
     assert kinds["Hotels"] == frozenset()
     many = [f"theater {chr(97 + i)}{chr(97 + j)}" for i in range(11) for j in range(11)]
     assert rt.listed_kinds(services, {"Movies": {"theater_name": many}})["Movies"] == frozenset()
+    # a sister (an intent of the same name) knowing the same kinds takes none away
+    movies = services["Movies"]
+    sister = movies.model_copy(update={"service_name": "Cinemas"})
+    both = {"Movies": {"theater_name": theaters}, "Cinemas": {"theater_name": theaters}}
+    kinds = rt.listed_kinds(Schemas([movies, sister, services["Hotels"]]), both)
+    assert kinds["Movies"] == kinds["Cinemas"] == {"roxie", "grand lake", "castro"}
 
 
 async def test_service_by_category_follows_a_kind_only_one_backend_knows() -> None:
@@ -962,6 +1004,9 @@ async def test_known_unread_reads_a_known_value_of_an_empty_slot() -> None:
     after = reading(nlu, r.text, search, {}, [done], acts=stars, filled={"star_rating"})
     after = replace(after, context=TurnContext(nlu.schemas, [done], held))
     assert "INFORM(city=Seattle)" in texts((await KnownUnread().apply(nlu, after)).acts)
+    # a turn putting one value in another's place gives the held slot the new one
+    instead = replace(ongoing, text="changed my mind, seattle instead, 4 star hotel")
+    assert "INFORM(city=Seattle)" in texts((await KnownUnread().apply(nlu, instead)).acts)
     # a common word is itself, though a name is spelt like it
     booking = ("Hotels", "BookHotel")
     polite = reading(nlu, "yes please, in seattle", booking, {}, acts=(), filled={"city"})
@@ -1618,3 +1663,34 @@ def test_a_yes_no_slots_description_said_as_a_phrase_is_read_true() -> None:
     for text in ("ok play it with subtitles", "play it, no subtitles"):
         assert says_flag_phrase(value_turn(text, [], {}), subtitles)
     assert not says_flag_phrase(value_turn("subtitles", [], {}), subtitles)
+
+
+def _weather() -> ServiceSchema:
+    """A weather lookup, as SGD's Weather_1 describes it."""
+    slot = lambda name, text: {"name": name, "description": text, "is_categorical": False, "possible_values": []}  # noqa: E731  # fmt: skip
+    return ServiceSchema.model_validate({
+        "service_name": "Weather", "description": "Check the weather for any place and any date",
+        "slots": [slot("precipitation", "The possibility of rain or snow in percentage"),
+                  slot("city", "Name of the city"), slot("date", "Date for the weather")],
+        "intents": [{"name": "GetWeather", "description": "Get the weather of a certain location",
+                     "is_transactional": False, "required_slots": ["city"],
+                     "optional_slots": {"date": "2019-03-01"},
+                     "result_slots": ["precipitation", "city", "date"]}],
+    })  # fmt: skip
+
+
+async def test_asked_elsewhere_takes_a_question_only_another_service_answers() -> None:
+    """ "and will it rain in oslo on saturday?" with a restaurant on offer: "rain" is a word
+    of the weather's result alone, and the turn gives the weather its city and a date."""
+    services = Schemas([*embedded("Restaurants").values(), _weather()])
+    nlu = knowing(services, {"city": ["Oslo"]})
+    offered = system(a("OFFER", "restaurant_name", "Nopa"), service="Restaurants")
+    rest = ("Restaurants", "FindRestaurants")
+    for text, to in [
+        ("and will it rain in oslo on saturday?", ("Weather", "GetWeather")),
+        ("will it rain?", rest),  # nothing the lookup needs
+        ("any italian places in oslo, even if it rains?", rest),  # no more than a search's
+    ]:
+        r = reading(nlu, text, rest, {"Restaurants": "FindRestaurants"}, [offered])
+        assert rt.AskedElsewhere().applies(nlu, r)
+        assert (await rt.AskedElsewhere().apply(nlu, r)).predicted == to, text

@@ -117,3 +117,17 @@ async def test_declining_for_now_is_a_no(nlu: RulesNLU) -> None:
     assert await parse(nlu, "Sure, now please.", offer_intent, intent="FindCafes") == [
         "AFFIRM_INTENT()"
     ]
+
+
+async def test_the_transactions_verb_said_of_it_at_a_confirmation_is_a_yes(nlu: RulesNLU) -> None:
+    """ "that will do, book it" to "Please confirm: ..."; "dont book it" typed casually is a
+    no."""
+    confirm = system(a("CONFIRM", "name", "Blue Bottle"))
+    for said, answer in [
+        ("that will do, book it", "AFFIRM()"),
+        ("book it", "AFFIRM()"),
+        ("dont book it", "NEGATE()"),
+        ("hold off, don't buy that", "NEGATE()"),
+    ]:
+        acts = await parse(nlu, said, confirm, intent="ReserveCafe")
+        assert acts[:1] == [answer], said

@@ -17,6 +17,14 @@ def test_a_lower_case_typo_becomes_the_frequent_word_one_edit_away() -> None:
     assert speller.correct("wether tomorrow?") == "weather tomorrow?"  # 4x as frequent
 
 
+def test_a_weekday_or_month_two_edits_away_is_the_date_word() -> None:
+    """ "wensday" is two edits from Wednesday and one from no word people use."""
+    speller = Speller(COUNTS)
+    assert speller.correct("am i free on wensday?") == "am i free on wednesday?"
+    assert speller.correct("back on the 3rd of febuary") == "back on the 3rd of february"
+    assert speller.correct("a fridge") == "a fridge"  # ends in no "day"
+
+
 def test_chat_shorthand_is_spelt_out() -> None:
     speller = Speller(COUNTS)
     assert speller.correct("book it for 3 tmrw at 7, pls") == "book it for 3 tomorrow at 7, please"

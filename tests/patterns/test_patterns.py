@@ -557,6 +557,18 @@ async def test_decline_starts_no_booking() -> None:
     assert _acts(off) != {"REQ_MORE"}
 
 
+async def test_declining_the_booking_under_way_calls_it_off() -> None:
+    """ "hold off, dont book it" at the confirmation: the booking is dropped (back to the
+    search), so the next request is not confirmed again."""
+    lines = ["italian food in boston", "book it for 2 today at 7pm", "hmm hold off, dont book it"]
+    *_, declined = await _talk(lines)
+    assert _acts(declined) == {"CANCEL", "REQ_MORE"}
+    state = declined.state["Restaurants"]
+    assert state.active_intent == "FindRestaurants" and "number_of_seats" not in state.slot_values
+    *_, off = await _talk(lines, ("decline",))
+    assert off.state["Restaurants"].active_intent == "ReserveRestaurant"
+
+
 async def test_a_count_the_schema_does_not_allow_is_said_back() -> None:
     """ "for 12" where the party may be 1 to 10 had been dropped and a table for 2
     confirmed; the limit is said and the count asked, then a count in range goes on."""

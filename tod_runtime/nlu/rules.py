@@ -32,10 +32,12 @@ from tod_runtime.schema.roles import slot_roles
 
 YES = re.compile(
     r"\b(yes|yeah|yep|yup|sure|ok(ay)?|correct|right|exactly|perfect|great|sounds good|"
-    r"that works|works for me|go ahead|please do|do it|definitely|absolutely)\b"
+    r"that works|works for me|go ahead|please do|do it|definitely|absolutely|"
+    # "that will do, book it" to "Please confirm: ...": the transaction's verb said of it
+    r"that will do|that'?ll do|(book|reserve|buy|purchase|order|rent|schedule) (it|that|them))\b"
 )
 NO = re.compile(
-    r"\b(no|nope|nah|not really|don't|do not|negative|wrong)\b"
+    r"\b(no|nope|nah|not really|don'?t|do not|negative|wrong)\b"
     # declining for now, as SGD train's users do ("Not right now.", "Maybe later.", "Nothing,
     # thanks."): 937 of 3,404 NEGATE_INTENTs to an offered intent and 707 of 5,713 NEGATEs to
     # "anything else?" had none of the words above

@@ -165,6 +165,18 @@ class Clarify:
         return turn.amended(acts={}, state=as_before(turn), answer=answer, answer_service=service)
 
 
+def left_after(turn: PatternTurn, service: str, dropped: str) -> State:
+    """What a service's state becomes when its task ``dropped`` is called off: the search a
+    dropped transaction followed (what was found stays, so "thai instead" searches again),
+    else nothing."""
+    search, _ = turn.context.history.last_search(service)
+    call = search.service_call if search is not None else None
+    if not _transaction(turn, service, dropped) or call is None:
+        return State()
+    values = {slot: [value] for slot, value in call.parameters.items()}
+    return State(active_intent=call.method, slot_values=values)
+
+
 # ------------------------------------------------------------------ cancellation
 
 
@@ -191,17 +203,6 @@ class Cancel:
             return False
         return not any(a.act == "INFORM" for a in turn.acts.get(service, []))
 
-    def _left(self, turn: PatternTurn, service: str, dropped: str) -> State:
-        """What the service's state becomes: the search a dropped transaction followed."""
-        schema = turn.context.schemas.get(service)
-        intent = schema.intent(dropped) if schema else None
-        search, _ = turn.context.history.last_search(service)
-        call = search.service_call if search is not None else None
-        if intent is None or not intent.is_transactional or call is None:
-            return State()
-        values = {slot: [value] for slot, value in call.parameters.items()}
-        return State(active_intent=call.method, slot_values=values)
-
     def apply(self, turn: PatternTurn) -> PatternTurn:
         service = self._task(turn)
         assert service is not None
@@ -215,7 +216,7 @@ class Cancel:
         acts = {service: kept or [act("NEGATE_INTENT", "intent", [dropped])]}
         acts.update({s: list(a) for s, a in turn.acts.items() if s != service})
         state = dict(turn.state)
-        left = self._left(turn, service, dropped)
+        left = left_after(turn, service, dropped)
         state[service] = State(active_intent=kept[0].values[0]) if kept else left
         others = any(s != service for s in acts) or kept
         answer = None if others else (act("CANCEL"), act("REQ_MORE"))
@@ -264,7 +265,8 @@ class Decline:
                 if said & (TRANSACTION_VERBS | {intent.description.split()[0].lower()}):
                     return service, intent.name
         addressed = turn.service
-        if turn.acts or addressed is None or not said & TRANSACTION_VERBS:
+        read = [a for acts in turn.acts.values() for a in acts if a.act != "NEGATE"]
+        if read or addressed is None or not said & TRANSACTION_VERBS:
             return None
         return addressed, None
 
@@ -276,20 +278,43 @@ class Decline:
         assert found is not None
         service, intent = found
         acts = turn.acts_copy()
+
+        def declining(a: Action) -> bool:  # "dont book it" read as a no: the no declines
+            return (
+                a.act == "NEGATE"
+                if intent is None
+                else a.act == "INFORM_INTENT" and intent in a.values
+            )
+
         if service in acts:
-            acts[service] = [
-                a for a in acts[service] if not (a.act == "INFORM_INTENT" and intent in a.values)
-            ]
+            acts[service] = [a for a in acts[service] if not declining(a)]
         acts = {s: a for s, a in acts.items() if a}
         state = dict(turn.state)
         before = turn.context.state.get(service)
         if before is None:
             state.pop(service, None)
+        elif intent is None and _transaction(turn, service, before.active_intent):
+            # "hold off on the hotel, dont book it" at the confirmation: the booking under
+            # way is called off, back to the search it followed
+            state[service] = left_after(turn, service, before.active_intent)
+            return turn.amended(
+                acts={service: [act("NEGATE_INTENT", "intent", [before.active_intent])]},
+                state=state,
+                answer=(act("CANCEL"), act("REQ_MORE")),
+                answer_service=service,
+            )
         else:
             asked = [a.slot for a in acts.get(service, []) if a.act == "REQUEST" and a.slot]
             state[service] = before.model_copy(update={"requested_slots": asked})
         answer = None if acts else (act("REQ_MORE"),)
         return turn.amended(acts=acts, state=state, answer=answer, answer_service=service)
+
+
+def _transaction(turn: PatternTurn, service: str, name: str) -> bool:
+    """Whether ``name`` is a transaction of ``service`` (a booking, not a search)."""
+    schema = turn.context.schemas.get(service)
+    intent = schema.intent(name) if schema else None
+    return intent is not None and intent.is_transactional
 
 
 # ------------------------------------------------------------------ skip

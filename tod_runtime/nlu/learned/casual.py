@@ -337,8 +337,32 @@ class JustTonight:
         return count_of_one(parts, r, slot)
 
 
-UNIT_COUNT = re.compile(rf"\b({COUNT}) (?:more )?([a-z]+)")
+# "3 rooms", and a short unit run on to its digits ("a 1br apartment")
+UNIT_COUNT = re.compile(rf"\b({COUNT}) (?:more )?([a-z]+)|\b(\d{{1,3}})([a-z]{{2,3}})\b")
 NIGHTS = frozenset({"night", "nights", "day", "days"})
+NO_UNITS = frozenset({"st", "nd", "rd", "th", "am", "pm"})  # "the 1st", "7pm"
+
+
+def _counted(match: re.Match[str]) -> tuple[str, str]:
+    """The number and the unit a ``UNIT_COUNT`` match says."""
+    if match.group(1):
+        return match.group(1), match.group(2)
+    return match.group(3), match.group(4)
+
+
+def names_unit(said: str, units: frozenset[str]) -> bool:
+    """Whether ``said`` (stemmed) is one of a count's ``units`` or, of at most three letters,
+    shortens one: its first letter and the rest in order ("br" of bedroom, "ba" of bath)."""
+    if said in units:
+        return True
+    if len(said) > 3 or said in NO_UNITS:
+        return False
+    return any(u[0] == said[0] and len(u) > len(said) and _in_order(said, u) for u in units)
+
+
+def _in_order(letters: str, word: str) -> bool:
+    rest = iter(word)
+    return all(c in rest for c in letters)
 
 
 def count_slots(parts: Parts, r: Reading, intents: Sequence[str] | None = None) -> list[SlotView]:
@@ -396,20 +420,24 @@ class CountWithUnit:
         found: dict[str, dict[str, str]] = {}  # slot -> number -> as said
         with_unit: Counter[str] = Counter()  # number -> how often said with a unit
         for m in matches:
-            unit, number = stem(m.group(2)), str(number_value(m.group(1)))
-            named = [timed] if timed and m.group(2) in NIGHTS else []
-            named = named or [v.name for v in counts if unit in units_of(parts, r, v.name)]
+            said, word = _counted(m)
+            unit, number = stem(word), str(number_value(said))
+            named = [timed] if timed and word in NIGHTS else []
+            named = named or [
+                v.name for v in counts if names_unit(unit, units_of(parts, r, v.name))
+            ]
             if len(named) == 1:
-                found.setdefault(named[0], {})[number] = m.group(1)
+                found.setdefault(named[0], {})[number] = said
             if (
                 named
-                or m.group(2) in NIGHTS
-                or any(unit in units_of(parts, r, v.name) for v in near)
+                or word in NIGHTS
+                or any(names_unit(unit, units_of(parts, r, v.name)) for v in near)
             ):
                 with_unit[number] += 1
         # a number is claimed when each time it is said, a unit says whose it is ("1 night,
         # 1 room": no 1 star; "2 bedrooms, 2 baths": both 2s, each its count's)
-        times = Counter(str(number_value(m.group(1))) for m in NUMBER.finditer(r.text.lower()))
+        spaced = re.sub(r"(\d)([a-z])", r"\1 \2", r.text.lower())  # "1br": 1 said once
+        times = Counter(str(number_value(m.group(1))) for m in NUMBER.finditer(spaced))
         claimed = {n for n, k in with_unit.items() if k == times[n]}
         units = {}
         for slot, numbers in found.items():

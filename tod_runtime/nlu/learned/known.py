@@ -4,6 +4,7 @@ without a preposition before it)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 
@@ -68,14 +69,18 @@ class KnownOpens:
         schema = parts.schemas[r.service]
         chosen = schema.intent(r.intent)
         takes = chosen.inputs if chosen else frozenset()
-        near = {s for _, name in r.near if (i := schema.intent(name)) for s in i.inputs}
+        near = [i for _, name in r.near if (i := schema.intent(name))]
         searched = {
             s
             for i in schema.intents
             if not i.is_transactional
             for s in (*i.inputs, *i.result_slots)
         }
-        return open_text(parts, r, near - takes - searched - {a.slot for a in r.read})
+        # a lookup's own key ("when's the sounders vs timbers game?": the event's dates)
+        keys = {s for i in near if not i.is_transactional for s in i.required_slots}
+        inputs = {s for i in near for s in i.inputs}
+        slots = (inputs - searched | keys) - takes
+        return open_text(parts, r, slots - {a.slot for a in r.read})
 
     def applies(self, parts: Parts, r: Reading) -> bool:
         return bool(self._slots(parts, r))
@@ -139,11 +144,12 @@ def _empty(parts: Parts, r: Reading) -> set[str]:
 
 def open_text(parts: Parts, r: Reading, slots: set[str]) -> set[str]:
     """Those of ``slots`` that are open text and that the task does not hold (a task just
-    done leaves its values to the next)."""
+    done leaves its values to the next; a turn that puts one thing in another's place,
+    "changed my mind, put on a little bit stronger instead", gives held slots new values)."""
     assert r.service is not None
     views = {v.name: v for v in parts.views[r.service]}
     state = r.context.state.get(r.service)
-    done = "NOTIFY_SUCCESS" in r.turn.sys_acts
+    done = "NOTIFY_SUCCESS" in r.turn.sys_acts or REPLACING.search(r.text.lower())
     held = {s for s, v in state.slot_values.items() if v} if state and not done else set()
     return {
         s
@@ -153,6 +159,9 @@ def open_text(parts: Parts, r: Reading, slots: set[str]) -> set[str]:
         and not views[s].categorical
         and views[s].value_type == "text"
     }
+
+
+REPLACING = re.compile(r"\b(?:instead|changed? my mind)\b")
 
 
 def _known_spans(

@@ -38,6 +38,7 @@ from tod_runtime.nlu.learned.reading import Parts, Reading
 from tod_runtime.nlu.learned.routing import (
     ON_TABLE,
     AfterDone,
+    AskedElsewhere,
     AskOrTell,
     BookingDetails,
     Clarified,
@@ -553,6 +554,7 @@ REPAIRS: tuple[Repair, ...] = (
     SisterValues(),
     SisterSlot(),
     AfterDone(),
+    AskedElsewhere(),
     ServiceByKnownName(),
     Unsure(),
     DatePair(),

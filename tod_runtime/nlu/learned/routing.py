@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from functools import lru_cache
@@ -16,7 +15,7 @@ from functools import lru_cache
 from tod_runtime.dialogue.context import TurnContext
 from tod_runtime.dialogue.models import Action, act
 from tod_runtime.nlu.learned.reading import NameIndex, Parts, Ranked, Reading
-from tod_runtime.nlu.learned.scorer import Intent, TurnView, view
+from tod_runtime.nlu.learned.scorer import Intent, view
 from tod_runtime.nlu.learned.text import ABOUT_IT, RARE, STOP, content, tokens, with_bases
 from tod_runtime.nlu.rules import CANCELS, QUESTION, THANKS, plain_words
 from tod_runtime.schema.models import ServiceSchema
@@ -223,17 +222,19 @@ def listed_kinds(
     """Per service, the values of its free-text inputs that list kinds as a categorical slot
     would ("Chinese", "Thai" of a restaurant's cuisine), as ``tokens`` spells them: an input
     whose backend knows 2 to ``FEW_KINDS`` values, none of them with a digit, most of them
-    (over half) of one word (not films' titles) and known to no other service (a city is
-    every service's)."""
+    (over half) of one word (not films' titles) and known to no other service but its
+    sisters (a city is every service's; a music genre both event services')."""
     spelt = {
         service: {slot: {" ".join(tokens(v)) for v in values} for slot, values in slots.items()}
         for service, slots in known.items()
     }
-    held: Counter[str] = Counter(
-        v for slots in spelt.values() for v in {v for vs in slots.values() for v in vs}
-    )
+    holders: dict[str, set[str]] = {}
+    for service, slots in spelt.items():
+        for v in {v for vs in slots.values() for v in vs}:
+            holders.setdefault(v, set()).add(service)
     out: dict[str, frozenset[str]] = {}
     for service, schema in schemas.items():
+        kin = family(schemas, service)
         inputs = {s for i in schema.intents for s in (*i.required_slots, *i.optional_slots)}
         kinds: set[str] = set()
         for slot, values in spelt.get(service, {}).items():
@@ -243,10 +244,16 @@ def listed_kinds(
             if not 1 < len(values) <= FEW_KINDS or any(c.isdigit() for v in values for c in v):
                 continue
             one_word = sum(" " not in v for v in values) * 2 > len(values)
-            if one_word and sum(held[v] == 1 for v in values) * 2 > len(values):
+            if one_word and sum(holders[v] <= kin for v in values) * 2 > len(values):
                 kinds |= {v for v in values if v}
         out[service] = frozenset(kinds)
     return out
+
+
+def family(schemas: Mapping[str, ServiceSchema], service: str) -> frozenset[str]:
+    """The service and its sisters: the services offering an intent of the same name."""
+    names = {i.name for i in schemas[service].intents}
+    return frozenset(s for s, schema in schemas.items() if names & {i.name for i in schema.intents})
 
 
 def _named(parts: Parts, value: str) -> bool:
@@ -255,7 +262,7 @@ def _named(parts: Parts, value: str) -> bool:
     return " " in value or parts.word_count(value) < RARE
 
 
-def switched(parts: Parts, turn: TurnView, among: Collection[str] | None) -> Ranked | None:
+async def switched(parts: Parts, r: Reading) -> Ranked | None:
     """Another service's task asked for in the middle of one ("actually, I need a hotel
     instead" while the restaurant search waits for a city): the best intent of the turn
     read as if it opened the dialogue, when it belongs to another service, scores at
@@ -264,11 +271,14 @@ def switched(parts: Parts, turn: TurnView, among: Collection[str] | None) -> Ran
     description of the current service holds. Not for a question about what the system put
     on the table ("what time does the show start?"; without this, train's held-out chat
     check lost 0.0013 of joint goal on fold 3; taking only a question that asks for a slot
-    of the current service as such lost fold 0 0.0042 of the held-out services' joint goal)
-    nor a thank-you. A turn that calls the current task off ("never mind the movie, find me
-    an italian restaurant instead") needs no margin. In context the scorer keeps the task:
-    SGD's users never leave one mid-way, so the system's acts and the frame's role outweigh
-    any words. Returns that reading's ranking."""
+    of the current service as such lost fold 0 0.0042 of the held-out services' joint goal),
+    unless the question says a kind the other service lists and the current one does not
+    (``_kind_said``: "ok. any christian music concerts in atlanta on tuesday?" after a
+    balance was told), nor a thank-you. A turn that calls the current task off ("never mind
+    the movie, find me an italian restaurant instead") needs no margin. In context the
+    scorer keeps the task: SGD's users never leave one mid-way, so the system's acts and the
+    frame's role outweigh any words. Returns that reading's ranking."""
+    turn = r.turn
     current = turn.current[0]
     margin = parts.thresholds.switch_margin
     if math.isinf(margin) or current is None or turn.current[1] == "NONE":
@@ -278,13 +288,15 @@ def switched(parts: Parts, turn: TurnView, among: Collection[str] | None) -> Ran
         return None
     text = turn.utterance.text
     lower = text.lower()
-    asks = ON_TABLE & set(turn.sys_acts) and QUESTION.search(lower)
-    if asks or THANKS.search(lower):  # about what is on the table; a thank-you closes
+    if THANKS.search(lower):  # a thank-you closes
         return None
-    fresh = parts.scorer.rank(view(text, None, [], {}), among)
+    fresh = parts.scorer.rank(view(text, None, [], {}), r.context.schemas)
     top, best = fresh[0]
     if best is None or best[0] == current or not said & parts.nouns[best]:
         return None
+    asks = ON_TABLE & set(turn.sys_acts) and QUESTION.search(lower)
+    if asks and not await _kind_said(parts, r, best[0], current):
+        return None  # about what is on the table
     if CANCELS.search(plain_words(text)):
         return tuple(fresh)
     own = max((score for score, c in fresh if c and c[0] == current), default=-math.inf)
@@ -302,7 +314,7 @@ class TaskSwitch:
         return r.predicted is not None and r.predicted[0] == r.turn.current[0]
 
     async def apply(self, parts: Parts, r: Reading) -> Reading:
-        fresh = switched(parts, r.turn, r.context.schemas) or await named_task(parts, r)
+        fresh = await switched(parts, r) or await named_task(parts, r)
         return replace(r, ranked=fresh, predicted=fresh[0][1]) if fresh else r
 
 
@@ -350,6 +362,53 @@ async def named_task(parts: Parts, r: Reading) -> Ranked | None:
 def name_words(service: str) -> frozenset[str]:
     """The words of a service's name, as ``tokens`` gives them: "RentalCars_2" -> rental, car."""
     return frozenset(tokens(" ".join(re.findall(r"[A-Z]?[a-z]+", service)))) - STOP
+
+
+class AskedElsewhere:
+    """A question about what only another service tells ("and will it rain in chicago on
+    saturday?" after a museum was offered: "rain" is a word of the weather's precipitation,
+    which no other service's descriptions hold) goes to that service's lookup, when the turn
+    gives what the lookup needs (its required inputs read: Chicago for the weather's city)
+    and more values than the chosen intent takes (a date too), whatever the scorer, which
+    never learned that word of a service it did not see, ranked first. Not a yes/no
+    question about the offer ("is it good for kids too?" gives the attractions no city), nor
+    a request that says the word as a verb ("can you find me a house to rent in paris? for 2
+    adults": the houses take the city and the adults as the flats take the city and beds)."""
+
+    name = "asked_elsewhere"
+    step = "route"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return r.predicted is not None and QUESTION.search(r.text.lower()) is not None
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        assert r.predicted is not None
+        chosen = r.predicted[0]
+        said = r.turn.utterance.content - parts.described[chosen]
+        if not said:
+            return r
+        mine = family(parts.schemas, chosen)
+        taken = len(await parts.read_values(r.text, chosen, [r.predicted[1]], ()))
+        for service, schema in parts.schemas.items():
+            kin = family(parts.schemas, service)
+            if service in mine or not any(
+                said & v.named_with and _only(parts, said & v.named_with, kin)
+                for v in parts.views[service]
+                if not v.is_input
+            ):
+                continue
+            for intent in schema.intents:
+                if intent.is_transactional:
+                    continue
+                read = await parts.read_values(r.text, service, [intent.name], ())
+                if set(intent.required_slots) <= {a.slot for a in read} and len(read) > taken:
+                    return replace(r, predicted=(service, intent.name))
+        return r
+
+
+def _only(parts: Parts, words: AbstractSet[str], kin: AbstractSet[str]) -> bool:
+    """Whether a word of ``words`` is held by no description but those of ``kin``."""
+    return any(all(s in kin for s, d in parts.described.items() if w in d) for w in words)
 
 
 class StayOnTask:
@@ -552,7 +611,9 @@ class AfterDone:
     not for a thank-you, nor for a question unless it says a noun of the head of the chosen
     intent's description that the current service's descriptions lack ("what will the
     weather be in seattle on the 7th?" after a flight was booked; not "what time does it
-    leave?")."""
+    leave?"). After a task was called off, a question is about what its search found only
+    when it names a slot of the service ("whats the address of it then?"; not "what is
+    there to do in atlanta?" after a hotel booking was dropped)."""
 
     name = "after_done"
     step = "route"
@@ -572,8 +633,13 @@ class AfterDone:
         # a question is about the booking unless it names another task ("what will the
         # weather be in seattle on the 7th?" after a flight was booked)
         current = r.turn.current[0] or ""
-        said = r.turn.utterance.content - parts.described[current]
-        asked = QUESTION.search(lower) is not None
+        content = r.turn.utterance.content
+        said = content - parts.described[current]
+        # after a cancel, only a question naming a slot of the task is about what it found
+        asked = QUESTION.search(lower) is not None and (
+            "CANCEL" not in r.turn.sys_acts
+            or any(v.named_with & content for v in parts.views.get(current, ()))
+        )
         if asked and not said & parts.all_nouns:
             return r
         fresh = tuple(parts.scorer.rank(view(r.text, None, [], {}), r.context.schemas))

@@ -28,11 +28,13 @@ from rapidfuzz.distance import DamerauLevenshtein
 
 from tod_runtime.data.sgd import SGDSplit
 from tod_runtime.schema.models import ServiceSchema
+from tod_runtime.values.dates import MONTHS, WEEKDAYS
 
 MIN_LENGTH = 4
 KNOWN = 5
 FREQUENT = 20
 CLEAR = 3.0
+CALENDAR_LENGTH = 6  # a word this long may be a weekday or month name two edits away
 _WORD = re.compile(r"[a-z]+")
 _TOKEN = re.compile(r"[A-Za-z]+")
 VOCABULARY = "vocabulary.txt"
@@ -119,6 +121,19 @@ def one_word_values(schema: ServiceSchema, entity_values: Mapping[str, Iterable[
     return {v.lower() for v in values if _WORD.fullmatch(v.lower())}
 
 
+def _calendar_word(word: str) -> str | None:
+    """The one weekday name (``word`` ending in "day", its first letter the name's) or month
+    name (its first three letters) at most two edits from ``word``, when no word people use
+    lies one edit away: "wensday" is Wednesday, "febuary" February; "fridge" stays."""
+    if len(word) < CALENDAR_LENGTH:
+        return None
+    weekdays = [d for d in WEEKDAYS if word.endswith("day") and d[0] == word[0]]
+    months = [m for m in MONTHS if m[:3] == word[:3]]
+    near = sorted((DamerauLevenshtein.distance(word, n), n) for n in (*weekdays, *months))
+    near = [x for x in near if x[0] <= 2]
+    return near[0][1] if near and (len(near) == 1 or near[0][0] < near[1][0]) else None
+
+
 class Speller:
     def __init__(
         self, counts: Mapping[str, int], extra: Iterable[str] = (), values: Iterable[str] = ()
@@ -147,6 +162,8 @@ class Speller:
         best = None
         if close and (len(close) == 1 or close[0][0] >= CLEAR * close[1][0]):
             best = close[0][1]
+        elif not close:
+            best = _calendar_word(word)
         self._cache[word] = best
         return best
 
