@@ -30,7 +30,9 @@ from tod_runtime.dialogue.context import (
     TurnContext,
     UserActs,
 )
-from tod_runtime.dialogue.models import Action
+from tod_runtime.dialogue.models import Action, ServiceCall
+from tod_runtime.dialogue.providers import moved_task, provider_call
+from tod_runtime.dialogue.refusal import CallOutcome
 from tod_runtime.dialogue.steps import SystemStep, TurnResult, UserStep
 from tod_runtime.dst.base import Tracker
 from tod_runtime.errors import StageFailed, TodError
@@ -53,6 +55,7 @@ class Stages:
 
 
 T = TypeVar("T")
+Moved = tuple[DialogueState, UserActs]  # a task moved to another service: state, acts
 
 
 class _Running:
@@ -151,29 +154,50 @@ class Pipeline:
     ) -> SystemStep:
         """Policy; when it asks for a service call, the backend, then the policy again with
         the results; then NLG. ``context.state`` is the state after the user step."""
-        policy, backend = self.stages.policy, self.stages.backend
+        step, _ = await self._system_step(session_id, context, user_acts)
+        return step
+
+    async def _system_step(
+        self, session_id: str, context: TurnContext, user_acts: UserActs
+    ) -> tuple[SystemStep, Moved | None]:
+        """``system_step``, and the state and acts of a task the search moved to the sister
+        that holds what it found (``dialogue/providers.py``)."""
+        policy = self.stages.policy
         active = active_service(user_acts, context.state)
         plan = await self._run("policy", policy.decide(PolicyInput(context, user_acts, active)))
-        call, results = plan.service_call, None
+        call, results, moved = plan.service_call, None, None
         if call is not None:
-            outcome = await self._run("backend", call_outcome(backend, plan.service, call))
+            service = plan.service
+            outcome = await self._call(service, call)
+            provider = outcome.provider
+            to = provider_call(call, provider) if provider else None
+            if provider is not None and to is not None and provider.service in context.schemas:
+                theirs = await self._call(provider.service, to)
+                if theirs.rows:
+                    moved = moved_task(context.state, user_acts, service, provider)
+                    context = TurnContext(context.schemas, context.history, moved[0])
+                    user_acts, service, call, outcome = moved[1], provider.service, to, theirs
             results = outcome.rows
             await self._observe(
                 "service_called",
                 session_id=session_id,
-                service=plan.service,
+                service=service,
                 call=call,
                 results=results,
             )
-            second = PolicyInput(context, user_acts, plan.service, call, results, outcome.refusal)
+            second = PolicyInput(context, user_acts, service, call, results, outcome.refusal)
             plan = await self._run("policy", policy.decide(second))
-        return SystemStep(
+        step = SystemStep(
             service=plan.service,
             actions=plan.actions,
             service_call=call,
             service_results=results,
             utterance=await self.realise(plan.service, plan.actions),
         )
+        return step, moved
+
+    async def _call(self, service: str, call: ServiceCall) -> CallOutcome:
+        return await self._run("backend", call_outcome(self.stages.backend, service, call))
 
     async def realise(self, service: str, actions: Sequence[Action]) -> str:
         return await self._run("generator", self.stages.generator.generate(service, actions))
@@ -190,7 +214,10 @@ class Pipeline:
             if user.answer is not None and user.answer_service is not None:
                 return user, await self.answer(user.answer_service, user.answer)
             after = TurnContext(context.schemas, context.history, user.state)
-            return user, await self.system_step(session_id, after, user.acts)
+            system, moved = await self._system_step(session_id, after, user.acts)
+            if moved is not None:  # the user's task is the sister's that holds its item
+                user = user.model_copy(update={"state": moved[0], "acts": moved[1]})
+            return user, system
 
     async def answer(self, service: str, actions: Sequence[Action]) -> SystemStep:
         """A conversation pattern's answer, said as it is: no policy, no service call."""

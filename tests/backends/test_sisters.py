@@ -58,7 +58,7 @@ def _split(root: Path) -> Path:
 
     routes = list(zip(CITIES, CITIES[1:], strict=False))
     frames = [
-        frame("Ferries_1", one, routes[1:]),
+        frame("Ferries_1", one, [*routes[1:], ("Molde", "Oslo")]),
         frame("Ferries_2", two, [*routes[1:], ("Oslo", "Bergen")]),
         frame("Ferries_3", three, [*routes[1:], ("Oslo", "Alta")]),
     ]
@@ -93,3 +93,61 @@ async def test_a_service_whose_entity_is_another_kind_of_thing_is_no_sister(
         method="FindFerry", parameters={"origin_city": "Oslo", "destination_city": "Alta"}
     )
     assert await backend.call("Ferries_1", find) == []
+
+
+async def test_a_search_finding_only_a_sisters_rows_names_that_sister(tmp_path: Path) -> None:
+    """Molde to Oslo only Ferries_1 recorded: Ferries_2's search finds it, and Ferries_1 is
+    where the task goes on (it books). Oslo to Bergen only Ferries_2 recorded, which books
+    nothing: Ferries_1 keeps the task."""
+    backend = SGDTablesBackend.from_source(f"{_split(tmp_path)}:dev")
+    find = ServiceCall(method="FindFerry", parameters={"origin": "Molde", "destination": "Oslo"})
+    outcome = await backend.call_outcome("Ferries_2", find)
+    assert outcome.rows and outcome.provider is not None
+    assert outcome.provider.service == "Ferries_1"
+    assert outcome.provider.slots["origin"] == "origin_city"
+    own = ServiceCall(method="FindFerry", parameters={"origin": "Bodo", "destination": "Alta"})
+    assert (await backend.call_outcome("Ferries_2", own)).provider is None  # its own rows
+    bergen = {"origin_city": "Oslo", "destination_city": "Bergen"}
+    outcome = await backend.call_outcome(
+        "Ferries_1", ServiceCall(method="FindFerry", parameters=bergen)
+    )
+    assert outcome.rows and outcome.provider is None
+
+
+async def test_the_task_moves_to_the_sister_holding_what_the_search_found(
+    tmp_path: Path,
+) -> None:
+    from tod_runtime import Runtime
+    from tod_runtime.config import Config
+    from tod_runtime.dialogue.models import act
+
+    config = Config(services=f"{_split(tmp_path)}:dev", nlu="rules")
+    async with Runtime(config) as runtime:
+        acts = {"Ferries_2": [act("INFORM_INTENT", "intent", ["FindFerry"]),
+                              act("INFORM", "origin", ["Molde"]),
+                              act("INFORM", "destination", ["Oslo"])]}  # fmt: skip
+        result = await runtime.handle_acts("s", acts)
+    assert result.service == "Ferries_1"
+    assert result.service_call is not None
+    assert result.service_call.parameters == {"origin_city": "Molde", "destination_city": "Oslo"}
+    moved = result.state["Ferries_1"]
+    assert moved.active_intent == "FindFerry"
+    assert moved.slot_values == {"origin_city": ["Molde"], "destination_city": ["Oslo"]}
+    assert result.state["Ferries_2"].active_intent == "NONE"
+    assert [a.slot for a in result.user_acts["Ferries_1"]] == [
+        "intent",
+        "origin_city",
+        "destination_city",
+    ]
+
+
+def test_a_call_with_a_parameter_the_provider_lacks_is_not_moved() -> None:
+    from tod_runtime.dialogue.providers import provider_call
+    from tod_runtime.dialogue.refusal import Provider
+
+    provider = Provider(service="Ferries_1", slots={"origin": "origin_city"})
+    call = ServiceCall(method="FindFerry", parameters={"origin": "Molde"})
+    moved = provider_call(call, provider)
+    assert moved is not None and moved.parameters == {"origin_city": "Molde"}
+    wider = ServiceCall(method="FindFerry", parameters={"origin": "Molde", "pets": "True"})
+    assert provider_call(wider, provider) is None  # it would find what was not asked for

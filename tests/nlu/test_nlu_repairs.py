@@ -708,6 +708,14 @@ def test_aliases_are_initials_and_word_starts_of_known_values() -> None:
     )
 
 
+def test_the_last_word_no_other_value_holds_is_an_alias() -> None:
+    """ "a bus to vegas": Las Vegas; "park" ends two parks, "las" starts two cities."""
+    cities = ["Las Vegas", "Las Cruces", "Menlo Park", "Rohnert Park"]
+    aliases = cs.Aliases({"city": cities}, {"city": "city"})
+    found = {t: aliases.of(t, "city") for t in ("vegas", "cruces", "park", "las")}
+    assert found == {"vegas": "Las Vegas", "cruces": "Las Cruces", "park": None, "las": None}
+
+
 def test_a_value_said_without_its_stops_is_an_alias() -> None:
     aliases = cs.Aliases({"city": ["Washington D.C.", "Washington"]}, {"city": "city"})
     assert aliases.of("washington dc", "city") == "Washington D.C."
@@ -840,6 +848,9 @@ async def test_service_by_known_name_follows_a_name_only_another_service_knows()
     assert predicted == ("Movies", "BuyMovieTickets")  # the best-ranked taking movie_name
     plain = replace(r, text="i want to stay in denver")  # no name: nothing moves
     assert (await rt.ServiceByKnownName().apply(nlu, plain)).predicted == chosen
+    # nor to an intent scored ``values_margin`` logits or more below the chosen one
+    nlu.thresholds = replace(nlu.thresholds, values_margin=0.6)
+    assert (await rt.ServiceByKnownName().apply(nlu, r)).predicted == chosen
 
 
 def test_a_known_name_is_one_with_a_word_rare_in_talk_the_chosen_service_lacks() -> None:
@@ -862,6 +873,9 @@ def test_a_known_name_is_one_with_a_word_rare_in_talk_the_chosen_service_lacks()
     assert named("any baseball game on", nothing) == "movie_name"
     assert named("any baseball game on", other) is None  # "baseball" is the other's value
     assert named("find me a film", nothing) is None  # words of talk, no name
+    # a name said inside a longer name the chosen service knows is that name's
+    longer = rt.KnownNames(movies, {"movie_name": ["Not Captain Marvel Again"]}, count)
+    assert named("play not captain marvel again", longer) is None
 
 
 def test_listed_kinds_are_few_values_of_a_free_text_input_no_other_service_knows() -> None:
@@ -904,6 +918,25 @@ async def test_service_by_category_follows_a_kind_only_one_backend_knows() -> No
     chosen, other = ("Movies", "FindMovies"), ("Cinemas", "FindMovies")
     r = reading(nlu, text, chosen, {}, ranked=((-1.0, chosen), (-2.0, other)))
     assert (await rt.ServiceByCategory().apply(nlu, r)).predicted == chosen
+
+
+async def test_service_by_category_leaves_an_answered_lookup_for_a_kind_another_lists() -> None:
+    """ "hmm, i'm thinking mediterranean for dinner there" kept with a hotel on offer: a
+    cuisine the restaurants list; not while the hotel search waits for a detail."""
+    nlu = nlu_of(embedded("Restaurants", "Hotels"))
+    hotels, rest = ("Hotels", "SearchHotel"), ("Restaurants", "FindRestaurants")
+    ranked = ((1.0, hotels), (-2.0, rest))
+    text = "hmm, i'm thinking mediterranean for dinner there"
+    offered = system(a("OFFER", "hotel_name", "Ace"), service="Hotels")
+    r = reading(nlu, text, hotels, {"Hotels": "SearchHotel"}, [offered], ranked=ranked)
+    assert rt.ServiceByCategory().applies(nlu, r)
+    assert (await rt.ServiceByCategory().apply(nlu, r)).predicted == rest
+    asked = system(a("REQUEST", "city"), service="Hotels")
+    waiting = reading(nlu, text, hotels, {"Hotels": "SearchHotel"}, [asked], ranked=ranked)
+    assert not rt.ServiceByCategory().applies(nlu, waiting)
+    question = "is it near anything mediterranean?"  # about the hotel on offer
+    about = reading(nlu, question, hotels, {"Hotels": "SearchHotel"}, [offered], ranked=ranked)
+    assert not rt.ServiceByCategory().applies(nlu, about)
 
 
 async def test_values_over_none_opens_the_task_whose_intent_takes_the_values() -> None:
@@ -1004,9 +1037,17 @@ async def test_known_unread_reads_a_known_value_of_an_empty_slot() -> None:
     after = reading(nlu, r.text, search, {}, [done], acts=stars, filled={"star_rating"})
     after = replace(after, context=TurnContext(nlu.schemas, [done], held))
     assert "INFORM(city=Seattle)" in texts((await KnownUnread().apply(nlu, after)).acts)
-    # a turn putting one value in another's place gives the held slot the new one
-    instead = replace(ongoing, text="changed my mind, seattle instead, 4 star hotel")
-    assert "INFORM(city=Seattle)" in texts((await KnownUnread().apply(nlu, instead)).acts)
+    # a turn putting one value in another's place gives the held slot a name of two words
+    # or more; one word may be talk ("sorry, seattle instead": "Sorry" is a song somewhere)
+    booking = ("Hotels", "BookHotel")
+    named = {"Hotels": State(active_intent="BookHotel", slot_values={"hotel_name": ["Ace"]})}
+    instead = reading(nlu, "changed my mind, the grand star resort instead", booking, {})
+    instead = replace(instead, context=TurnContext(nlu.schemas, [], named))
+    assert texts((await KnownUnread().apply(nlu, instead)).acts) == [
+        "INFORM(hotel_name=Grand Star Resort)"
+    ]
+    one = replace(ongoing, text="changed my mind, seattle instead, 4 star hotel")
+    assert (await KnownUnread().apply(nlu, one)).acts == stars
     # a common word is itself, though a name is spelt like it
     booking = ("Hotels", "BookHotel")
     polite = reading(nlu, "yes please, in seattle", booking, {}, acts=(), filled={"city"})

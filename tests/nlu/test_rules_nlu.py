@@ -126,6 +126,7 @@ async def test_the_transactions_verb_said_of_it_at_a_confirmation_is_a_yes(nlu: 
     for said, answer in [
         ("that will do, book it", "AFFIRM()"),
         ("book it", "AFFIRM()"),
+        ("confirm", "AFFIRM()"),
         ("dont book it", "NEGATE()"),
         ("hold off, don't buy that", "NEGATE()"),
     ]:

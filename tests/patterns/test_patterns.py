@@ -439,6 +439,44 @@ def test_a_later_one_is_the_next_from_the_same_place() -> None:
     assert act("OFFER", "leaving_time", ["08:20"]) in turn.answer
 
 
+def test_an_earlier_one_at_a_confirmation_is_confirmed_in_its_place() -> None:
+    """ "hmm pricey. go back to the earlier one then" while the 8:20 coach is confirmed: the
+    booking takes the 6:20 one's time and the policy confirms it again."""
+    coaches = {
+        "service_name": "Coaches",
+        "description": "Find and book coaches",
+        "slots": [
+            {"name": n, "description": d, "is_categorical": False, "possible_values": []}
+            for n, d in (("city", "City"), ("leaving_time", "Departure time of the coach"))
+        ],
+        "intents": [
+            {"name": "FindCoach", "description": "find a coach", "is_transactional": False,
+             "required_slots": ["city"], "optional_slots": {},
+             "result_slots": ["city", "leaving_time"]},
+            {"name": "BookCoach", "description": "book a coach", "is_transactional": True,
+             "required_slots": ["city", "leaving_time"], "optional_slots": {},
+             "result_slots": ["city", "leaving_time"]},
+        ],
+    }  # fmt: skip
+    schema = ServiceSchema.model_validate(coaches)
+    rows = [{"city": "LA", "leaving_time": t} for t in ("06:20", "08:20", "09:40")]
+    searched = _offered(
+        "Coaches", "FindCoach", {"city": "LA"}, rows, act("OFFER", "leaving_time", ["06:20"])
+    )
+    confirm = [act("CONFIRM", "city", ["LA"]), act("CONFIRM", "leaving_time", ["08:20"])]
+    confirming = Turn(
+        speaker="SYSTEM", utterance="...", frames=[Frame(service="Coaches", actions=confirm)]
+    )
+    values = {"city": ["LA"], "leaving_time": ["08:20"]}
+    state = {"Coaches": State(active_intent="BookCoach", slot_values=values)}
+    context = TurnContext(Schemas([schema]), [searched, confirming], state)
+    text = "hmm pricey. go back to the earlier one then"
+    turn = Patterns().apply(PatternTurn(text, context, {}, state))
+    assert turn.answer is None
+    assert turn.acts == {"Coaches": [act("INFORM", "leaving_time", ["06:20"])]}
+    assert turn.state["Coaches"].slot_values["leaving_time"] == ["06:20"]
+
+
 async def test_a_question_at_a_confirmation_a_search_answers_then_the_confirmation() -> None:
     lines = [
         "4 tickets for winter garden in new york on wednesday at 2pm please",

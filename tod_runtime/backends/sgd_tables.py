@@ -27,11 +27,12 @@ from pydantic import ValidationError
 
 from tod_runtime.backends.base import known_intent, known_service
 from tod_runtime.backends.sgd_transactions import search, transact
-from tod_runtime.backends.sisters import shared_rows
+from tod_runtime.backends.sisters import SharedRow, provider, shared_rows
 from tod_runtime.backends.tables import Tables
 from tod_runtime.data.sgd import SGDSplit, open_split
 from tod_runtime.dialogue.models import DONTCARE, Frame, ServiceCall
-from tod_runtime.dialogue.refusal import CallOutcome
+from tod_runtime.dialogue.providers import provider_call
+from tod_runtime.dialogue.refusal import CallOutcome, Provider
 from tod_runtime.errors import InputError, TodError
 from tod_runtime.progress import progress
 from tod_runtime.schema.loader import Schemas
@@ -113,9 +114,15 @@ class SGDTablesBackend:
                 rows.setdefault(json.dumps(row, sort_keys=True), row)
         all_rows: dict[str, dict[str, dict[str, str]]] = {s: {} for s in self._schemas}
         sisters = shared_rows(self._schemas, by_method)  # one world for sister services
+        # (service, search) -> a row of each sister whose rows it shares: where a search
+        # finding none of the service's own rows found a sister's (``_provider``)
+        self._shared: dict[tuple[str, str], dict[str, SharedRow]] = {}
         for (service, method), rows in by_method.items():
-            found = [*rows.values(), *sisters.get((service, method), [])]
-            self._tables.create(f"{service}.{method}", found)
+            shared = sisters.get((service, method), [])
+            self._tables.create(f"{service}.{method}", [*rows.values(), *(r.row for r in shared)])
+            if shared:
+                self._tables.create(f"own:{service}.{method}", list(rows.values()))
+                self._shared[service, method] = {r.sister: r for r in shared}
             intent = self._schemas[service].intent(method) if service in self._schemas else None
             if intent is not None and not intent.is_transactional:  # entities come from searches
                 all_rows.setdefault(service, {}).update(rows)
@@ -161,8 +168,30 @@ class SGDTablesBackend:
             rows = search(self._tables, schema, intent, call.parameters)
             loose = DONTCARE in {v.strip().lower() for v in call.parameters.values()}
             one = (service, call.method) in self._one_row and not loose
-            return CallOutcome(rows=rows[:1] if one else rows)
+            return CallOutcome(
+                rows=rows[:1] if one else rows, provider=self._provider(service, call, rows)
+            )
         return transact(self._tables, self._schemas[service], intent, call.parameters)
+
+    def _provider(
+        self, service: str, call: ServiceCall, rows: list[dict[str, str]]
+    ) -> Provider | None:
+        """The sister whose own rows answer a search that found none of the service's own."""
+        shared = self._shared.get((service, call.method))
+        if not rows or shared is None or self._own(service, call):
+            return None
+        for sister, row in shared.items():
+            found = provider(self._schemas, service, row)
+            to = provider_call(call, found) if found else None
+            if found and to and (sister, call.method) in self._shared and self._own(sister, to):
+                return found
+        return None
+
+    def _own(self, service: str, call: ServiceCall) -> list[dict[str, str]]:
+        """The rows of the service's own recordings a search finds (its sisters' left out)."""
+        intent = known_intent(self._schemas, service, call.method)
+        table = f"own:{service}.{call.method}"
+        return search(self._tables, self._schemas[service], intent, call.parameters, table)
 
     async def entity_values(self, service: str) -> dict[str, list[str]]:
         """The values of the entities the service's searches returned, and, for a slot no

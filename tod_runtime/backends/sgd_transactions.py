@@ -49,6 +49,7 @@ def any_day(
     search: IntentSchema,
     params: Mapping[str, str],
     limit: int | None = None,
+    table: str | None = None,
 ) -> list[dict[str, str]]:
     """Rows of the search's table holding every parameter as recorded; else, where the
     recordings hold rows for every parameter but the dates and times the search takes (a
@@ -56,8 +57,9 @@ def any_day(
     asked: the service runs every day, its recordings only sampled some. Never another value
     of any other parameter (a bus's departure time names the bus: it is found, not asked),
     and never for a call that gives nothing but when. ``find_entity`` reads the same rows,
-    so what a search offered can be booked."""
-    table = f"{schema.service_name}.{search.name}"
+    so what a search offered can be booked. ``table``: another table of the search's rows
+    (the service's own, without its sisters')."""
+    table = table or f"{schema.service_name}.{search.name}"
     rows = matching(tables, table, params)
     takes = {*search.required_slots, *search.optional_slots}
     when = {
@@ -141,15 +143,19 @@ def quantities(schema: ServiceSchema) -> frozenset[str]:
 
 
 def search(
-    tables: Tables, schema: ServiceSchema, intent: IntentSchema, params: Mapping[str, str]
+    tables: Tables,
+    schema: ServiceSchema,
+    intent: IntentSchema,
+    params: Mapping[str, str],
+    table: str | None = None,
 ) -> list[dict[str, str]]:
     """The rows of a search that hold every parameter as recorded (on any day: ``any_day``);
     a count the request asks for (``quantities``) is the request's, not a constraint: the
-    rows carry it."""
+    rows carry it. ``table``: as ``any_day``'s."""
     sizes = quantities(schema)
     counts = {k: v for k, v in params.items() if k in sizes and _given(v)}
     asked = {k: v for k, v in params.items() if k not in counts}
-    rows = any_day(tables, schema, intent, asked)
+    rows = any_day(tables, schema, intent, asked, table=table)
     if not counts:
         return rows
     found: dict[str, dict[str, str]] = {}

@@ -5,8 +5,11 @@ rows both recorded, each in the service's own slot names. A flight Flights_2's r
 alone can reserve and never recorded it.
 
 The slots of the two searches are paired one to one by their names and descriptions (content
-words in common) and the values their recordings hold (the share of the smaller set of values
-the other holds), within one value kind, best pairs first. The service's every required input
+words in common) and their values (the share of the smaller set of values the other holds: a
+categorical slot's possible values, else what its recordings hold), within one value kind,
+best pairs first; two slots whose values are known and disjoint are no pair, whatever their
+names (Events_1's ``category``, Music or Sports, is Events_2's ``event_type``, not its
+``category``, which holds Football and Rock). The service's every required input
 of the search must be paired, else the sister's rows are not taken. A row keeps its recorded
 values (never another date or value); a slot the sister does not know is left out of the row
 (a search or a booking constraining it does not find the row), and a row whose categorical
@@ -19,7 +22,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
+from tod_runtime.dialogue.refusal import Provider
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 from tod_runtime.schema.roles import FUNCTION_WORDS, NAMING
 from tod_runtime.values.normalise import slot_kind
@@ -40,6 +45,18 @@ def _values(rows: Iterable[Mapping[str, str]], slot: str) -> set[str]:
     return {row[slot].strip().lower() for row in rows if row.get(slot, "").strip()}
 
 
+def _known(schema: ServiceSchema, slot: str, rows: Rows) -> tuple[set[str], bool]:
+    """A slot's values, and whether they say what the slot holds: a categorical slot's
+    possible values (not a yes/no flag's), else its recordings' when there are
+    ``INFORMATIVE`` of them."""
+    spec = schema.slot(slot)
+    if spec is not None and spec.is_categorical:
+        values = {v.lower() for v in spec.possible_values}
+        return values, len(values) > 1 and values != {"true", "false"}
+    values = _values(rows.values(), slot)
+    return values, len(values) >= INFORMATIVE
+
+
 def _slots(intent: IntentSchema) -> list[str]:
     slots = [*intent.required_slots, *intent.optional_slots, *intent.result_slots]
     return list(dict.fromkeys(slots))
@@ -53,14 +70,17 @@ def pairing(
     (a, search_a, rows_a), (b, search_b, rows_b) = own, sister
     scored: list[tuple[float, str, str]] = []
     for slot_a in _slots(search_a):
-        words_a, values_a = _words(a, slot_a), _values(rows_a.values(), slot_a)
+        words_a, (values_a, says_a) = _words(a, slot_a), _known(a, slot_a, rows_a)
         for slot_b in _slots(search_b):
             if slot_kind(a, slot_a) != slot_kind(b, slot_b):
                 continue
-            words_b, values_b = _words(b, slot_b), _values(rows_b.values(), slot_b)
+            words_b, (values_b, says_b) = _words(b, slot_b), _known(b, slot_b, rows_b)
             named = len(words_a & words_b) / max(1, len(words_a | words_b))
-            fewer = min(len(values_a), len(values_b))  # yes/no, a few classes: not a sign
-            shared = len(values_a & values_b) / fewer if fewer >= INFORMATIVE else 0.0
+            shared = 0.0
+            if says_a and says_b:  # yes/no, a few recorded classes: not a sign
+                shared = len(values_a & values_b) / min(len(values_a), len(values_b))
+                if not shared:
+                    continue  # the same name, other things
             score = 2.0 if slot_a == slot_b else named + shared
             if score >= PAIRED:
                 scored.append((score, slot_a, slot_b))
@@ -72,6 +92,8 @@ def pairing(
         return None
     sister_of = {own_slot: sister_slot for sister_slot, own_slot in pairs.items()}
     for slot in _entity_slots(a, search_a):  # the same kind of thing: a salon is no dentist
+        if slot_kind(a, slot) != "text" or _known(a, slot, rows_a)[1] and slot in sister_of:
+            continue  # a date, a count, a class paired by its values says no kind
         words = _words(a, slot) - NAMING
         if slot not in sister_of or not words & (_words(b, sister_of[slot]) - NAMING):
             return None
@@ -94,12 +116,22 @@ def _allowed(schema: ServiceSchema, row: Mapping[str, str]) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class SharedRow:
+    """A row a sister recorded, in the service's slot names; ``slots``: the service's slot
+    -> the sister's."""
+
+    row: dict[str, str]
+    sister: str
+    slots: Mapping[str, str]
+
+
 def shared_rows(
     schemas: Mapping[str, ServiceSchema], by_method: Mapping[tuple[str, str], Rows]
-) -> dict[tuple[str, str], list[dict[str, str]]]:
+) -> dict[tuple[str, str], list[SharedRow]]:
     """For each (service, search) with sisters, the rows its sisters recorded, in its slot
     names, that it did not record itself."""
-    out: dict[tuple[str, str], list[dict[str, str]]] = {}
+    out: dict[tuple[str, str], list[SharedRow]] = {}
     for (service, method), rows in by_method.items():
         schema = schemas.get(service)
         intent = schema.intent(method) if schema else None
@@ -115,9 +147,23 @@ def shared_rows(
             pairs = pairing((schema, intent, rows), (sister, other_intent, other_rows))
             if pairs is None:
                 continue
+            theirs = {own: slot for slot, own in pairs.items()}
             for row in other_rows.values():
                 renamed = {pairs[k]: v for k, v in row.items() if k in pairs}
                 key = json.dumps(renamed, sort_keys=True)
                 if key not in rows and _allowed(schema, renamed):
-                    out.setdefault((service, method), []).append(renamed)
+                    out.setdefault((service, method), []).append(SharedRow(renamed, other, theirs))
     return out
+
+
+def provider(
+    schemas: Mapping[str, ServiceSchema], service: str, shared: SharedRow
+) -> Provider | None:
+    """The sister that recorded ``shared``, the rows a search of ``service`` found, when it
+    offers every transaction the service offers (where the task goes on): the service the
+    user's item belongs to."""
+    mine, theirs = schemas[service], schemas[shared.sister]
+    wanted = {i.name for i in mine.intents if i.is_transactional}
+    if not wanted <= {i.name for i in theirs.intents if i.is_transactional}:
+        return None
+    return Provider(service=shared.sister, slots=dict(shared.slots))

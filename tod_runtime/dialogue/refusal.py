@@ -55,12 +55,23 @@ class Refusal(BaseModel):
     limit: str = ""
 
 
+class Provider(BaseModel):
+    """The sister service whose own records hold every row a search found, and its slot for
+    each of the service's: where the user's task is done (``backends.sisters``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    service: str
+    slots: dict[str, str]  # the service's slot -> the provider's
+
+
 class CallOutcome(BaseModel):
-    """A call's result rows and, when the service refused it, why (``None``: it did not say)."""
+    """A call's result rows; when the service refused it, why (``None``: it did not say); and
+    for a search whose every row a sister recorded, that sister (``provider``)."""
 
     model_config = ConfigDict(extra="forbid")
     rows: list[dict[str, str]] = Field(default_factory=list)
     refusal: Refusal | None = None
+    provider: Provider | None = None
 
 
 def refusal_act(refusal: Refusal) -> Action:

@@ -35,6 +35,7 @@ YES = re.compile(
     r"that works|works for me|go ahead|please do|do it|definitely|absolutely|"
     # "that will do, book it" to "Please confirm: ...": the transaction's verb said of it
     r"that will do|that'?ll do|(book|reserve|buy|purchase|order|rent|schedule) (it|that|them))\b"
+    r"|^\W*(i )?confirm(ed)?( it| that)?( please)?\W*$"  # "confirm", not "confirm the time?"
 )
 NO = re.compile(
     r"\b(no|nope|nah|not really|don'?t|do not|negative|wrong)\b"

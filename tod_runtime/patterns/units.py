@@ -310,6 +310,25 @@ class Decline:
         return turn.amended(acts=acts, state=state, answer=answer, answer_service=service)
 
 
+def _changed_booking(
+    turn: PatternTurn, service: str, state: State, pick: dict[str, str]
+) -> list[Action]:
+    """At the confirmation of a transaction, the inputs it takes that ``pick`` (another
+    result of the search) holds otherwise, as INFORM acts; none elsewhere."""
+    if not _transaction(turn, service, state.active_intent):
+        return []
+    if not any(a.act == "CONFIRM" for a in turn.previous(service)):
+        return []
+    intent = turn.context.schemas[service].intent(state.active_intent)
+    assert intent is not None
+    held = state.slot_values
+    return [
+        act("INFORM", slot, [pick[slot]])
+        for slot in sorted(intent.inputs)
+        if slot in pick and held.get(slot) and pick[slot] not in held[slot]
+    ]
+
+
 def _transaction(turn: PatternTurn, service: str, name: str) -> bool:
     """Whether ``name`` is a transaction of ``service`` (a booking, not a search)."""
     schema = turn.context.schemas.get(service)
@@ -508,8 +527,10 @@ class Refine:
     categorical slot (its possible values in order, "cheap", "moderate", "pricey") compares
     the results by their places in that order ("anything cheaper?" after a moderate place
     offers an inexpensive one the search found) and, when the search was made with a value
-    of it, moves that value one step and the search runs again. The state is left as it
-    was otherwise (writing the step into it when the search named no price cost train's
+    of it, moves that value one step and the search runs again. At the confirmation of the
+    transaction that followed the search ("hmm pricey. go back to the earlier one then"), the
+    result picked gives the transaction its values and is confirmed again. The state is left
+    as it was otherwise (writing the step into it when the search named no price cost train's
     held-out chat check 0.0028 of joint goal: SGD's users' "anything cheaper?" names none)."""
 
     name: str = "refine"
@@ -573,6 +594,13 @@ class Refine:
         if pick is None:  # nothing better: said, and the offer stands
             offered = turn.context.history.current_offer(service)
             answer = (act("INFORM_COUNT", "count", ["0"]), *offered)
+        elif changed := _changed_booking(turn, service, state, pick):
+            # "go back to the earlier one then" while the booking is confirmed: that one's
+            # details, confirmed again
+            values = state.slot_values | {a.slot: a.values for a in changed}
+            booking = state.model_copy(update={"requested_slots": [], "slot_values": values})
+            states = as_before(turn) | {service: booking}
+            return turn.amended(acts={service: changed}, state=states)
         else:
             acts = offer(pick, turn.context.schemas[service], state)
             if slot not in {a.slot for a in acts}:

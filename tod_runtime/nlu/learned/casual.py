@@ -576,8 +576,10 @@ class Aliases:
     ("nyc": New York for "City where the hotel is located") or of "city", which ends a
     city's initials whatever the slot is called ("nyc" for "Location of the hotel"), and a
     one-word value's first four letters ("phil" of Philadelphia: "philly"), a value
-    without its spaces and stops ("washington dc": Washington D.C.), and a value's own word
-    (``own_words``: "united" of United Airlines, "bedroom" of Bedroom speaker). Of two values a
+    without its spaces and stops ("washington dc": Washington D.C.), a value's own word
+    (``own_words``: "united" of United Airlines, "bedroom" of Bedroom speaker), and the last
+    word of a value of two words or more that no other value of the slot holds ("vegas": Las
+    Vegas, where "las" is Las Cruces' too). Of two values a
     short form fits, the one people name far more often (``used``: a word's count in SGD
     train's turns, the value's least used word) is meant: "la" is Los Angeles, not Los
     Altos. Built once per service."""
@@ -607,6 +609,7 @@ class Aliases:
                 self.squeezed.setdefault(slot, {}).setdefault("".join(words), set()).add(value)
         self.own = {slot: own_words(values) for slot, values in known.items()}
         self.owned = frozenset(w for own in self.own.values() for w in own)
+        self.last = {slot: last_words(values) for slot, values in known.items()}
 
     def of(self, token: str, slot: str) -> str | None:
         """The one known value of ``slot`` that ``token`` abbreviates, else None. The start
@@ -618,6 +621,7 @@ class Aliases:
             return next(iter(same))
         found = set(self.short.get(slot, {}).get(token, ()))
         found |= self.own.get(slot, {}).get(token, set())
+        found |= self.last.get(slot, {}).get(token, set())
         if len(token) >= 5:
             for value in self.start.get(slot, {}).get(token[:4], ()):
                 if len(_prefix(token, value.lower())) * 2 > len(token):
@@ -644,6 +648,18 @@ class Aliases:
         )
         (top, value), (second, _) = named[0], named[1]
         return {value} if top >= FAR_MORE * max(second, 1) else values
+
+
+def last_words(values: Sequence[str]) -> dict[str, set[str]]:
+    """The last word of each value of two words or more that no other value holds as a word:
+    "vegas" of Las Vegas, "francisco" of San Francisco; not "park", which ends several."""
+    spelt = {v: _WORD.findall(v.strip().lower()) for v in values}
+    held = Counter(w for words in spelt.values() for w in set(words))
+    return {
+        words[-1]: {value}
+        for value, words in spelt.items()
+        if len(words) > 1 and held[words[-1]] == 1 and len(words[-1]) > 2
+    }
 
 
 def own_words(values: Sequence[str]) -> dict[str, set[str]]:

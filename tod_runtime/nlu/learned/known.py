@@ -29,7 +29,11 @@ class KnownUnread:
     "great"), a value two empty slots know ("from seattle to portland": which is which is
     the reader's), and a slot two values fit. A second value of a kind the turn read is
     read for the one empty slot that knows it ("a bus long beach to san diego": the reader
-    took the destination after "to" and left the origin with no "from" before it)."""
+    took the destination after "to" and left the origin with no "from" before it). A turn
+    that puts one thing in another's place ("instead", "changed my mind") gives a held slot
+    a known value of two words or more ("hmm no, changed my mind. put on a little bit
+    stronger by sara evans instead"; not "sorry, could you play it in the kitchen instead?",
+    "Sorry" being a song too)."""
 
     name = "known_unread"
     step = "acts"
@@ -39,12 +43,15 @@ class KnownUnread:
 
     async def apply(self, parts: Parts, r: Reading) -> Reading:
         empty = _empty(parts, r)
-        if not empty:
+        replacing = REPLACING.search(r.text.lower()) is not None
+        held = _empty(parts, r, held_too=True) - empty if replacing else set()
+        if not empty and not held:
             return r
         assert r.service is not None
         informs = [a for a in r.acts if a.act == "INFORM"]
         words = normalised(unsaid(r.text, informs)).split()
         acts = await _said_known(parts, r.service, words, empty)
+        acts += [a for a in await _said_known(parts, r.service, words, held) if " " in a.values[0]]
         acts += await _short_start(parts, r, words, empty - {a.slot for a in acts})
         return r.adding(acts, [a.slot for a in acts])
 
@@ -131,25 +138,25 @@ async def _short_start(parts: Parts, r: Reading, words: list[str], empty: set[st
     return found
 
 
-def _empty(parts: Parts, r: Reading) -> set[str]:
+def _empty(parts: Parts, r: Reading, held_too: bool = False) -> set[str]:
     """The open text slots the chosen intent takes that neither the turn nor the task
-    fills (a task just done leaves its values to the next)."""
+    fills (a task just done leaves its values to the next); with ``held_too``, those the
+    task fills as well."""
     if r.service is None:
         return set()
     spec = parts.schemas[r.service].intent(r.intent)
     if spec is None:
         return set()
-    return open_text(parts, r, {s for s in spec.inputs if s not in r.filled})
+    return open_text(parts, r, {s for s in spec.inputs if s not in r.filled}, held_too)
 
 
-def open_text(parts: Parts, r: Reading, slots: set[str]) -> set[str]:
+def open_text(parts: Parts, r: Reading, slots: set[str], held_too: bool = False) -> set[str]:
     """Those of ``slots`` that are open text and that the task does not hold (a task just
-    done leaves its values to the next; a turn that puts one thing in another's place,
-    "changed my mind, put on a little bit stronger instead", gives held slots new values)."""
+    done leaves its values to the next); with ``held_too``, those it holds as well."""
     assert r.service is not None
     views = {v.name: v for v in parts.views[r.service]}
     state = r.context.state.get(r.service)
-    done = "NOTIFY_SUCCESS" in r.turn.sys_acts or REPLACING.search(r.text.lower())
+    done = held_too or "NOTIFY_SUCCESS" in r.turn.sys_acts
     held = {s for s, v in state.slot_values.items() if v} if state and not done else set()
     return {
         s

@@ -109,6 +109,10 @@ class NameIndex(Protocol):
     @property
     def one_word(self) -> AbstractSet[str]: ...  # those values of one word
 
+    def names_said(self, said: Sequence[str], padded: str) -> list[str]:
+        """The names the turn says (its tokens ``said``; ``padded``: them joined)."""
+        ...
+
     def slot_named(self, said: Sequence[str], padded: str, mine: NameIndex) -> str | None:
         """The slot one of whose rare names the turn says, when ``mine`` (another service's
         names) lacks it and does not hold each of its rare words as a value."""

@@ -181,30 +181,43 @@ class ServiceByCategory:
     san jose?" with the restaurants never seen in training) when the scorer is unsure, except
     to move a turn to a sister of the chosen intent (``_alike``): on train's held-out chat
     check the cinemas' genres took fold 0's streaming searches (joint goal 0.551525 ->
-    0.549251)."""
+    0.549251). Also (stop 56) a turn the scorer kept with a lookup already answered (the
+    weather told), naming a kind rare in talk that another service lists and nothing of the
+    current one's ("nice. i'm thinking seafood for dinner there, any suggestions", the
+    restaurants never seen in training: seafood a cuisine they list); not a question, which
+    is about what is on the table ("what musical category would you use to describe it?"
+    of a song: "Musical" is a genre of films)."""
 
     name = "service_by_category"
     step = "route"
 
     def applies(self, parts: Parts, r: Reading) -> bool:
-        return r.predicted is not None and r.intents.get(r.predicted[0], "NONE") == "NONE"
+        if r.predicted is None:
+            return False
+        if r.intents.get(r.predicted[0], "NONE") == "NONE":
+            return True  # a task opened
+        answered = "OFFER" in r.turn.sys_acts or not DONE.isdisjoint(r.turn.sys_acts)
+        asks = QUESTION.search(r.text.lower()) is not None  # about what is on the table
+        return r.predicted[0] == r.turn.current[0] and answered and not r.turn.offered and not asks
 
     async def apply(self, parts: Parts, r: Reading) -> Reading:
         assert r.predicted is not None
         chosen = r.predicted[0]
+        opened = r.intents.get(chosen, "NONE") == "NONE"
         own = parts.described[chosen] & parts.own_words  # "find" is any service's word
         kinds = await parts.kinds()
         mine = parts.value_words[chosen] | {w for k in kinds.get(chosen, ()) for w in k.split()}
         if with_bases(r.turn.utterance.content) & (own | mine):
             return r
         padded = f" {' '.join(r.turn.utterance.words)} "
-        unsure = r.ranked[0][0] < 0  # the scorer gave its best less than even odds
+        unsure = opened and r.ranked[0][0] < 0  # the scorer gave its best less than even odds
 
         def said(values: AbstractSet[str]) -> bool:
             return any(f" {v} " in padded and (unsure or _named(parts, v)) for v in values)
 
         listing = {s for s, values in parts.categories.items() if said(values)}
-        by_kind = {s for s, values in kinds.items() if unsure and said(values)} - listing
+        by_kind = {s for s, values in kinds.items() if (unsure or not opened) and said(values)}
+        by_kind -= listing
         if not 0 < len(listing | by_kind) <= 2:
             return r
         for _, candidate in r.ranked:
@@ -684,12 +697,24 @@ class KnownNames:
         """The slot one of whose names the turn (its tokens ``said``, and ``padded``: them
         joined and padded with spaces) says, when ``mine`` (the chosen service's names) lacks
         it and its rare words are not all values of ``mine`` ("baseball game", a calendar's
-        event, is no name to move a search for baseball games to the calendar)."""
+        event, is no name to move a search for baseball games to the calendar), nor is it
+        said inside a name of ``mine`` ("viva las vegas", a film, names no city)."""
         for token in dict.fromkeys(said):
             for name, value, slot, rare in self.by_first.get(token, ()):
-                if f" {name} " in padded and value not in mine.values and rare - mine.one_word:
+                if f" {name} " not in padded or value in mine.values or not rare - mine.one_word:
+                    continue
+                if not any(f" {name} " in f" {n} " for n in mine.names_said(said, padded)):
                     return slot
         return None
+
+    def names_said(self, said: Sequence[str], padded: str) -> list[str]:
+        """The names of the index the turn says."""
+        return [
+            name
+            for token in dict.fromkeys(said)
+            for name, *_ in self.by_first.get(token, ())
+            if f" {name} " in padded
+        ]
 
 
 class Unsure:
@@ -829,7 +854,12 @@ class ServiceByKnownName:
     word that happens to be a value does not move a turn; a value the chosen service knows too
     (a city) moves nothing, nor does any name when the chosen service knows no values at all
     (on train with services held out of the values, moving such turns cost held-out joint goal
-    accuracy 0.6716 -> 0.6564)."""
+    accuracy 0.6716 -> 0.6564), nor to an intent the scorer put ``values_margin`` logits or
+    more below the chosen one ("can you call me a cab to 1060 west addison street?": a street
+    the calendar's events were at, a ride scored 17 logits over adding an event; with
+    ``switch_margin`` instead, "nah changed my mind, play the night we met by lord huron"
+    stayed with the music service that does not have the song, 3 logits and more ahead
+    in context)."""
 
     name = "service_by_known_name"
     step = "route"
@@ -846,6 +876,7 @@ class ServiceByKnownName:
         said = tokens(r.text)
         padded = f" {' '.join(said)} "
         seen = {chosen}
+        best = max((score for score, c in r.ranked if c == r.predicted), default=math.inf)
         for _, candidate in r.ranked:
             if candidate is None or candidate[0] in seen:
                 continue
@@ -854,12 +885,15 @@ class ServiceByKnownName:
             slot = (await parts.known_names(service)).slot_named(said, padded, mine)
             if slot is None:
                 continue
-            for _, other in r.ranked:  # the best-ranked intent of it taking the slot
+            for score, other in r.ranked:  # the best-ranked intent of it taking the slot
                 spec = (
                     parts.schemas[service].intent(other[1])
                     if other and other[0] == service
                     else None
                 )
-                if spec is not None and slot in {*spec.required_slots, *spec.optional_slots}:
+                if spec is None or slot not in {*spec.required_slots, *spec.optional_slots}:
+                    continue
+                if best - score < parts.thresholds.values_margin:
                     return replace(r, predicted=other)
+                break
         return r
