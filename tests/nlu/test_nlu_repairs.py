@@ -109,6 +109,10 @@ async def test_task_switch_after_the_task_is_called_off_needs_no_margin() -> Non
     )
     ranked = await rt.switched(nlu, r)
     assert ranked is not None and ranked[0][1] is not None and ranked[0][1][0] == "Hotels"
+    # the thing called off names no task to switch to ("actually forget that trip")
+    text = "actually forget that hotel, plans changed"
+    r = reading(nlu, text, current, {"Restaurants": "FindRestaurants"}, [asked])
+    assert await rt.switched(nlu, r) is None
 
 
 async def test_task_switch_after_an_offer_takes_a_question_naming_a_kind_the_other_lists() -> None:
@@ -712,8 +716,9 @@ def test_the_last_word_no_other_value_holds_is_an_alias() -> None:
     """ "a bus to vegas": Las Vegas; "park" ends two parks, "las" starts two cities."""
     cities = ["Las Vegas", "Las Cruces", "Menlo Park", "Rohnert Park"]
     aliases = cs.Aliases({"city": cities}, {"city": "city"})
-    found = {t: aliases.of(t, "city") for t in ("vegas", "cruces", "park", "las")}
+    found = {t: aliases.ending(t, "city") for t in ("vegas", "cruces", "park", "las")}
     assert found == {"vegas": "Las Vegas", "cruces": "Las Cruces", "park": None, "las": None}
+    assert aliases.of("vegas", "city") is None  # for a value read only, not a word alone
 
 
 def test_a_value_said_without_its_stops_is_an_alias() -> None:

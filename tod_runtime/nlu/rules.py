@@ -80,8 +80,9 @@ def plain_words(text: str) -> str:
 
 
 CANCEL_SAID = (  # the task under way called off (patterns' Cancel, the NLU's task switch)
-    r"never ?mind|nvm|forget (?:it|that|this|about (?:it|that)|the \w+)|cancel(?: (?:it|that|"
-    r"this|everything|the \w+|my \w+))?|scratch that|dont bother|call (?:it|that) off"
+    r"never ?mind|nvm|forget (?:(?:the|that|this|my) \w+|it|that|this|about (?:it|that))|"
+    r"cancel(?: (?:(?:the|that|this|my) \w+|it|that|this|everything))?|scratch that|"
+    r"dont bother|call (?:it|that) off"
 )
 CANCELS = re.compile(rf"(?:^| )(?:{CANCEL_SAID})(?: |$)")  # in ``plain_words``
 QUESTION = re.compile(

@@ -576,10 +576,10 @@ class Aliases:
     ("nyc": New York for "City where the hotel is located") or of "city", which ends a
     city's initials whatever the slot is called ("nyc" for "Location of the hotel"), and a
     one-word value's first four letters ("phil" of Philadelphia: "philly"), a value
-    without its spaces and stops ("washington dc": Washington D.C.), a value's own word
-    (``own_words``: "united" of United Airlines, "bedroom" of Bedroom speaker), and the last
-    word of a value of two words or more that no other value of the slot holds ("vegas": Las
-    Vegas, where "las" is Las Cruces' too). Of two values a
+    without its spaces and stops ("washington dc": Washington D.C.), and a value's own word
+    (``own_words``: "united" of United Airlines, "bedroom" of Bedroom speaker); and, for a
+    value read (``ending``), the last word of a value of two words or more that no other value
+    of the slot holds ("vegas": Las Vegas, where "las" is Las Cruces' too). Of two values a
     short form fits, the one people name far more often (``used``: a word's count in SGD
     train's turns, the value's least used word) is meant: "la" is Los Angeles, not Los
     Altos. Built once per service."""
@@ -621,7 +621,6 @@ class Aliases:
             return next(iter(same))
         found = set(self.short.get(slot, {}).get(token, ()))
         found |= self.own.get(slot, {}).get(token, set())
-        found |= self.last.get(slot, {}).get(token, set())
         if len(token) >= 5:
             for value in self.start.get(slot, {}).get(token[:4], ()):
                 if len(_prefix(token, value.lower())) * 2 > len(token):
@@ -629,6 +628,15 @@ class Aliases:
         if len(found) > 1 and self.used is not None:
             found = self._most_named(found)
         return found.pop() if len(found) == 1 else None
+
+    def ending(self, token: str, slot: str) -> str | None:
+        """The one known value of ``slot`` whose last word ``token`` is (``last_words``), when
+        ``token`` is none itself: for a value the reader read, never a word found alone
+        ("a different song to listen to" names no album ending in "Song")."""
+        if token in self.values.get(slot, ()):
+            return None
+        found = self.last.get(slot, {}).get(token, set())
+        return next(iter(found)) if len(found) == 1 else None
 
     def own_values(self, token: str, slot: str) -> AbstractSet[str]:
         """The values of ``slot`` whose own word ``token`` is."""
@@ -768,7 +776,8 @@ def _spelt_out(a: Action, aliases: AliasIndex) -> Action:
     """An INFORM whose one-word value abbreviates a known value, with that as canonical."""
     if a.act != "INFORM" or len(a.values) != 1 or a.canonical_values != a.values:
         return a
-    value = aliases.of(a.values[0].strip().lower(), a.slot)
+    said = a.values[0].strip().lower()
+    value = aliases.of(said, a.slot) or aliases.ending(said, a.slot)
     return a if value is None else act("INFORM", a.slot, a.values, [value])
 
 

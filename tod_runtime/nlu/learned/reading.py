@@ -86,6 +86,10 @@ class AliasIndex(Protocol):
         """The one known value of ``slot`` that ``token`` abbreviates, else None."""
         ...
 
+    def ending(self, token: str, slot: str) -> str | None:
+        """The one known value of ``slot`` whose last word ``token`` is, else None."""
+        ...
+
     def owns(self, token: str) -> bool:
         """Whether ``token`` is some value's own word, whatever its slot."""
         ...

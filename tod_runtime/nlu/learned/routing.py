@@ -303,6 +303,9 @@ async def switched(parts: Parts, r: Reading) -> Ranked | None:
     lower = text.lower()
     if THANKS.search(lower):  # a thank-you closes
         return None
+    cancels = CANCELS.search(plain_words(text))
+    if cancels:  # "actually forget that trip": the trip is the task called off
+        said -= content(tokens(cancels.group()))
     fresh = parts.scorer.rank(view(text, None, [], {}), r.context.schemas)
     top, best = fresh[0]
     if best is None or best[0] == current or not said & parts.nouns[best]:
@@ -310,7 +313,7 @@ async def switched(parts: Parts, r: Reading) -> Ranked | None:
     asks = ON_TABLE & set(turn.sys_acts) and QUESTION.search(lower)
     if asks and not await _kind_said(parts, r, best[0], current):
         return None  # about what is on the table
-    if CANCELS.search(plain_words(text)):
+    if cancels:
         return tuple(fresh)
     own = max((score for score, c in fresh if c and c[0] == current), default=-math.inf)
     return tuple(fresh) if top - own >= margin else None
