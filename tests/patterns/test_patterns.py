@@ -439,6 +439,38 @@ def test_a_later_one_is_the_next_from_the_same_place() -> None:
     assert act("OFFER", "leaving_time", ["08:20"]) in turn.answer
 
 
+def test_a_part_of_the_day_offers_the_first_result_in_it() -> None:
+    """ "got one leaving in the afternoon?" while the 6:20 bus is offered: the first one in
+    the afternoon; none there: said, and the offer stands."""
+    buses = {
+        "service_name": "Coaches",
+        "description": "Find coaches",
+        "slots": [
+            {"name": n, "description": d, "is_categorical": False, "possible_values": []}
+            for n, d in (("city", "City"), ("leaving_time", "Departure time of the coach"))
+        ],
+        "intents": [
+            {"name": "FindCoach", "description": "find a coach", "is_transactional": False,
+             "required_slots": ["city"], "optional_slots": {},
+             "result_slots": ["city", "leaving_time"]},
+        ],
+    }  # fmt: skip
+    schema = ServiceSchema.model_validate(buses)
+    rows = [{"city": "LA", "leaving_time": t} for t in ("06:20", "13:40", "12:30", "18:00")]
+    on_offer = act("OFFER", "leaving_time", ["06:20"])
+    system = _offered("Coaches", "FindCoach", {"city": "LA"}, rows, on_offer)
+    state = {"Coaches": State(active_intent="FindCoach", slot_values={"city": ["LA"]})}
+    context = TurnContext(Schemas([schema]), [system], state)
+    turn = Patterns().apply(PatternTurn("got one leaving in the afternoon?", context, {}, state))
+    assert turn.answer is not None
+    assert act("OFFER", "leaving_time", ["12:30"]) in turn.answer
+    rows = rows[:1]
+    system = _offered("Coaches", "FindCoach", {"city": "LA"}, rows, on_offer)
+    context = TurnContext(Schemas([schema]), [system], state)
+    turn = Patterns().apply(PatternTurn("anything in the evening?", context, {}, state))
+    assert turn.answer is not None and act("INFORM_COUNT", "count", ["0"]) in turn.answer
+
+
 def test_an_earlier_one_at_a_confirmation_is_confirmed_in_its_place() -> None:
     """ "hmm pricey. go back to the earlier one then" while the 8:20 coach is confirmed: the
     booking takes the 6:20 one's time and the policy confirms it again."""

@@ -493,8 +493,22 @@ COMPARATIVES: tuple[tuple[re.Pattern[str], frozenset[str], int], ...] = (
     (_says(r"earlier|sooner|before that|not so late"), frozenset({"time"}), -1),
     (_says(r"closer|nearer|not so far"), frozenset({"distance"}), -1),
 )  # fmt: skip
+# a part of the day asked for with something other than the offer ("got one leaving in the
+# afternoon?", "something in the morning instead?"): its clock minutes, from and to
+PARTS_OF_DAY: tuple[tuple[re.Pattern[str], int, int], ...] = (
+    (_says(r"(?:one|something|anything|any) (?:\w+ ){0,2}in the morning"), 5 * 60, 12 * 60),
+    (_says(r"(?:one|something|anything|any) (?:\w+ ){0,2}in the afternoon"), 12 * 60, 17 * 60),
+    (_says(r"(?:one|something|anything|any) (?:\w+ ){0,2}in the evening"), 17 * 60, 24 * 60),
+)
 _AMOUNT = re.compile(r"^\$?\s*(\d[\d,]*(?:\.\d+)?)$")
 _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
+
+
+def _within(minutes: float, now: float, window: tuple[int, int]) -> float:
+    """A clock time's gain for a part of the day: the earliest in it first, none outside it
+    or for the time on offer."""
+    start, end = window
+    return minutes - start + 1 if start <= minutes < end and minutes != now else 0.0
 
 
 def _order(schema: ServiceSchema, slot: str) -> list[str]:
@@ -529,19 +543,27 @@ class Refine:
     offers an inexpensive one the search found) and, when the search was made with a value
     of it, moves that value one step and the search runs again. At the confirmation of the
     transaction that followed the search ("hmm pricey. go back to the earlier one then"), the
-    result picked gives the transaction its values and is confirmed again. The state is left
+    result picked gives the transaction its values and is confirmed again. A part of the day
+    ("got one leaving in the afternoon?") offers the first result whose clock time is in it
+    (``PARTS_OF_DAY``). The state is left
     as it was otherwise (writing the step into it when the search named no price cost train's
     held-out chat check 0.0028 of joint goal: SGD's users' "anything cheaper?" names none)."""
 
     name: str = "refine"
 
-    def _wanted(self, turn: PatternTurn) -> tuple[str, frozenset[str], int] | None:
+    def _wanted(
+        self, turn: PatternTurn
+    ) -> tuple[str, frozenset[str], int, tuple[int, int] | None] | None:
+        """The service, what is compared, the direction wanted, and a part of the day."""
         service = turn.service
         if service is None or not offer_stands(turn, service):
             return None
         for says, concept, direction in COMPARATIVES:
             if says.search(turn.words):
-                return service, concept, direction
+                return service, concept, direction, None
+        for says, start, end in PARTS_OF_DAY:
+            if says.search(turn.words):
+                return service, frozenset({"time"}), 0, (start, end)
         return None
 
     def applies(self, turn: PatternTurn) -> bool:
@@ -558,7 +580,7 @@ class Refine:
     def apply(self, turn: PatternTurn) -> PatternTurn:
         found = self._wanted(turn)
         assert found is not None
-        service, concept, direction = found
+        service, concept, direction, window = found
         slots = self._slots(turn, service, concept)
         state = turn.state.get(service) or State()
         search, _ = turn.context.history.last_search(service)
@@ -578,7 +600,7 @@ class Refine:
             if now is None:
                 continue
             gains = [
-                (direction * (m - now), r)
+                (direction * (m - now) if window is None else _within(m, now, window), r)
                 for r in results
                 if (m := _measure(r.get(slot, ""), concept, order)) is not None
             ]
