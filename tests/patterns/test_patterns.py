@@ -405,24 +405,50 @@ def test_cheaper_offers_another_hotel_not_the_same_at_another_price() -> None:
     assert act("OFFER", "hotel_name", ["Belltown"]) in turn.answer
 
 
+def _coaches(*extra: tuple[str, str], book: bool = False) -> ServiceSchema:
+    """Coaches found by city, with their departure times (and ``extra`` slots, name and
+    description); with ``book``, a booking of one."""
+    slots = (("city", "City"), *extra, ("leaving_time", "Departure time of the coach"))
+    names = [n for n, _ in slots]
+    intents = [
+        {
+            "name": "FindCoach",
+            "description": "find a coach",
+            "is_transactional": False,
+            "required_slots": ["city"],
+            "optional_slots": {},
+            "result_slots": names,
+        }
+    ]
+    if book:
+        intents.append(
+            {
+                "name": "BookCoach",
+                "description": "book a coach",
+                "is_transactional": True,
+                "required_slots": ["city", "leaving_time"],
+                "optional_slots": {},
+                "result_slots": names,
+            }
+        )
+    return ServiceSchema.model_validate({
+        "service_name": "Coaches",
+        "description": "Find and book coaches" if book else "Find coaches",
+        "slots": [{"name": n, "description": d, "is_categorical": False, "possible_values": []}
+                  for n, d in slots],
+        "intents": intents,
+    })  # fmt: skip
+
+
+def _coaches_from_la(rows: list[dict[str, str]], *offer: Action) -> Turn:
+    """The system turn that searched the coaches from LA and offered from ``rows``."""
+    return _offered("Coaches", "FindCoach", {"city": "LA"}, rows, *offer)
+
+
 def test_a_later_one_is_the_next_from_the_same_place() -> None:
     """Buses that all leave from one station: "a later one?" offers the next departure from
     it, where "another hotel, not the same at another price" would have left nothing."""
-    buses = {
-        "service_name": "Coaches",
-        "description": "Find coaches",
-        "slots": [
-            {"name": n, "description": d, "is_categorical": False, "possible_values": []}
-            for n, d in (("city", "City"), ("station_name", "Name of the departure station"),
-                         ("leaving_time", "Departure time of the coach"))
-        ],
-        "intents": [
-            {"name": "FindCoach", "description": "find a coach", "is_transactional": False,
-             "required_slots": ["city"], "optional_slots": {},
-             "result_slots": ["city", "station_name", "leaving_time"]},
-        ],
-    }  # fmt: skip
-    schema = ServiceSchema.model_validate(buses)
+    schema = _coaches(("station_name", "Name of the departure station"))
     rows = [
         {"city": "LA", "station_name": "Union Station", "leaving_time": t}
         for t in ("06:20", "09:40", "08:20")
@@ -431,7 +457,7 @@ def test_a_later_one_is_the_next_from_the_same_place() -> None:
         act("OFFER", "station_name", ["Union Station"]),
         act("OFFER", "leaving_time", ["06:20"]),
     )
-    system = _offered("Coaches", "FindCoach", {"city": "LA"}, rows, *on_offer)
+    system = _coaches_from_la(rows, *on_offer)
     state = {"Coaches": State(active_intent="FindCoach", slot_values={"city": ["LA"]})}
     context = TurnContext(Schemas([schema]), [system], state)
     turn = Patterns().apply(PatternTurn("a later one maybe?", context, {}, state))
@@ -442,31 +468,15 @@ def test_a_later_one_is_the_next_from_the_same_place() -> None:
 def test_a_part_of_the_day_offers_the_first_result_in_it() -> None:
     """ "got one leaving in the afternoon?" while the 6:20 bus is offered: the first one in
     the afternoon; none there: said, and the offer stands."""
-    buses = {
-        "service_name": "Coaches",
-        "description": "Find coaches",
-        "slots": [
-            {"name": n, "description": d, "is_categorical": False, "possible_values": []}
-            for n, d in (("city", "City"), ("leaving_time", "Departure time of the coach"))
-        ],
-        "intents": [
-            {"name": "FindCoach", "description": "find a coach", "is_transactional": False,
-             "required_slots": ["city"], "optional_slots": {},
-             "result_slots": ["city", "leaving_time"]},
-        ],
-    }  # fmt: skip
-    schema = ServiceSchema.model_validate(buses)
+    schemas = Schemas([_coaches()])
     rows = [{"city": "LA", "leaving_time": t} for t in ("06:20", "13:40", "12:30", "18:00")]
     on_offer = act("OFFER", "leaving_time", ["06:20"])
-    system = _offered("Coaches", "FindCoach", {"city": "LA"}, rows, on_offer)
     state = {"Coaches": State(active_intent="FindCoach", slot_values={"city": ["LA"]})}
-    context = TurnContext(Schemas([schema]), [system], state)
+    context = TurnContext(schemas, [_coaches_from_la(rows, on_offer)], state)
     turn = Patterns().apply(PatternTurn("got one leaving in the afternoon?", context, {}, state))
     assert turn.answer is not None
     assert act("OFFER", "leaving_time", ["12:30"]) in turn.answer
-    rows = rows[:1]
-    system = _offered("Coaches", "FindCoach", {"city": "LA"}, rows, on_offer)
-    context = TurnContext(Schemas([schema]), [system], state)
+    context = TurnContext(schemas, [_coaches_from_la(rows[:1], on_offer)], state)
     turn = Patterns().apply(PatternTurn("anything in the evening?", context, {}, state))
     assert turn.answer is not None and act("INFORM_COUNT", "count", ["0"]) in turn.answer
 
@@ -474,27 +484,9 @@ def test_a_part_of_the_day_offers_the_first_result_in_it() -> None:
 def test_an_earlier_one_at_a_confirmation_is_confirmed_in_its_place() -> None:
     """ "hmm pricey. go back to the earlier one then" while the 8:20 coach is confirmed: the
     booking takes the 6:20 one's time and the policy confirms it again."""
-    coaches = {
-        "service_name": "Coaches",
-        "description": "Find and book coaches",
-        "slots": [
-            {"name": n, "description": d, "is_categorical": False, "possible_values": []}
-            for n, d in (("city", "City"), ("leaving_time", "Departure time of the coach"))
-        ],
-        "intents": [
-            {"name": "FindCoach", "description": "find a coach", "is_transactional": False,
-             "required_slots": ["city"], "optional_slots": {},
-             "result_slots": ["city", "leaving_time"]},
-            {"name": "BookCoach", "description": "book a coach", "is_transactional": True,
-             "required_slots": ["city", "leaving_time"], "optional_slots": {},
-             "result_slots": ["city", "leaving_time"]},
-        ],
-    }  # fmt: skip
-    schema = ServiceSchema.model_validate(coaches)
+    schema = _coaches(book=True)
     rows = [{"city": "LA", "leaving_time": t} for t in ("06:20", "08:20", "09:40")]
-    searched = _offered(
-        "Coaches", "FindCoach", {"city": "LA"}, rows, act("OFFER", "leaving_time", ["06:20"])
-    )
+    searched = _coaches_from_la(rows, act("OFFER", "leaving_time", ["06:20"]))
     confirm = [act("CONFIRM", "city", ["LA"]), act("CONFIRM", "leaving_time", ["08:20"])]
     confirming = Turn(
         speaker="SYSTEM", utterance="...", frames=[Frame(service="Coaches", actions=confirm)]
