@@ -32,7 +32,7 @@ from tod_runtime.nlu.learned.model import NLUModel, load_model
 from tod_runtime.nlu.learned.reader import ValueReader
 from tod_runtime.nlu.learned.reading import Ranked, Reading
 from tod_runtime.nlu.learned.repairs import Repair, selected
-from tod_runtime.nlu.learned.routing import KnownNames, listed_kinds
+from tod_runtime.nlu.learned.routing import KnownNames, family, listed_kinds
 from tod_runtime.nlu.learned.scorer import Scorer, TurnView, view
 from tod_runtime.nlu.learned.spelling import (
     VOCABULARY,
@@ -118,6 +118,8 @@ class LearnedNLU(RulesNLU):
         most = max(2, len(self.described) // 4)
         counts = Counter(w for words in self.described.values() for w in words)
         self.own_words = frozenset(w for w, n in counts.items() if n <= most)
+        # each service with its sisters (``routing.family``)
+        self.families = {name: family(self.schemas, name) for name in self.schemas}
         self._known: dict[str, Known] = {}
         self._aliases: dict[str, Aliases] = {}
         self._names: dict[str, KnownNames] = {}

@@ -150,6 +150,8 @@ class Parts(Protocol):
     @property
     def own_words(self) -> AbstractSet[str]: ...  # words few services' descriptions hold
     @property
+    def families(self) -> Mapping[str, AbstractSet[str]]: ...  # a service with its sisters
+    @property
     def thresholds(self) -> Thresholds: ...
 
     async def read_values(

@@ -403,16 +403,17 @@ class AskedElsewhere:
         said = r.turn.utterance.content - parts.described[chosen]
         if not said:
             return r
-        mine = family(parts.schemas, chosen)
-        taken = len(await parts.read_values(r.text, chosen, [r.predicted[1]], ()))
+        taken: int | None = None  # the values the chosen intent takes, read when needed
         for service, schema in parts.schemas.items():
-            kin = family(parts.schemas, service)
-            if service in mine or not any(
+            kin = parts.families[service]
+            if chosen in kin or not any(
                 said & v.named_with and _only(parts, said & v.named_with, kin)
                 for v in parts.views[service]
                 if not v.is_input
             ):
                 continue
+            if taken is None:
+                taken = len(await parts.read_values(r.text, chosen, [r.predicted[1]], ()))
             for intent in schema.intents:
                 if intent.is_transactional:
                     continue
