@@ -739,14 +739,14 @@ def test_of_two_values_a_short_form_fits_the_one_far_more_named_is_meant() -> No
 
 def test_a_values_own_word_is_the_one_word_other_values_lack() -> None:
     airlines = ["United Airlines", "Delta Airlines", "Alaska Airlines", "American Airlines"]
-    assert cs.own_words(airlines) == {
+    assert cs.ValueWords.of(airlines).own() == {
         "united": {"United Airlines"},
         "delta": {"Delta Airlines"},
         "alaska": {"Alaska Airlines"},
         "american": {"American Airlines"},
     }
-    assert cs.own_words(["Little Big Town", "Sara Evans", "Kacey Musgraves"]) == {}
-    assert cs.own_words(["TV", "Kitchen speaker", "Bedroom speaker"]) == {
+    assert cs.ValueWords.of(["Little Big Town", "Sara Evans", "Kacey Musgraves"]).own() == {}
+    assert cs.ValueWords.of(["TV", "Kitchen speaker", "Bedroom speaker"]).own() == {
         "kitchen": {"Kitchen speaker"},
         "bedroom": {"Bedroom speaker"},
     }

@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from tod_runtime.dialogue.models import DONTCARE, Action, act
@@ -577,7 +577,7 @@ class Aliases:
     city's initials whatever the slot is called ("nyc" for "Location of the hotel"), and a
     one-word value's first four letters ("phil" of Philadelphia: "philly"), a value
     without its spaces and stops ("washington dc": Washington D.C.), and a value's own word
-    (``own_words``: "united" of United Airlines, "bedroom" of Bedroom speaker); and, for a
+    (``ValueWords.own``: "united" of United Airlines, "bedroom" of Bedroom speaker); and, for a
     value read (``ending``), the last word of a value of two words or more that no other value
     of the slot holds ("vegas": Las Vegas, where "las" is Las Cruces' too). Of two values a
     short form fits, the one people name far more often (``used``: a word's count in SGD
@@ -607,9 +607,10 @@ class Aliases:
                     start.setdefault(word[:4], set()).add(value)
                 words = _WORD.findall(word)
                 self.squeezed.setdefault(slot, {}).setdefault("".join(words), set()).add(value)
-        self.own = {slot: own_words(values) for slot, values in known.items()}
+        by_slot = {slot: ValueWords.of(values) for slot, values in known.items()}
+        self.own = {slot: v.own() for slot, v in by_slot.items()}
         self.owned = frozenset(w for own in self.own.values() for w in own)
-        self.last = {slot: last_words(values) for slot, values in known.items()}
+        self.last = {slot: v.last() for slot, v in by_slot.items()}
 
     def of(self, token: str, slot: str) -> str | None:
         """The one known value of ``slot`` that ``token`` abbreviates, else None. The start
@@ -630,9 +631,10 @@ class Aliases:
         return found.pop() if len(found) == 1 else None
 
     def ending(self, token: str, slot: str) -> str | None:
-        """The one known value of ``slot`` whose last word ``token`` is (``last_words``), when
-        ``token`` is none itself: for a value the reader read, never a word found alone
-        ("a different song to listen to" names no album ending in "Song")."""
+        """The one known value of ``slot`` whose last word ``token`` is
+        (``ValueWords.last``), when ``token`` is none itself: for a value the reader read,
+        never a word found alone ("a different song to listen to" names no album ending in
+        "Song")."""
         if token in self.values.get(slot, ()):
             return None
         found = self.last.get(slot, {}).get(token, set())
@@ -643,7 +645,7 @@ class Aliases:
         return self.own.get(slot, {}).get(token, set())
 
     def owns(self, token: str) -> bool:
-        """Whether ``token`` is a value's own word (``own_words``) for some slot: a whole
+        """Whether ``token`` is a value's own word (``ValueWords.own``) for some slot: a whole
         word of the value, however common ("bedroom" of Bedroom speaker)."""
         return token in self.owned
 
@@ -658,31 +660,39 @@ class Aliases:
         return {value} if top >= FAR_MORE * max(second, 1) else values
 
 
-def last_words(values: Sequence[str]) -> dict[str, set[str]]:
-    """The last word of each value of two words or more that no other value holds as a word:
-    "vegas" of Las Vegas, "francisco" of San Francisco; not "park", which ends several."""
-    spelt = {v: _WORD.findall(v.strip().lower()) for v in values}
-    held = Counter(w for words in spelt.values() for w in set(words))
-    return {
-        words[-1]: {value}
-        for value, words in spelt.items()
-        if len(words) > 1 and held[words[-1]] == 1 and len(words[-1]) > 2
-    }
+@dataclass(frozen=True)
+class ValueWords:
+    """A slot's values spelt as words, and how many values hold each word."""
 
+    spelt: dict[str, list[str]]
+    held: Counter[str]
 
-def own_words(values: Sequence[str]) -> dict[str, set[str]]:
-    """A value's own word, for the values of two words or more that are one word but for
-    words most of the slot's values hold: "united" of United Airlines ("airlines" is every
-    airline's), "bedroom" of Bedroom speaker; none of Little Big Town."""
-    spelt = {v: _WORD.findall(v.strip().lower()) for v in values}
-    held = Counter(w for words in spelt.values() for w in set(words))
-    common = {w for w, n in held.items() if n * 2 > len(spelt) > 2}
-    own: dict[str, set[str]] = {}
-    for value, words in spelt.items():
-        rest = [w for w in words if w not in common]
-        if len(words) > 1 and len(rest) == 1 and rest[0].isalpha() and len(rest[0]) > 2:
-            own.setdefault(rest[0], set()).add(value)
-    return own
+    @classmethod
+    def of(cls, values: Sequence[str]) -> ValueWords:
+        spelt = {v: _WORD.findall(v.strip().lower()) for v in values}
+        return cls(spelt, Counter(w for words in spelt.values() for w in set(words)))
+
+    def last(self) -> dict[str, set[str]]:
+        """The last word of each value of two words or more that no other value holds as a
+        word: "vegas" of Las Vegas, "francisco" of San Francisco; not "park", which ends
+        several."""
+        return {
+            words[-1]: {value}
+            for value, words in self.spelt.items()
+            if len(words) > 1 and self.held[words[-1]] == 1 and len(words[-1]) > 2
+        }
+
+    def own(self) -> dict[str, set[str]]:
+        """A value's own word, for the values of two words or more that are one word but for
+        words most of the slot's values hold: "united" of United Airlines ("airlines" is
+        every airline's), "bedroom" of Bedroom speaker; none of Little Big Town."""
+        common = {w for w, n in self.held.items() if n * 2 > len(self.spelt) > 2}
+        own: dict[str, set[str]] = {}
+        for value, words in self.spelt.items():
+            rest = [w for w in words if w not in common]
+            if len(words) > 1 and len(rest) == 1 and rest[0].isalpha() and len(rest[0]) > 2:
+                own.setdefault(rest[0], set()).add(value)
+        return own
 
 
 def _prefix(a: str, b: str) -> str:
@@ -739,7 +749,7 @@ class AliasSearch:
 
 
 class OwnWord:
-    """A value named by its own word (``own_words``: "in the bedroom" for Bedroom speaker,
+    """A value named by its own word (``ValueWords.own``: "in the bedroom" for Bedroom speaker,
     "southwest if possible" for Southwest Airlines), for a slot the intent takes that the
     turn left empty, when the word is no other value's: said as the user wrote it, its
     canonical value the backend's. The reader scores a value by all of its words."""
