@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from tod_runtime.backends.base import known_intent, known_service
 from tod_runtime.backends.sgd_transactions import search, transact
-from tod_runtime.backends.sisters import SharedRow, provider, shared_rows
+from tod_runtime.backends.sisters import provider, shared_rows
 from tod_runtime.backends.tables import Tables
 from tod_runtime.data.sgd import SGDSplit, open_split
 from tod_runtime.dialogue.models import DONTCARE, Frame, ServiceCall
@@ -114,15 +114,17 @@ class SGDTablesBackend:
                 rows.setdefault(json.dumps(row, sort_keys=True), row)
         all_rows: dict[str, dict[str, dict[str, str]]] = {s: {} for s in self._schemas}
         sisters = shared_rows(self._schemas, by_method)  # one world for sister services
-        # (service, search) -> a row of each sister whose rows it shares: where a search
-        # finding none of the service's own rows found a sister's (``_provider``)
-        self._shared: dict[tuple[str, str], dict[str, SharedRow]] = {}
+        # (service, search) -> the sisters whose rows it shares and that can take its task
+        # on: where a search finding none of the service's own rows went (``_provider``)
+        self._providers: dict[tuple[str, str], list[Provider]] = {}
         for (service, method), rows in by_method.items():
             shared = sisters.get((service, method), [])
             self._tables.create(f"{service}.{method}", [*rows.values(), *(r.row for r in shared)])
             if shared:
                 self._tables.create(f"own:{service}.{method}", list(rows.values()))
-                self._shared[service, method] = {r.sister: r for r in shared}
+                sample = {r.sister: r for r in shared}.values()  # one row of each sister
+                found = (provider(self._schemas, service, r) for r in sample)
+                self._providers[service, method] = [p for p in found if p is not None]
             intent = self._schemas[service].intent(method) if service in self._schemas else None
             if intent is not None and not intent.is_transactional:  # entities come from searches
                 all_rows.setdefault(service, {}).update(rows)
@@ -177,13 +179,16 @@ class SGDTablesBackend:
         self, service: str, call: ServiceCall, rows: list[dict[str, str]]
     ) -> Provider | None:
         """The sister whose own rows answer a search that found none of the service's own."""
-        shared = self._shared.get((service, call.method))
-        if not rows or shared is None or self._own(service, call):
+        sisters = self._providers.get((service, call.method))
+        if not rows or not sisters or self._own(service, call):
             return None
-        for sister, row in shared.items():
-            found = provider(self._schemas, service, row)
-            to = provider_call(call, found) if found else None
-            if found and to and (sister, call.method) in self._shared and self._own(sister, to):
+        for found in sisters:
+            to = provider_call(call, found)
+            if (
+                to
+                and (found.service, call.method) in self._providers
+                and self._own(found.service, to)
+            ):
                 return found
         return None
 
