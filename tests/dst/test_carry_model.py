@@ -203,6 +203,26 @@ def test_words_pointing_back_carry_the_best_source_whatever_its_score() -> None:
         assert _pointed_carry(both, "Shows_1", held, "Rides_1", said) == expected, said
 
 
+def test_words_pointing_at_several_dates_carry_each_date_slot() -> None:
+    # "a room that night" after a round trip points at one date: one required date slot
+    # takes it; "for those same dates" at several: the flight's dates in its order, one to
+    # each required date slot in the booking's order, whatever the model makes of each pair.
+    flights = _service(
+        "Air_1", [("leaves", "Start date of the trip"), ("returns", "Date of the return")], True
+    )
+    stays = _service(
+        "Stay_1", [("check_in", "Date to arrive"), ("check_out", "Date to leave")], True
+    )
+    both = {"Air_1": flights, "Stay_1": stays}
+    held = {"leaves": ["Friday"], "returns": ["the 14th"]}
+    one = _pointed_carry(both, "Air_1", held, "Stay_1", "a room that night")
+    assert len(one) == 1
+    for said in ("a room for those same dates", "the same nights please"):
+        every = _pointed_carry(both, "Air_1", held, "Stay_1", said)
+        assert every == {"check_in": ["Friday"], "check_out": ["the 14th"]}, said
+    assert pointed("something in the evening") == frozenset()
+
+
 def test_adding_that_carries_what_was_booked_its_day_time_and_name() -> None:
     # "add that to my calendar" after a dentist was booked: the event takes the booking's
     # day, time and the dentist's name (a slot naming an entity into one naming one), not

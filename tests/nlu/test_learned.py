@@ -256,6 +256,24 @@ def test_no_span_crosses_the_end_of_a_sentence() -> None:
     assert {"st. louis", "dr. lee"} <= spans("st. louis with dr. lee")
 
 
+def test_a_name_read_up_to_a_function_word_takes_the_words_after_it() -> None:
+    """ "dinner with" is "dinner with sam" cut short: the words after a last word no name
+    ends with are taken up to a function word, punctuation, a number or another value's token; with
+    none, the last word is left out."""
+    from tod_runtime.nlu.learned.reader import whole_name
+
+    turn = reading.value_turn("put dinner with sam in my calendar at 7pm", [], {})
+
+    def said(i: int, j: int, taken: frozenset[int] = frozenset()) -> str:
+        return turn.said(*whole_name(turn, i, j, taken))
+
+    assert said(1, 3) == "dinner with sam"
+    assert said(1, 2) == "dinner"  # no function word last: as read
+    assert said(1, 3, frozenset({3})) == "dinner"  # "sam" is another value's
+    assert said(6, 8) == "calendar"  # "at" then a number: no name goes on with it
+    assert said(2, 3) == "with"  # a single word is left as it is
+
+
 def test_amounts_and_clock_times_are_one_token_and_stems_say_a_value() -> None:
     turn = reading.value_turn("any museums under $1,630.50 at 14:30?", [], {})
     assert [t.text for t in turn.tokens] == ["any", "museums", "under", "$1,630.50", "at"] + [

@@ -1232,6 +1232,66 @@ async def test_a_question_about_a_detail_only_a_sister_knows_moves_the_task_ther
         assert (await SisterSlot().apply(nlu, r)).predicted == chosen
 
 
+async def test_a_listed_value_only_a_sister_allows_moves_the_task_there() -> None:
+    """ "business is fine" to the flight service that lists no seating classes, when its
+    sister lists Economy, Premium Economy and Business: the task moves there. Not when the
+    chosen service lists the value too, nor for a number."""
+    from tod_runtime.nlu.learned.sisters import SisterSlot
+
+    cabin = _slot("seating_class", "Seating class") | {
+        "is_categorical": True,
+        "possible_values": ["Economy", "Premium Economy", "Business"],
+    }
+    base = _sister_flights()
+    air_2 = base["Air_2"].model_dump()
+    air_2["slots"] = [*air_2["slots"], cabin]
+    air_2["intents"][0]["optional_slots"] = {"seating_class": "dontcare"}
+    schemas = Schemas([base["Air_1"], ServiceSchema.model_validate(air_2)])
+    nlu = nlu_of(schemas)
+    chosen = ("Air_1", "SearchFlight")
+    offered = system(a("OFFER", "origin_city", "Boston"), service="Air_1")
+    intents = {"Air_1": "SearchFlight"}
+    for text in ("business is fine", "premium economy please"):
+        r = reading(nlu, text, chosen, intents, [offered])
+        assert (await SisterSlot().apply(nlu, r)).predicted == ("Air_2", "SearchFlight"), text
+    for text in ("2 is fine", "businesses nearby"):
+        r = reading(nlu, text, chosen, intents, [offered])
+        assert (await SisterSlot().apply(nlu, r)).predicted == chosen, text
+    # the chosen service lists Business too: nothing tells them apart
+    air_1 = base["Air_1"].model_dump()
+    air_1["slots"] = [*air_1["slots"], cabin]
+    both = nlu_of(Schemas([ServiceSchema.model_validate(air_1), schemas["Air_2"]]))
+    r = reading(both, "business is fine", chosen, intents, [offered])
+    assert (await SisterSlot().apply(both, r)).predicted == chosen
+
+
+async def test_a_known_name_does_not_move_a_turn_naming_what_only_the_chosen_holds() -> None:
+    """ "a red eye to springfield falls": a city only the flight service without red-eye
+    flags knows moves no turn that names a red-eye, which only the chosen service holds;
+    the same city said with no such detail moves it, and so does a city named "Red Eye
+    Falls"."""
+    schemas = _sister_flights()
+    known = _Known(
+        {
+            "Air_1": {"destination_city": ["Springfield Falls"]},
+            "Air_2": {"destination": ["Denver"]},
+        }
+    )
+    nlu = LearnedNLU(ComponentContext(schemas=schemas, backend=known, options={}))  # type: ignore[arg-type]
+    nlu.word_count = lambda word: 0  # type: ignore[method-assign]  # every word rare in talk
+    chosen, other = ("Air_2", "SearchFlight"), ("Air_1", "SearchFlight")
+    ranked = ((0.0, chosen), (-1.0, other))
+    r = reading(nlu, "get me to springfield falls", chosen, {}, ranked=ranked)
+    assert (await rt.ServiceByKnownName().apply(nlu, r)).predicted == other
+    r = reading(nlu, "a red eye to springfield falls", chosen, {}, ranked=ranked)
+    assert (await rt.ServiceByKnownName().apply(nlu, r)).predicted == chosen
+    # words of the name itself name no detail: "red eye falls" is a city
+    known.values["Air_1"]["destination_city"].append("Red Eye Falls")
+    nlu._names.clear()
+    r = reading(nlu, "get me to red eye falls", chosen, {}, ranked=ranked)
+    assert (await rt.ServiceByKnownName().apply(nlu, r)).predicted == other
+
+
 class _Known:
     """A backend that knows some values of the services' slots."""
 

@@ -82,9 +82,18 @@ Held = tuple[list[str], float]  # slots the state holds, the probability a sourc
 
 ADDING = re.compile(r"\b(?:add|put|save|note|write|mark) (?:that|it|this)\b")
 # Words that point back at a value the dialogue holds, by the value type they point at: "a
-# ride there", "a hotel that night" (not "is there", "there are"). Plain English.
+# ride there", "a hotel that night", "for those same dates" (not "is there", "there are",
+# "in the evening"). Plain English.
 POINTERS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("date", re.compile(r"\b(?:that|the same) (?:day|night|date|evening|morning|afternoon)\b")),
+    (
+        "date",
+        re.compile(
+            r"\b(?:(?:that|those|these)(?: same)?|(?:the )?same) "
+            r"(?:day|night|date|evening|morning|afternoon)s?\b"
+        ),
+    ),
+    # "for those same dates": every date the task needs, not one
+    ("dates", re.compile(r"\b(?:those|these|(?:the )?same) (?:same )?(?:dates|days|nights)\b")),
     ("time", re.compile(r"\b(?:that|the same) time\b")),
     # "add that to my calendar", "put it in my diary": what was just booked, its day, its
     # time and its name ("name": a slot naming an entity, into one naming one)
@@ -227,30 +236,55 @@ def carry_over(
     over the threshold given, and nothing else. ``pointing``: the value types the user's
     words point back at (``pointed``: "a ride there"): of the active intent's required slots
     of such a type that nothing fills, the one whose best source scores highest takes it,
-    whatever the score."""
+    whatever the score; each of them when the words point at several ("for those same
+    dates": the check-in and the check-out)."""
     found = candidates(frame, service, state, schemas, history, opening=opening, bits=model.bits)
     c = _Carrying.of(frame, service, schemas, history, opening, model, held)
     best: dict[str, tuple[float, list[str]]] = {}
-    pointed_at: dict[str, tuple[float, str, list[str]]] = {}  # value type -> best p, target
-    required = set(c.intent.required_slots) if c.intent is not None else set()
+    pointed_at: list[Pointed] = []
+    required = list(c.intent.required_slots) if c.intent is not None else []
     for candidate in found:
         if not c.eligible(candidate):
             continue
         p = c.probability(candidate)
         kind: str | None = candidate.source_view.value_type if candidate.source_view else None
         kind = "name" if candidate.naming else kind
-        pointed_best = pointed_at.get(kind or "", (-1.0, "", []))[0]
-        if kind in pointing and candidate.target in required and p > pointed_best:
-            pointed_at[kind] = (p, candidate.target, candidate.values)
+        if kind in pointing and candidate.target in required:
+            pointed_at.append((p, kind, candidate.source, candidate.target, candidate.values))
         threshold = c.threshold(candidate)
         if threshold is None:
             continue
         if p >= threshold and p > best.get(candidate.target, (-1.0, []))[0]:
             best[candidate.target] = (p, candidate.values)
-    for p, target, values in pointed_at.values():
-        if target not in best:
-            best[target] = (p, values)
+    for target, p, values in _pointed(pointed_at, pointing, required, set(best)):
+        best[target] = (p, values)
     c.fill(best)
+
+
+Pointed = tuple[float, str, str, str, list[str]]  # p, value type, source, target, values
+
+
+def _pointed(
+    scored: list[Pointed], pointing: frozenset[str], required: list[str], filled: set[str]
+) -> list[tuple[str, float, list[str]]]:
+    """The required slots the words point back at and their values, from the candidates of
+    the value types pointed at (in ``candidates``' order): for each type, the target whose
+    source scores highest; when the words point at several of the type ("those same dates"),
+    the values of that best source's frame in its order, one to each target of the type in
+    the intent's order (the flight's departure and return to the check-in and check-out),
+    sure of each. None that ``filled`` holds already. Each with its probability."""
+    out: list[tuple[str, float, list[str]]] = []
+    for kind in dict.fromkeys(k for _, k, *_ in scored):
+        of_kind = [x for x in scored if x[1] == kind]
+        p, _, source, target, values = max(of_kind, key=lambda x: x[0])
+        if f"{kind}s" not in pointing:
+            out += [(target, p, values)] if target not in filled else []
+            continue
+        sources = {x[4][0].lower(): x[4] for x in of_kind if x[2] == source}
+        targets = [t for t in required if any(x[3] == t for x in of_kind)]
+        pairs = zip(targets, sources.values(), strict=False)
+        out += [(t, 1.0, v) for t, v in pairs if t not in filled]
+    return out
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 
 from tod_runtime.dialogue.models import DONTCARE
@@ -16,7 +17,7 @@ from tod_runtime.nlu.learned.model import (
     probabilities,
     sigmoid,
 )
-from tod_runtime.nlu.learned.routing import ON_TABLE
+from tod_runtime.nlu.learned.reading import ON_TABLE
 from tod_runtime.nlu.learned.text import ABOUT_IT, STOP, root
 from tod_runtime.nlu.learned.values import (
     INTERJECTIONS,
@@ -123,6 +124,32 @@ def says_flag_phrase(turn: ValueTurn, slot: SlotView) -> bool:
         ({a, b} <= described and bool({a, b} & own) and a != b) or (a in WITH and b in own)
         for a, b in zip(words, words[1:], strict=False)
     )
+
+
+# words a name never ends with: "dinner with" is "dinner with sam" cut short
+_TRAILING = "with at in on for to from of and or the a an by"
+TRAILING = frozenset(_TRAILING.split())
+
+
+def whole_name(turn: ValueTurn, i: int, j: int, taken: AbstractSet[int]) -> tuple[int, int]:
+    """Tokens ``i`` to ``j`` of a free-text value, with the words after a last word no name
+    ends with (``TRAILING``) taken up to the next punctuation, function word, number or token
+    another value holds ("put dinner with sam in my calendar": "dinner with sam", not "dinner
+    with"); without such words, that last word left out. Not after punctuation ("portland,
+    or": a state's code)."""
+    tokens = turn.tokens
+    if j - i < 2 or tokens[j - 1].lower not in TRAILING or not tokens[j - 2].word:
+        return i, j
+    end = j
+    while (
+        end < len(tokens)
+        and tokens[end].word
+        and tokens[end].lower not in STOP
+        and not tokens[end].lower[:1].isdigit()
+        and end not in taken
+    ):
+        end += 1
+    return (i, end) if end > j else (i, j - 1)
 
 
 def says_nothing(turn: ValueTurn, i: int, j: int) -> bool:
@@ -243,7 +270,11 @@ class ValueReader:
             and (p >= spans_floor or (q > known and slot.name in self._known(turn, i, j)))
         ]
         out: list[Read] = []
-        for score, i, j, name in best_pairs(pairs):
+        chosen = best_pairs(pairs)
+        taken = {k for _, i, j, _ in chosen for k in range(i, j)}
+        for score, i, j, name in chosen:
+            if not self._known(turn, i, j):
+                i, j = whole_name(turn, i, j, taken)
             text = turn.said(i, j)
             out.append(Read(name, text, text, score, range(i, j)))
         return out

@@ -23,6 +23,7 @@ from tod_runtime.nlu.learned.scorer import Intent, Scorer, TurnView
 from tod_runtime.nlu.learned.values import SlotView
 from tod_runtime.schema.models import ServiceSchema
 
+ON_TABLE = frozenset({"OFFER", "CONFIRM", "NOTIFY_SUCCESS", "INFORM"})  # what a user asks about
 Ranked = tuple[tuple[float, Intent | None], ...]  # (score, intent or None: NONE), best first
 
 
@@ -120,6 +121,12 @@ class NameIndex(Protocol):
     def slot_named(self, said: Sequence[str], padded: str, mine: NameIndex) -> str | None:
         """The slot one of whose rare names the turn says, when ``mine`` (another service's
         names) lacks it and does not hold each of its rare words as a value."""
+        ...
+
+    def name_said(
+        self, said: Sequence[str], padded: str, mine: NameIndex
+    ) -> tuple[str, str] | None:
+        """``slot_named``'s slot and the name said."""
         ...
 
 

@@ -34,9 +34,8 @@ from tod_runtime.nlu.learned.casual import (
     unsaid,
 )
 from tod_runtime.nlu.learned.known import KnownOpens, KnownUnread
-from tod_runtime.nlu.learned.reading import Parts, Reading
+from tod_runtime.nlu.learned.reading import ON_TABLE, Parts, Reading
 from tod_runtime.nlu.learned.routing import (
-    ON_TABLE,
     AfterDone,
     AskedElsewhere,
     AskOrTell,

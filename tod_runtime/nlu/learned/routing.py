@@ -14,13 +14,13 @@ from functools import lru_cache
 
 from tod_runtime.dialogue.context import TurnContext
 from tod_runtime.dialogue.models import Action, act
-from tod_runtime.nlu.learned.reading import NameIndex, Parts, Ranked, Reading
+from tod_runtime.nlu.learned.reading import ON_TABLE, NameIndex, Parts, Ranked, Reading
 from tod_runtime.nlu.learned.scorer import Intent, view
+from tod_runtime.nlu.learned.sisters import holds_named
 from tod_runtime.nlu.learned.text import ABOUT_IT, RARE, STOP, content, tokens, with_bases
 from tod_runtime.nlu.rules import CANCELS, QUESTION, THANKS, plain_words
 from tod_runtime.schema.models import ServiceSchema
 
-ON_TABLE = frozenset({"OFFER", "CONFIRM", "NOTIFY_SUCCESS", "INFORM"})  # what a user asks about
 DONE = frozenset({"NOTIFY_SUCCESS", "CANCEL"})  # the system's acts that end a task
 DETERMINERS = frozenset({"a", "an", "the", "my", "our", "some", "any", "this", "that"})
 _WORDS = re.compile(r"[a-z]+")
@@ -703,12 +703,19 @@ class KnownNames:
         it and its rare words are not all values of ``mine`` ("baseball game", a calendar's
         event, is no name to move a search for baseball games to the calendar), nor is it
         said inside a name of ``mine`` ("viva las vegas", a film, names no city)."""
+        found = self.name_said(said, padded, mine)
+        return found[0] if found else None
+
+    def name_said(
+        self, said: Sequence[str], padded: str, mine: NameIndex
+    ) -> tuple[str, str] | None:
+        """``slot_named``'s slot and the name said (its tokens, joined)."""
         for token in dict.fromkeys(said):
             for name, value, slot, rare in self.by_first.get(token, ()):
                 if f" {name} " not in padded or value in mine.values or not rare - mine.one_word:
                     continue
                 if not any(f" {name} " in f" {n} " for n in mine.names_said(said, padded)):
-                    return slot
+                    return slot, name
         return None
 
     def names_said(self, said: Sequence[str], padded: str) -> list[str]:
@@ -863,7 +870,11 @@ class ServiceByKnownName:
     the calendar's events were at, a ride scored 17 logits over adding an event; with
     ``switch_margin`` instead, "nah changed my mind, play the night we met by lord huron"
     stayed with the music service that does not have the song, 3 logits and more ahead
-    in context)."""
+    in context), nor away from a chosen intent that holds a detail the turn names beside the
+    name and that service cannot (``sisters.holds_named``: "instead i need a ride to 2190
+    eastridge loop, also shared", a street only the other ride service's data and the
+    calendar's events hold, neither of which shares a ride; "hotel" in "i would like to see
+    hotel mumbai" is the film's name, not the hotels' detail)."""
 
     name = "service_by_known_name"
     step = "route"
@@ -886,9 +897,10 @@ class ServiceByKnownName:
                 continue
             service = candidate[0]
             seen.add(service)
-            slot = (await parts.known_names(service)).slot_named(said, padded, mine)
-            if slot is None:
+            found = (await parts.known_names(service)).name_said(said, padded, mine)
+            if found is None:
                 continue
+            slot, name = found
             for score, other in r.ranked:  # the best-ranked intent of it taking the slot
                 spec = (
                     parts.schemas[service].intent(other[1])
@@ -897,7 +909,9 @@ class ServiceByKnownName:
                 )
                 if spec is None or slot not in {*spec.required_slots, *spec.optional_slots}:
                     continue
-                if best - score < parts.thresholds.values_margin:
+                if best - score < parts.thresholds.values_margin and not await holds_named(
+                    parts, r, r.predicted, service, leave=frozenset(name.split())
+                ):
                     return replace(r, predicted=other)
                 break
         return r

@@ -5,13 +5,12 @@ the understanding chose, so a detail only the other can hold moves the task ther
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import replace
 
 from tod_runtime.dialogue.models import DONTCARE, Action, act
-from tod_runtime.nlu.learned.reading import Parts, Reading
-from tod_runtime.nlu.learned.routing import ON_TABLE
+from tod_runtime.nlu.learned.reading import ON_TABLE, Parts, Reading
 from tod_runtime.nlu.learned.text import QUESTION_WORDS, stem
 from tod_runtime.nlu.learned.values import SlotView, normalised
 
@@ -42,20 +41,46 @@ class SisterSlot:
     async def apply(self, parts: Parts, r: Reading) -> Reading:
         assert r.predicted is not None
         service, intent = r.predicted
-        words = {stem(w) for w in r.turn.utterance.content}
-        named = words - {w for v in parts.views[service] for w in v.named_with}
-        if not named:
-            return r
-        said = [w.lower() for w in r.turn.utterance.words]
         asks = _asks_unoffered(r)
         found = [
             other
             for other in r.context.schemas
             if other != service
             and other in parts.views
-            and _names(parts, other, intent, named, said, asks)
+            and await holds_named(parts, r, (other, intent), service, asks)
         ]
         return replace(r, predicted=(found[0], intent)) if len(found) == 1 else r
+
+
+async def holds_named(
+    parts: Parts,
+    r: Reading,
+    frame: tuple[str, str],
+    other: str,
+    asks: bool = False,
+    leave: AbstractSet[str] = frozenset(),
+) -> bool:
+    """Whether the turn names a detail the intent of ``frame`` (service, intent) can hold and
+    the service ``other`` cannot: a yes/no slot named with words no slot or description of
+    ``other`` is named with ("is it pet friendly?"), a categorical slot named so with one of
+    its values beside ("at least 4 stars"), with ``asks`` any slot named so (``_names``); or
+    a categorical value said whole that ``other`` neither allows, nor knows, nor describes
+    itself with ("pool is fine"; not "music" to the music service: ``_holds_said``). Words
+    in ``leave`` (a name the turn says) name nothing."""
+    service, intent = frame
+    if parts.schemas[service].intent(intent) is None:
+        return False
+    theirs = parts.described[other]
+    words = {stem(w) for w in r.turn.utterance.content} - leave
+    named = words - {w for v in parts.views[other] for w in v.named_with} - theirs
+    said = [w.lower() for w in r.turn.utterance.words if stem(w.lower()) not in leave]
+    if named and _names(parts, service, intent, named, said, asks):
+        return True
+    # the values ``other`` allows or its backend knows ("pop", a genre it lists)
+    allowed = {normalised(x) for v in parts.views[other] if v.categorical for x in v.values}
+    known = (await parts.known(other)).slots
+    padded = f" {normalised(' '.join(said))} "
+    return _holds_said(parts, service, intent, padded, (allowed, known, theirs))
 
 
 def _asks_unoffered(r: Reading) -> bool:
@@ -99,6 +124,39 @@ def _names(
         and _said_with(said, {x.lower() for x in v.values}, v.named_with & words)
         for v in parts.views[service]
         if v.name in slots
+    )
+
+
+def _holds_said(
+    parts: Parts,
+    service: str,
+    intent: str,
+    padded: str,
+    theirs: tuple[AbstractSet[str], Mapping[str, object], AbstractSet[str]],
+) -> bool:
+    """Whether ``service``'s ``intent`` has a categorical slot of words (no yes/no, no
+    number, no count) one of whose possible values the turn (``padded``, normalised) says
+    whole and the other service neither allows, nor knows, nor describes itself with
+    (``theirs``: the values it allows, those its backend knows, its descriptions' words):
+    "pool is fine" to the ride service that asks whether to share, when its sister's rides
+    are Pool, Regular or Luxury."""
+    spec = parts.schemas[service].intent(intent)
+    if spec is None:
+        return False
+    slots = {*spec.required_slots, *spec.optional_slots}
+    return any(
+        f" {value} " in padded
+        for v in parts.views[service]
+        if v.name in slots
+        and v.categorical
+        and v.value_type not in ("bool", "number")
+        and v.description[:1] not in COUNTS
+        for value in map(normalised, v.values)
+        if value
+        and not value.isdigit()
+        and value not in theirs[0]
+        and value not in theirs[1]
+        and not {stem(w) for w in value.split()} & theirs[2]
     )
 
 
