@@ -296,6 +296,13 @@ async def test_question_slot_reads_a_yes_no_question_as_its_flag() -> None:
         r = replace(r, asks={"airline": 0.1}, acts=())
         assert rp.QuestionSlot().applies(nlu, r)
         assert texts((await rp.QuestionSlot().apply(nlu, r)).acts) == asked, text
+    # typed without its question mark, as people do in a chat
+    r = reading(nlu, "is it a redeye", None, {"Flights": "FindFlights"}, history)
+    r = replace(r, asks={"airline": 0.1}, acts=())
+    assert texts((await rp.QuestionSlot().apply(nlu, r)).acts) == ["REQUEST(is_redeye)"]
+    assert rp.QuestionSlot().applies(nlu, r)
+    r = replace(r, text="a redeye", turn=view("a redeye", "Flights", [], {}))
+    assert not rp.QuestionSlot().applies(nlu, r)  # no question
 
 
 def _trips() -> Schemas:
@@ -905,7 +912,9 @@ def test_listed_kinds_are_few_values_of_a_free_text_input_no_other_service_knows
 
 async def test_service_by_category_follows_a_kind_only_one_backend_knows() -> None:
     """ "anything on at the roxie in oslo?" scored as a hotel search with less than even
-    odds: the cinemas' backend lists the Roxie among a few theaters."""
+    odds: the cinemas' backend lists the Roxie among a few theaters. With words only the
+    hotels' descriptions hold, only when the kind and the cinemas' own words said outnumber
+    them."""
     nlu = nlu_of(embedded("Movies", "Hotels"))
     known = {"Movies": {"theater_name": ["Roxie", "Castro"]}, "Hotels": {"city": ["Oslo"]}}
     nlu._kinds = rt.listed_kinds(nlu.schemas, known)
@@ -915,6 +924,15 @@ async def test_service_by_category_follows_a_kind_only_one_backend_knows() -> No
     assert (await rt.ServiceByCategory().apply(nlu, r)).predicted == other
     plain = reading(nlu, "anything on in oslo?", chosen, {}, ranked=r.ranked)
     assert (await rt.ServiceByCategory().apply(nlu, plain)).predicted == chosen
+    # a word of the hotels' own ("free") said too: the kind and the cinemas' "showing"
+    # outnumber it; with the hotels' "free" and "wifi", they do not
+    for text, expected in (
+        ("anything free showing at the roxie in oslo?", other),
+        ("anything free at the roxie in oslo?", chosen),
+        ("anything showing at the roxie in oslo with free wifi?", chosen),
+    ):
+        r = reading(nlu, text, chosen, {}, ranked=((-1.0, chosen), (-2.0, other)))
+        assert (await rt.ServiceByCategory().apply(nlu, r)).predicted == expected, text
     # never to a sister of the chosen intent: a kind tells tasks apart, not providers
     movies = embedded("Movies")["Movies"]
     sister = movies.model_copy(update={"service_name": "Cinemas"})

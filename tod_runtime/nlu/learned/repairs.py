@@ -513,13 +513,16 @@ class QuestionSlot:
     time: SGD's users never ask for a value they were just told, so the scorer says 0.01):
     the slot of those whose description holds most of the question's words, when one does
     (not "what about other dates?", which asks for another). A yes-no question ("is this a
-    redeye?", "does it have wifi?") asks about the yes-no slot of the service it names."""
+    redeye?", "does it have wifi?", or "do they have live music" without its question mark)
+    asks about the yes-no slot of the service it names."""
 
     name = "question_slot"
     step = "acts"
 
     def applies(self, parts: Parts, r: Reading) -> bool:
-        return not r.acts and r.same and bool(r.turn.utterance.cues) and bool(r.asks)
+        utterance = r.turn.utterance
+        asks = bool(utterance.cues) or yes_no_question(utterance.words)
+        return not r.acts and r.same and asks and bool(r.asks)
 
     async def apply(self, parts: Parts, r: Reading) -> Reading:
         assert r.service is not None
@@ -541,6 +544,14 @@ class QuestionSlot:
 # as ``tokens`` gives them: "does" is stemmed to "doe"
 _AUXILIARIES = "is are was were does do did has have can"
 AUXILIARIES = frozenset(stem(w) for w in _AUXILIARIES.split())
+_PRONOUNS = "it they there this that these those he she"
+PRONOUNS = frozenset(stem(w) for w in _PRONOUNS.split())
+
+
+def yes_no_question(words: Sequence[str]) -> bool:
+    """Whether the words open as a yes-no question about something ("do they have live
+    music", typed without its question mark, as people often do in a chat)."""
+    return len(words) > 2 and words[0] in AUXILIARIES and words[1] in PRONOUNS
 
 
 REPAIRS: tuple[Repair, ...] = (

@@ -172,7 +172,11 @@ class ServiceByCategory:
     with no word of the chosen service's values nor one of its descriptions' that few
     services' hold (``own_words``; "find" is any service's) ("im looking for a
     psychologist in san jose" scored as a restaurant search: "Psychologist" is a type of
-    therapist a service lists), goes to the best-ranked intent of that service. The value is
+    therapist a service lists), goes to the best-ranked intent of that service; with such
+    words, when the value and the other service's own description words said outnumber
+    them (stop 57: "indian food in berkeley, what's good?" with the restaurants unseen had
+    searched attractions, "good" of "good for kids", where "indian" and "food" are the
+    restaurants'). The value is
     one at most two services list, and of two words or more or rare in SGD train's talk
     (``RARE``: "rohnert park" and "in sfo for business" moved restaurant searches to
     attractions and flights). The scorer knows an unseen service by its descriptions only,
@@ -207,8 +211,8 @@ class ServiceByCategory:
         own = parts.described[chosen] & parts.own_words  # "find" is any service's word
         kinds = await parts.kinds()
         mine = parts.value_words[chosen] | {w for k in kinds.get(chosen, ()) for w in k.split()}
-        if with_bases(r.turn.utterance.content) & (own | mine):
-            return r
+        content = with_bases(r.turn.utterance.content)
+        held = content & (own | mine)
         padded = f" {' '.join(r.turn.utterance.words)} "
         unsure = opened and r.ranked[0][0] < 0  # the scorer gave its best less than even odds
 
@@ -223,6 +227,10 @@ class ServiceByCategory:
         for _, candidate in r.ranked:
             if candidate is None or candidate[0] not in listing | by_kind:
                 continue
+            # the kind and the other's own words said must outweigh the chosen one's
+            theirs = content & parts.described[candidate[0]] & parts.own_words
+            if len(held) >= 1 + len(theirs - held):
+                return r
             if candidate[0] in listing or not _alike(parts, r.predicted, candidate):
                 return replace(r, predicted=candidate)
             return r  # a sister's kind ("comedy" of the cinemas, a streaming search chosen)
