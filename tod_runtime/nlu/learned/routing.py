@@ -176,21 +176,20 @@ class ServiceByCategory:
     words, when the value and the other service's own description words said outnumber
     them (stop 57: "indian food in berkeley, what's good?" with the restaurants unseen had
     searched attractions, "good" of "good for kids", where "indian" and "food" are the
-    restaurants'). The value is
-    one at most two services list, and of two words or more or rare in SGD train's talk
-    (``RARE``: "rohnert park" and "in sfo for business" moved restaurant searches to
-    attractions and flights). The scorer knows an unseen service by its descriptions only,
-    never by the values it lists. A free-text input whose backend lists kinds
-    (``listed_kinds``: a restaurant's cuisines) counts as a categorical slot ("chinese food in
-    san jose?" with the restaurants never seen in training) when the scorer is unsure, except
-    to move a turn to a sister of the chosen intent (``_alike``): on train's held-out chat
-    check the cinemas' genres took fold 0's streaming searches (joint goal 0.551525 ->
-    0.549251). Also (stop 56) a turn the scorer kept with a lookup already answered (the
-    weather told), naming a kind rare in talk that another service lists and nothing of the
-    current one's ("nice. i'm thinking seafood for dinner there, any suggestions", the
-    restaurants never seen in training: seafood a cuisine they list); not a question, which
-    is about what is on the table ("what musical category would you use to describe it?"
-    of a song: "Musical" is a genre of films)."""
+    restaurants'). The value is one at most two services list, and of two words or more or
+    rare in SGD train's talk (``RARE``: "rohnert park" and "in sfo for business" moved
+    restaurant searches to attractions and flights). The scorer knows an unseen service by
+    its descriptions only, never by the values it lists. A free-text input whose backend
+    lists kinds (``listed_kinds``: a restaurant's cuisines) counts as a categorical slot
+    ("chinese food in san jose?" with the restaurants never seen in training) when the
+    scorer is unsure, except to move a turn to a sister of the chosen intent (``_alike``):
+    on train's held-out chat check the cinemas' genres took fold 0's streaming searches
+    (joint goal 0.551525 -> 0.549251). Also (stop 56) a turn the scorer kept with a lookup
+    already answered (the weather told), naming a kind rare in talk that another service
+    lists and nothing of the current one's ("nice. i'm thinking seafood for dinner there,
+    any suggestions", the restaurants never seen in training: seafood a cuisine they list);
+    not a question, which is about what is on the table ("what musical category would you
+    use to describe it?" of a song: "Musical" is a genre of films)."""
 
     name = "service_by_category"
     step = "route"

@@ -27,7 +27,9 @@ class SisterSlot:
     with it ("something with at least 4 stars" to the hotel service rated by reviews, when
     another rates by stars, 1 to 5), or, for a question about a detail while the task under
     way has nothing on the table, any slot named so ("who directed it?" while the cinemas
-    ask where the user is: the films streamed name their directors). Otherwise yes/no and
+    ask where the user is: the films streamed name their directors), or a categorical one
+    one of whose values the user says whole and the chosen service neither allows nor knows
+    ("pool is fine" to the ride service that only shares rides or not). Otherwise yes/no and
     categorical slots only: the features a service lists differ between sisters, while
     times, dates and places are named with words any of them may use ("what time does it
     start?", "checking in on the 12th")."""
