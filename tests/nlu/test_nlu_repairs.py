@@ -1283,6 +1283,34 @@ async def test_a_listed_value_only_a_sister_allows_moves_the_task_there() -> Non
     assert (await SisterSlot().apply(both, r)).predicted == chosen
 
 
+async def test_a_rival_takes_the_known_values_its_reader_left_unread() -> None:
+    """ "american food in walnut creek?": a reader that never saw the restaurants reads the
+    city only; "american", a cuisine the backend knows, counts for the cuisine when the
+    services are weighed by the values they take. Not a slot already read, nor a common
+    word, nor a value two open slots know."""
+
+    def intent(name: str, slots: list[str]) -> dict[str, Any]:
+        return {"name": name, "description": name, "is_transactional": False,
+                "required_slots": slots, "optional_slots": {}, "result_slots": slots}  # fmt: skip
+
+    slots = [_slot("city", "City of the place"), _slot("cuisine", "Food served"),
+             _slot("restaurant_name", "Name of the place")]  # fmt: skip
+    food = ServiceSchema.model_validate(
+        {"service_name": "Food_1", "description": "Places to eat", "slots": slots,
+         "intents": [intent("FindFood", ["city", "cuisine"]),
+                     intent("FindByName", ["city", "cuisine", "restaurant_name"])]}
+    )  # fmt: skip
+    known = {"cuisine": ["American", "Thai"], "city": ["Walnut Creek"], "restaurant_name": ["Thai"]}
+    nlu = knowing(Schemas([food]), known)
+    text = "american food in walnut creek?"
+    city = [a("INFORM", "city", "Walnut Creek")]
+    assert await rt.known_unread(nlu, "Food_1", ["FindFood"], text, city) == {"cuisine"}
+    both = [*city, a("INFORM", "cuisine", "American")]
+    assert await rt.known_unread(nlu, "Food_1", ["FindFood"], text, both) == set()
+    thai = "thai food in walnut creek?"  # a cuisine and a restaurant's name: either
+    assert await rt.known_unread(nlu, "Food_1", ["FindByName"], thai, city) == set()
+
+
 async def test_a_known_name_does_not_move_a_turn_naming_what_only_the_chosen_holds() -> None:
     """ "a red eye to springfield falls": a city only the flight service without red-eye
     flags knows moves no turn that names a red-eye, which only the chosen service holds;

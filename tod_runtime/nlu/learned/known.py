@@ -50,8 +50,8 @@ class KnownUnread:
         assert r.service is not None
         informs = [a for a in r.acts if a.act == "INFORM"]
         words = normalised(unsaid(r.text, informs)).split()
-        acts = await _said_known(parts, r.service, words, empty)
-        acts += [a for a in await _said_known(parts, r.service, words, held) if " " in a.values[0]]
+        acts = await said_known(parts, r.service, words, empty)
+        acts += [a for a in await said_known(parts, r.service, words, held) if " " in a.values[0]]
         acts += await _short_start(parts, r, words, empty - {a.slot for a in acts})
         return r.adding(acts, [a.slot for a in acts])
 
@@ -95,13 +95,11 @@ class KnownOpens:
     async def apply(self, parts: Parts, r: Reading) -> Reading:
         assert r.service is not None
         words = normalised(unsaid(r.text, r.read)).split()
-        found = await _said_known(parts, r.service, words, self._slots(parts, r))
+        found = await said_known(parts, r.service, words, self._slots(parts, r))
         return replace(r, read=(*r.read, *found)) if found else r
 
 
-async def _said_known(
-    parts: Parts, service: str, words: list[str], empty: set[str]
-) -> list[Action]:
+async def said_known(parts: Parts, service: str, words: list[str], empty: set[str]) -> list[Action]:
     """INFORM acts for the known values said whole (``words``, normalised) that fit exactly
     one of the ``empty`` slots, that slot's only one, as the backend spells it; no common
     word ("please", "great")."""
