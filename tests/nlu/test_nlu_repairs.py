@@ -16,6 +16,7 @@ from tod_runtime.errors import ConfigError
 from tod_runtime.nlu.learned import casual as cs
 from tod_runtime.nlu.learned import repairs as rp
 from tod_runtime.nlu.learned import routing as rt
+from tod_runtime.nlu.learned.known import known_unread
 from tod_runtime.nlu.learned.nlu import LearnedNLU
 from tod_runtime.nlu.learned.reading import Reading
 from tod_runtime.nlu.learned.scorer import Intent, view
@@ -1304,11 +1305,11 @@ async def test_a_rival_takes_the_known_values_its_reader_left_unread() -> None:
     nlu = knowing(Schemas([food]), known)
     text = "american food in walnut creek?"
     city = [a("INFORM", "city", "Walnut Creek")]
-    assert await rt.known_unread(nlu, "Food_1", ["FindFood"], text, city) == {"cuisine"}
+    assert await known_unread(nlu, "Food_1", ["FindFood"], text, city) == {"cuisine"}
     both = [*city, a("INFORM", "cuisine", "American")]
-    assert await rt.known_unread(nlu, "Food_1", ["FindFood"], text, both) == set()
+    assert await known_unread(nlu, "Food_1", ["FindFood"], text, both) == set()
     thai = "thai food in walnut creek?"  # a cuisine and a restaurant's name: either
-    assert await rt.known_unread(nlu, "Food_1", ["FindByName"], thai, city) == set()
+    assert await known_unread(nlu, "Food_1", ["FindByName"], thai, city) == set()
 
 
 async def test_a_known_name_does_not_move_a_turn_naming_what_only_the_chosen_holds() -> None:

@@ -5,7 +5,7 @@ without a preposition before it)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 
 from tod_runtime.dialogue.models import Action, act
@@ -152,18 +152,36 @@ def open_text(parts: Parts, r: Reading, slots: set[str], held_too: bool = False)
     """Those of ``slots`` that are open text and that the task does not hold (a task just
     done leaves its values to the next); with ``held_too``, those it holds as well."""
     assert r.service is not None
-    views = {v.name: v for v in parts.views[r.service]}
     state = r.context.state.get(r.service)
     done = held_too or "NOTIFY_SUCCESS" in r.turn.sys_acts
     held = {s for s, v in state.slot_values.items() if v} if state and not done else set()
+    return text_slots(parts, r.service, slots - held)
+
+
+def text_slots(parts: Parts, service: str, slots: set[str]) -> set[str]:
+    """Those of ``slots`` that are open text: no categorical slot, no number, date or time."""
+    views = {v.name: v for v in parts.views[service]}
     return {
         s
         for s in slots
-        if s not in held
-        and s in views
-        and not views[s].categorical
-        and views[s].value_type == "text"
+        if s in views and views[s].value_type == "text" and not views[s].categorical
     }
+
+
+async def known_unread(
+    parts: Parts, service: str, intents: Sequence[str], text: str, read: Sequence[Action]
+) -> set[str]:
+    """The open text slots of ``intents`` for which the turn says whole, outside what was
+    ``read``, a value the backend knows for that slot alone (``said_known``): "american food
+    in walnut creek?" takes a cuisine for the restaurants never seen in training, whose
+    reader left "american" unread (``routing.service_for_values`` counts them)."""
+    schema = parts.schemas[service]
+    inputs = {s for i in intents if (spec := schema.intent(i)) for s in spec.inputs}
+    slots = text_slots(parts, service, inputs - {a.slot for a in read})
+    if not slots:
+        return set()
+    words = normalised(unsaid(text, [a for a in read if a.act == "INFORM"])).split()
+    return {a.slot for a in await said_known(parts, service, words, slots)}
 
 
 REPLACING = re.compile(r"\b(?:instead|changed? my mind)\b")

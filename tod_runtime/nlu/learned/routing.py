@@ -14,13 +14,11 @@ from functools import lru_cache
 
 from tod_runtime.dialogue.context import TurnContext
 from tod_runtime.dialogue.models import Action, act
-from tod_runtime.nlu.learned.casual import unsaid
-from tod_runtime.nlu.learned.known import said_known
+from tod_runtime.nlu.learned.known import known_unread
 from tod_runtime.nlu.learned.reading import ON_TABLE, NameIndex, Parts, Ranked, Reading
 from tod_runtime.nlu.learned.scorer import Intent, view
 from tod_runtime.nlu.learned.sisters import holds_named
 from tod_runtime.nlu.learned.text import ABOUT_IT, RARE, STOP, content, tokens, with_bases
-from tod_runtime.nlu.learned.values import normalised
 from tod_runtime.nlu.rules import CANCELS, QUESTION, THANKS, plain_words
 from tod_runtime.schema.models import ServiceSchema
 
@@ -89,25 +87,6 @@ async def service_for_values(
         if max(parts.takes(chosen[0], i, read) for i in intents) >= most[0]:
             return chosen
     return best
-
-
-async def known_unread(
-    parts: Parts, service: str, intents: Sequence[str], text: str, read: Sequence[Action]
-) -> set[str]:
-    """The open text slots of ``intents`` for which the turn says whole, outside what was
-    ``read``, a value the backend knows for that slot alone (``known.said_known``): "american
-    food in walnut creek?" takes a cuisine for the restaurants never seen in training, whose
-    reader left "american" unread."""
-    schema = parts.schemas[service]
-    specs = [spec for i in intents if (spec := schema.intent(i))]
-    views = {v.name: v for v in parts.views[service]}
-    slots = {s for spec in specs for s in spec.inputs} - {a.slot for a in read}
-    slots = {s for s in slots if s in views and views[s].value_type == "text"}
-    slots = {s for s in slots if not views[s].categorical}
-    if not slots:
-        return set()
-    words = normalised(unsaid(text, [a for a in read if a.act == "INFORM"])).split()
-    return {a.slot for a in await said_known(parts, service, words, slots)}
 
 
 def _about_the_offer(text: str, context: TurnContext, service: str) -> bool:
