@@ -1228,9 +1228,9 @@ async def test_a_listed_value_said_with_a_word_only_a_sister_names_moves_there()
 
 
 async def test_a_question_about_a_detail_only_a_sister_knows_moves_the_task_there() -> None:
-    """ "who is the pilot?" while the flight service without pilots asks for a detail moves
-    to its sister, which names them; not with a flight on offer (the question is about it),
-    nor as a question that opens the task."""
+    """ "who is the pilot?" (or "pilot doesnt matter to me") while the flight service without
+    pilots asks for a detail moves to its sister, which names them; not with a flight on
+    offer (the question is about it), nor as a question that opens the task."""
     from tod_runtime.nlu.learned.sisters import SisterSlot
 
     pilot = _slot("pilot_name", "Name of the pilot of the flight")
@@ -1246,6 +1246,11 @@ async def test_a_question_about_a_detail_only_a_sister_knows_moves_the_task_ther
 
     r = reading(nlu, "who is the pilot?", chosen, under_way, [asking])
     assert (await SisterSlot().apply(nlu, r)).predicted == ("Air_2", "SearchFlight")
+    # a detail given up names it as well ("pilot doesnt matter to me")
+    r = reading(nlu, "pilot doesnt matter to me", chosen, under_way, [asking])
+    assert (await SisterSlot().apply(nlu, r)).predicted == ("Air_2", "SearchFlight")
+    r = reading(nlu, "the pilot, tell me", chosen, under_way, [asking])
+    assert (await SisterSlot().apply(nlu, r)).predicted == chosen
     for history, intents in (([offered], under_way), ([], {})):
         r = reading(nlu, "who is the pilot?", chosen, intents, history)
         assert (await SisterSlot().apply(nlu, r)).predicted == chosen

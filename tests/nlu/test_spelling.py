@@ -36,6 +36,15 @@ def test_chat_shorthand_is_spelt_out() -> None:
     assert speller.correct("Tmrw") == "Tmrw"  # capitalised: a name, perhaps
 
 
+def test_contractions_typed_without_their_apostrophe_stay() -> None:
+    """ "doesnt", "wont", "arent": English contractions, one edit from "doesn", "want" and
+    "rent" (words SGD's talk holds), are words of their own."""
+    speller = Speller({"doesn": 500, "want": 9000, "rent": 300, "isn": 200})
+    text = "director doesnt matter, i wont need it, they arent open, isnt it?"
+    assert speller.correct(text) == text
+    assert speller.correct("i wnat a car") == "i want a car"  # a typo still is one
+
+
 def test_a_plural_in_ies_of_a_one_word_value_is_the_value() -> None:
     speller = Speller(COUNTS, values={"comedy", "drama"})
     assert speller.correct("any comedies in sf") == "any comedy in sf"

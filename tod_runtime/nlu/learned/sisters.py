@@ -10,9 +10,11 @@ from collections.abc import Set as AbstractSet
 from dataclasses import replace
 
 from tod_runtime.dialogue.models import DONTCARE, Action, act
+from tod_runtime.nlu.learned.casual import SKIPS
 from tod_runtime.nlu.learned.reading import ON_TABLE, Parts, Reading
 from tod_runtime.nlu.learned.text import QUESTION_WORDS, stem
 from tod_runtime.nlu.learned.values import SlotView, normalised
+from tod_runtime.nlu.rules import plain_words
 
 COUNTS = {("number",), ("count",), ("size",)}  # a count's description's first word
 
@@ -87,14 +89,15 @@ async def holds_named(
 
 def _asks_unoffered(r: Reading) -> bool:
     """Whether the turn asks about a detail ("who directed it?": its first word a question
-    word) of a task under way that has nothing on the table yet (the system asking for a
-    detail): no question that opens a task ("can you find a match around me?")."""
+    word), or gives one up ("director doesnt matter to me": ``casual.SKIPS``), of a task
+    under way that has nothing on the table yet (the system asking for a detail): no
+    question that opens a task ("can you find a match around me?")."""
     assert r.predicted is not None
     first = r.text.lower().split()[:1]
     state = r.context.state.get(r.predicted[0])
     return (
         bool(first)
-        and first[0] in QUESTION_WORDS
+        and (first[0] in QUESTION_WORDS or SKIPS.search(plain_words(r.text)) is not None)
         and state is not None
         and state.active_intent != "NONE"
         and not ON_TABLE & {a.act for a in r.system}

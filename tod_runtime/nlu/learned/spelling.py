@@ -49,6 +49,15 @@ SHORTHAND = {
 }  # fmt: skip
 
 
+# English contractions typed without their apostrophe, as people do in a chat: words of their
+# own, never "repaired" ("doesnt" had become "doesn", "wont" "want", "arent" "rent")
+_CONTRACTIONS = (
+    "dont doesnt didnt isnt arent wasnt werent hasnt havent hadnt wouldnt shouldnt couldnt "
+    "mustnt neednt cant wont aint youre theyre were thats whats theres wheres hes shes lets"
+)
+CONTRACTIONS = frozenset(_CONTRACTIONS.split())
+
+
 def _deletes(word: str) -> set[str]:
     return {word[:i] + word[i + 1 :] for i in range(len(word))}
 
@@ -175,6 +184,8 @@ class Speller:
             if word.endswith("ies") and word[:-3] + "y" in self.values:
                 return word[:-3] + "y"  # "comedies": the genre Comedy
             if len(word) < MIN_LENGTH or not word.islower() or word in self.known:
+                return word
+            if word in CONTRACTIONS:
                 return word
             return self.repair(word) or word
 
