@@ -372,3 +372,28 @@ def test_naming_another_entity_than_the_one_offered_does_not_take_the_offer() ->
         [a("INFORM_INTENT", "intent", "ReserveCafe"), a("INFORM", "cafe_name", "grind")],
     )[SERVICE]
     assert same.slot_values["time"] == ["16:30"]
+
+
+def test_what_the_user_said_to_a_service_stops_at_the_systems_goodbye() -> None:
+    from tod_runtime.dialogue.history import History
+    from tod_runtime.dialogue.models import Frame
+    from tod_runtime.dst.rules import _said_to
+
+    def user(text: str, service: str = SERVICE) -> Turn:
+        return Turn(speaker="USER", utterance=text, frames=[Frame(service=service, actions=[])])
+
+    turns = [
+        user("a table for that night"),
+        system(a("GOODBYE")),
+        user("find me a place"),
+        system(a("REQUEST", "city")),
+        user("in austin"),
+    ]
+    assert _said_to(History(turns), SERVICE) == ["find me a place", "in austin"]
+    # without the goodbye, every turn said to the service since another was addressed
+    turns[1] = system(a("REQ_MORE"))
+    assert _said_to(History(turns), SERVICE)[0] == "a table for that night"
+    assert _said_to(History([user("to the airport", "Other_1"), *turns[2:]]), SERVICE) == [
+        "find me a place",
+        "in austin",
+    ]

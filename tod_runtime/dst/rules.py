@@ -111,10 +111,14 @@ def track(
 def _said_to(history: History, service: str) -> list[str]:
     """What the user said to ``service`` in the turns since they last addressed another
     ("a hotel in chicago that night" opened a search that takes no date; "book it" then
-    opens the booking, which takes the night pointed at)."""
+    opens the booking, which takes the night pointed at); never back past the system's
+    goodbye (the conversation before it is over: a session of hundreds of turns is not read
+    again at every turn)."""
     said: list[str] = []
     for turn in reversed(history):
         if turn.speaker != "USER":
+            if any(a.act == "GOODBYE" for f in turn.frames for a in f.actions):
+                break
             continue
         if [f.service for f in turn.frames] != [service]:
             break
