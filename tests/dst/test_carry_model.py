@@ -15,7 +15,13 @@ from tod_runtime.data.rename import Renaming
 from tod_runtime.data.sgdx import VARIANTS
 from tod_runtime.dialogue.history import History
 from tod_runtime.dialogue.models import Dialogue, Frame, ServiceCall, State, Turn, act
-from tod_runtime.dst.carry import NOT_ASKED_THRESHOLD, candidates, carry_over, pointed
+from tod_runtime.dst.carry import (
+    NOT_ASKED_THRESHOLD,
+    candidates,
+    carry_over,
+    named_back,
+    pointed,
+)
 from tod_runtime.dst.learned.features import (
     BITS,
     Context,
@@ -221,6 +227,33 @@ def test_words_pointing_at_several_dates_carry_each_date_slot() -> None:
         every = _pointed_carry(both, "Air_1", held, "Stay_1", said)
         assert every == {"check_in": ["Friday"], "check_out": ["the 14th"]}, said
     assert pointed("something in the evening") == frozenset()
+
+
+def test_the_word_of_a_booked_value_points_back_at_it() -> None:
+    # "a cab to the stadium" after tickets to a game: the venue of what was booked (a value
+    # of its result the system never told) goes to the ride's one text slot required; "the
+    # city" names no value; a search's first result is nothing booked.
+    shows = _service("Shows_1", [("city", "City of the show"), ("venue", "Where it is")], True)
+    rides = _service("Rides_1", [("to", "Where to go")], True)
+    both = {"Shows_1": shows, "Rides_1": rides}
+    flat = CarryModel(np.zeros(1 << 16, dtype=np.float32), {"bits": 16, "threshold": 0.9})
+    row = {"city": "Austin", "venue": "Oak Park Stadium"}
+    for said, method, expected in (
+        ("a cab to the stadium", "DoShows_1", {"to": ["Oak Park Stadium"]}),
+        ("a cab from the city", "DoShows_1", {}),
+        ("a cab to the stadium", "FindShows_1", {}),
+    ):
+        call = ServiceCall(method=method, parameters={"city": "Austin"})
+        frame = Frame(service="Shows_1", actions=[act("NOTIFY_SUCCESS")], service_call=call)
+        frame.service_results = [row]
+        history = History([Turn(speaker="SYSTEM", utterance="Done.", frames=[frame])])
+        state = {"Shows_1": State(slot_values={"city": ["Austin"]})}
+        ride = state["Rides_1"] = State(active_intent="DoRides_1")
+        carry_over(
+            ride, "Rides_1", state, both, history,
+            opening=False, model=flat, named=named_back(said),
+        )  # fmt: skip
+        assert ride.slot_values == expected, (said, method)
 
 
 def test_adding_that_carries_what_was_booked_its_day_time_and_name() -> None:

@@ -68,6 +68,7 @@ from tod_runtime.dst.learned.features import (
     unknown_source,
 )
 from tod_runtime.dst.learned.model import CarryModel
+from tod_runtime.learning import content_words
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 from tod_runtime.schema.roles import counts_time, names_entity
 
@@ -108,6 +109,16 @@ POINTERS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+THE_WORD = re.compile(r"\bthe (\w+)")
+
+
+def named_back(utterance: str) -> frozenset[str]:
+    """The content words, stemmed, that follow "the" in ``utterance``: "a cab to the stadium"
+    points back at a value with that word in it (a venue "Banc of California Stadium")."""
+    text = utterance.lower().replace("’", "'")
+    return frozenset(w for word in THE_WORD.findall(text) for w in content_words(word))
+
+
 def pointed(utterance: str) -> frozenset[str]:
     """The value types the user's words point back at (``POINTERS``)."""
     text = utterance.lower().replace("’", "'")
@@ -140,9 +151,12 @@ def candidates(
     *,
     opening: bool,
     bits: int = BITS,
+    named: frozenset[str] = frozenset(),
 ) -> list[Candidate]:
     """Every (source, target) pair for ``frame`` of ``service`` (opening, or whose intent just
-    changed), newest source frame first."""
+    changed), newest source frame first. ``named``: words the user said after "the"
+    (``named_back``); a value of what the user booked with one of them in it is a source too,
+    though the system never told it ("a cab to the stadium": the venue of the game)."""
     schema = schemas[service]
     others = [s for s in reversed(state) if s != service and s in schemas][:SOURCE_FRAMES]
     if not others:
@@ -164,7 +178,7 @@ def candidates(
     for rank, other in enumerate(others):
         source_schema = schemas[other]
         booked = _booked(source_schema, history, other)
-        for kind, slot, values in _sources(source_schema, state[other], history, other):
+        for kind, slot, values in _sources(source_schema, state[other], history, other, named):
             source = slot_view(source_schema, slot)
             was_booked = any(v.lower() in booked for v in values)
             for target, view, context in targets:
@@ -204,9 +218,14 @@ def _booked(schema: ServiceSchema, history: History, service: str) -> set[str]:
 
 
 def _sources(
-    schema: ServiceSchema, frame: State, history: History, service: str
+    schema: ServiceSchema,
+    frame: State,
+    history: History,
+    service: str,
+    named: frozenset[str] = frozenset(),
 ) -> list[tuple[str, str, list[str]]]:
-    """(kind, slot, values): the frame's slot values, then what the system last told."""
+    """(kind, slot, values): the frame's slot values, then what the system last told, then
+    the values of what the user booked that have a word of ``named`` in them."""
     found = [
         ("state", slot, list(values))
         for slot, values in frame.slot_values.items()
@@ -216,6 +235,16 @@ def _sources(
         told = history.last_told(service, lambda s, name=spec.name: s == name)  # type: ignore[misc]
         if told and told[0] != DONTCARE:
             found.append(("told", spec.name, told))
+    if named:
+        have = {slot for _, slot, _ in found}
+        booked = (
+            history.last_success(service, i.name) for i in schema.intents if i.is_transactional
+        )
+        for success in (b for b in booked if b is not None):
+            for slot, value in success[1].items():
+                if slot not in have and schema.slot(slot) and named & _value_words([value]):
+                    found.append(("told", slot, [value]))
+                    have.add(slot)
     return found
 
 
@@ -230,6 +259,7 @@ def carry_over(
     model: CarryModel,
     held: Held | None = None,
     pointing: frozenset[str] = frozenset(),
+    named: frozenset[str] = frozenset(),
 ) -> None:
     """Fill the slots of ``frame`` that the model carries from other frames. ``held``: slots
     the system's acts show the state holds (``held_slots``), each filled from its best source
@@ -237,8 +267,12 @@ def carry_over(
     words point back at (``pointed``: "a ride there"): of the active intent's required slots
     of such a type that nothing fills, the one whose best source scores highest takes it,
     whatever the score; each of them when the words point at several ("for those same
-    dates": the check-in and the check-out)."""
-    found = candidates(frame, service, state, schemas, history, opening=opening, bits=model.bits)
+    dates": the check-in and the check-out). ``named``: words the user said after "the"
+    (``named_back``): a text value with one of them in it is pointed at as "there" is ("a cab
+    to the stadium" after tickets to a game: the venue, not the city)."""
+    found = candidates(
+        frame, service, state, schemas, history, opening=opening, bits=model.bits, named=named
+    )
     c = _Carrying.of(frame, service, schemas, history, opening, model, held)
     best: dict[str, tuple[float, list[str]]] = {}
     pointed_at: list[Pointed] = []
@@ -249,7 +283,9 @@ def carry_over(
         p = c.probability(candidate)
         kind: str | None = candidate.source_view.value_type if candidate.source_view else None
         kind = "name" if candidate.naming else kind
-        if kind in pointing and candidate.target in required:
+        if candidate.target in required and (
+            kind in pointing or kind == "text" and named & _value_words(candidate.values)
+        ):
             pointed_at.append((p, kind, candidate.source, candidate.target, candidate.values))
         threshold = c.threshold(candidate)
         if threshold is None:
@@ -259,6 +295,10 @@ def carry_over(
     for target, p, values in _pointed(pointed_at, pointing, required, set(best)):
         best[target] = (p, values)
     c.fill(best)
+
+
+def _value_words(values: list[str]) -> frozenset[str]:
+    return frozenset(content_words(" ".join(values)))
 
 
 Pointed = tuple[float, str, str, str, list[str]]  # p, value type, source, target, values

@@ -36,7 +36,7 @@ from tod_runtime.dialogue.models import (
     Turn,
     found_nothing,
 )
-from tod_runtime.dst.carry import carry_over, held_slots, pointed
+from tod_runtime.dst.carry import carry_over, held_slots, named_back, pointed
 from tod_runtime.dst.learned.model import CarryModel, load_model
 from tod_runtime.schema.models import IntentSchema, ServiceSchema
 from tod_runtime.values.dates import parse_date
@@ -98,7 +98,7 @@ def track(
             pointing = pointed(" ".join([*_said_to(history, service), said]))
             carry_over(
                 frame, service, state, schemas, history,
-                opening=is_new, model=model, pointing=pointing,
+                opening=is_new, model=model, pointing=pointing, named=named_back(said),
             )  # fmt: skip
         elif (held := held_slots(frame, schema, history, service))[0]:
             # Scored as when the frame opened: a late carry takes what the opening missed.
