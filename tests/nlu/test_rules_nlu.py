@@ -54,6 +54,11 @@ async def test_answers_to_the_system(nlu: RulesNLU) -> None:
     offer = system(a("OFFER", "cafe_name", "Grind"))
     assert await parse(nlu, "sounds good", offer, intent="FindCafes") == ["SELECT()"]
     assert await parse(nlu, "anything else?", offer, intent="FindCafes") == ["REQUEST_ALTS()"]
+    # "what about X?" after an offer asks for another, even as it names a task
+    assert "SELECT()" in await parse(nlu, "book it", offer, intent="FindCafes")
+    assert "SELECT()" not in await parse(
+        nlu, "what about Brew, book it?", offer, intent="FindCafes"
+    )
     offer_intent = system(a("OFFER_INTENT", "intent", "ReserveCafe"))
     assert (await parse(nlu, "no thanks", offer_intent, intent="FindCafes"))[0] == "NEGATE_INTENT()"
     asked = system(a("REQUEST", "city"))
