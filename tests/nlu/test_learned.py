@@ -64,6 +64,7 @@ from tod_runtime.nlu.learned.routing import (
 from tod_runtime.nlu.learned.scorer import Scorer, TurnView, view
 from tod_runtime.nlu.learned.text import with_bases
 from tod_runtime.nlu.learned.values import (
+    SlotView,
     candidate_spans,
     normalised,
     slot_views,
@@ -272,6 +273,30 @@ def test_a_name_read_up_to_a_function_word_takes_the_words_after_it() -> None:
     assert said(1, 3, frozenset({3})) == "dinner"  # "sam" is another value's
     assert said(6, 8) == "calendar"  # "at" then a number: no name goes on with it
     assert said(2, 3) == "with"  # a single word is left as it is
+
+
+def test_a_value_read_leaves_out_a_last_word_only_its_slot_is_described_with() -> None:
+    """ "japanese food" for a cuisine "Cuisine of food served": "japanese"; a word another
+    slot is described with too stays ("hilton hotel"), as does a value of one word."""
+    from tod_runtime.nlu.learned.reader import by_qualifier, without_qualifier
+
+    turn = reading.value_turn("japanese food at the hilton hotel", [], {})
+    own = frozenset({turn.stems[1]})  # "food": the cuisine's own description word
+    assert turn.said(0, without_qualifier(turn, 0, 2, own)) == "japanese"
+    assert turn.said(4, without_qualifier(turn, 4, 6, own)) == "hilton hotel"
+    assert turn.said(1, without_qualifier(turn, 1, 2, own)) == "food"
+    # a span ending with the slot's own word, or right before it, is the slot's
+    assert by_qualifier(turn, 0, 2, own) and by_qualifier(turn, 0, 1, own)
+    assert not by_qualifier(turn, 4, 6, own) and not by_qualifier(turn, 1, 2, own)
+    # a slot's qualifiers: its own words but the head of its description, which may end a
+    # name ("New York City" for "City where event is happening")
+    city = SlotView(
+        "city", ("city", "event", "happen"), "text", False, (), True, frozenset({"city"})
+    )
+    assert city.qualifiers == frozenset()
+    own_food = frozenset({"cuisin", "food"})
+    cuisine = SlotView("cuisine", ("cuisin", "food", "serv"), "text", False, (), True, own_food)
+    assert cuisine.qualifiers == frozenset({"food"})
 
 
 def test_amounts_and_clock_times_are_one_token_and_stems_say_a_value() -> None:

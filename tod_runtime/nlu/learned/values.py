@@ -38,7 +38,7 @@ from tod_runtime.nlu.learned.features import crossed, hashed, hashed_crossed
 from tod_runtime.nlu.learned.model import Weights
 from tod_runtime.nlu.learned.text import STOP, root, stem
 from tod_runtime.schema.models import ServiceSchema
-from tod_runtime.schema.roles import slot_roles
+from tod_runtime.schema.roles import NAMING, slot_roles
 from tod_runtime.values.dates import parse_date
 from tod_runtime.values.numbers import parse_count
 from tod_runtime.values.times import parse_time
@@ -117,6 +117,17 @@ class SlotView:
         return frozenset(self.description)
 
     @cached_property
+    def qualifiers(self) -> frozenset[str]:
+        """Its own description words but the first, its head: "food" of "Cuisine of food
+        served in the restaurant" qualifies a value ("japanese food"); the head may end a
+        name ("City where event is happening": "New York City", "Redwood City"). None for a
+        slot naming what its words describe ("Name of match or artist for event": "a sports
+        match" is no match's name)."""
+        if self.description[:1] and self.description[0] in NAMING_STEMS:
+            return frozenset()
+        return self.own - set(self.description[:1])
+
+    @cached_property
     def named_with(self) -> frozenset[str]:
         """The words a user may name the slot with: its description's, its name's ("redeye"
         of is_redeye) and two description words run together ("redeye" of "red-eye")."""
@@ -124,6 +135,8 @@ class SlotView:
         joined = {a + b for a, b in zip(self.description, self.description[1:], strict=False)}
         return self.description_set | name | joined
 
+
+NAMING_STEMS = frozenset(stem(w) for w in NAMING)  # "name", "title" as descriptions hold them
 
 # English function words a description may hold beside STOP ("Whether pets are allowed",
 # "Boolean flag indicating if the hotel has wifi"): never a slot's own word
