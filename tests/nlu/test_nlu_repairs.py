@@ -1821,6 +1821,12 @@ def test_a_yes_no_slots_description_said_as_a_phrase_is_read_true() -> None:
     for text in ("ok play it with subtitles", "play it, no subtitles"):
         assert says_flag_phrase(value_turn(text, [], {}), subtitles)
     assert not says_flag_phrase(value_turn("subtitles", [], {}), subtitles)
+    # a question about what is on the table asks, it does not filter: by a pronoun, or by
+    # "at/in/of ... that/this <thing>"
+    offer = [("OFFER", "destination", ["Alcatraz"])]
+    for text in ("is it a shared ride?", "is there a shared ride at that place?"):
+        assert not says_flag_phrase(value_turn(text, offer, {}), shared), text
+    assert says_flag_phrase(value_turn("any that have a shared ride?", offer, {}), shared)
 
 
 def _weather() -> ServiceSchema:

@@ -3,6 +3,7 @@ spans first, then each categorical slot's best value that no span took."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
@@ -76,6 +77,10 @@ def names_slots(turn: ValueTurn, i: int, j: int, described: frozenset[str]) -> b
     return any(d for d, _ in said) and all(d or stop for d, stop in said)
 
 
+# a place pointed at after a preposition: "is there live music at that restaurant?"
+AT_THAT = re.compile(r"\b(?:at|in|of|for|from|about) (?:that|this) \w+")
+
+
 def says_flag(turn: ValueTurn, slot: SlotView) -> bool:
     """Whether the turn says a yes/no slot's own description words (those no other slot of
     the service is described with: "pets" of "Whether pets are allowed at the hotel", "live"
@@ -83,14 +88,16 @@ def says_flag(turn: ValueTurn, slot: SlotView) -> bool:
     ("sharing" of "shared"): "hotels that take pets", or negated, "no sharing please" (read
     as True here, turned into False by the negation after). Not in a question about what the
     system's last turn put on the table by a pronoun ("is it free to get in?" after an
-    offer asks, it does not filter; "are there any that allow pets?" filters)."""
+    offer asks, it does not filter, nor does "is there live music at that restaurant?"; "are
+    there any that allow pets?" filters)."""
     if slot.value_type != "bool" or {root(w) for w in slot.own}.isdisjoint(
         root(s) for s in turn.stem_starts
     ):
         return False
     offered = any(a in ON_TABLE for acts in turn.slot_acts.values() for a, _ in acts)
     lower = turn.text.lower()
-    about = offered and QUESTION.search(lower) and ABOUT_IT.search(lower)
+    pointed = ABOUT_IT.search(lower) or AT_THAT.search(lower)
+    about = offered and QUESTION.search(lower) and pointed
     return not about
 
 
