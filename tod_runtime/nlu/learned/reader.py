@@ -332,7 +332,8 @@ class ValueReader:
         spans_floor, known = self.thresholds.spans, self.thresholds.known_assign
         # a span ending with, or right before, one of the slot's qualifiers ("african food"
         # for a cuisine "Cuisine of food served"): the slot's, however little the scorer,
-        # never fitted on the service, makes of it
+        # never fitted on the service, makes of it; and each span's best slot, for the
+        # answer to a question (``answer_to_asked``)
         pairs, likeliest = [], []
         for p, i, j in scored:
             best: tuple[float, str] = (-1.0, "")
