@@ -299,6 +299,28 @@ def test_a_value_read_leaves_out_a_last_word_only_its_slot_is_described_with() -
     assert cuisine.qualifiers == frozenset({"food"})
 
 
+def test_the_answer_to_the_free_text_slot_asked_is_the_likeliest_span_it_fits_best() -> None:
+    """ "sushi sounds good right now" to "What are you in the mood for?": the likeliest span,
+    whose best slot is the asked one; not a question back, nor a categorical slot's value."""
+    from tod_runtime.nlu.learned.reader import answer_to_asked
+
+    cuisine = SlotView("cuisine", ("cuisin", "food"), "text", False, (), True)
+    price = SlotView("price", ("price",), "text", True, ("cheap", "pricey"), True)
+    slots = [cuisine, price]
+    asked = [("REQUEST", "cuisine", [])]
+
+    def answer(text: str, best: str = "cuisine", at: int = 0) -> list[str]:
+        turn = reading.value_turn(text, asked, {})
+        likeliest = [(0.2, at, at + 1, best), (0.01, at + 1, at + 2, "cuisine")]
+        return [turn.said(i, j) for _, i, j, _ in answer_to_asked(turn, slots, likeliest, [])]
+
+    assert answer("sushi sounds good right now") == ["sushi"]
+    assert answer("sushi sounds good right now", best="other") == []  # fits another best
+    assert answer("nights? what's that") == []  # a question back
+    assert answer("what about sushi?", at=2) == ["sushi"]  # but "what about X?" answers
+    assert answer("cheap please") == []  # the price's value
+
+
 def test_amounts_and_clock_times_are_one_token_and_stems_say_a_value() -> None:
     turn = reading.value_turn("any museums under $1,630.50 at 14:30?", [], {})
     assert [t.text for t in turn.tokens] == ["any", "museums", "under", "$1,630.50", "at"] + [

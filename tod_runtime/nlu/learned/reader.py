@@ -39,7 +39,7 @@ from tod_runtime.nlu.learned.values import (
     value_numbers,
     word_number,
 )
-from tod_runtime.nlu.rules import QUESTION
+from tod_runtime.nlu.rules import OTHER_THAN_OFFERED, QUESTION
 
 MOST_PAIRS = 12  # the pairs ``best_pairs`` weighs together (the rest are read greedily)
 
@@ -195,24 +195,33 @@ def by_qualifier(turn: ValueTurn, i: int, j: int, qualifiers: AbstractSet[str]) 
 
 def answer_to_asked(
     turn: ValueTurn,
-    open_slots: Sequence[SlotView],
+    slots: Sequence[SlotView],
     likeliest: Sequence[tuple[float, int, int, str]],
     chosen: Sequence[Pair],
 ) -> list[Pair]:
     """The answer to the one free-text slot the system just asked for that no pair took
     ("Sushi sounds good right now." to "What are you in the mood for: Mexican, Chinese, or
-    something else?"): the likeliest span left, when of every slot the asked one fits it best,
-    however little the scorer, never fitted on the service, makes of it. ``likeliest``: each
-    span's probability, bounds and best slot."""
-    asked = [s.name for s in open_slots if s.name in turn.asked and s.value_type == "text"]
+    something else?"): the likeliest span left, when of every open slot the asked one fits it
+    best, however little the scorer, never fitted on the service, makes of it. Not a
+    question back ("what's the number of nights?"), nor a span the backend knows as another
+    slot's value or that is a possible value of a categorical slot ("i like mexican" asked
+    for a restaurant's name). ``likeliest``: each span's probability, bounds and best slot."""
+    open_text = (s for s in slots if not s.categorical and s.value_type == "text")
+    asked = [s.name for s in open_text if s.name in turn.asked]
     if len(asked) != 1 or any(name == asked[0] for *_, name in chosen):
         return []
+    lower = turn.text.lower()
+    if QUESTION.search(lower) and not OTHER_THAN_OFFERED.search(lower):  # "what about X?" answers
+        return []
+    listed = {normalised(v) for s in slots if s.categorical for v in s.values}
     taken = {k for _, i, j, _ in chosen for k in range(i, j)}
     free = [
         x
         for x in likeliest
         if taken.isdisjoint(range(x[1], x[2]))
         and any(t.word and t.lower not in NOT_CONTENT for t in turn.tokens[x[1] : x[2]])
+        and turn.known.get(said := turn.said_normalised(x[1], x[2]), {asked[0]}) == {asked[0]}
+        and said not in listed
     ]
     if not free:
         return []
@@ -349,7 +358,7 @@ class ValueReader:
             likeliest.append((p, i, j, best[1]))
         out: list[Read] = []
         chosen = best_pairs(pairs)
-        chosen += answer_to_asked(turn, open_slots, likeliest, chosen)
+        chosen += answer_to_asked(turn, slots, likeliest, chosen)
         taken = {k for _, i, j, _ in chosen for k in range(i, j)}
         qualifiers = {s.name: s.qualifiers for s in open_slots}
         for score, i, j, name in chosen:
