@@ -284,7 +284,8 @@ def carry_over(
         kind: str | None = candidate.source_view.value_type if candidate.source_view else None
         kind = "name" if candidate.naming else kind
         if candidate.target in required and (
-            kind in pointing or (kind == "text" and bool(named & _value_words(candidate.values)))
+            kind in pointing
+            or (kind == "text" and bool(named) and bool(named & _value_words(candidate.values)))
         ):
             pointed_at.append((p, kind, candidate.source, candidate.target, candidate.values))
         threshold = c.threshold(candidate)

@@ -173,9 +173,9 @@ def without_qualifier(turn: ValueTurn, i: int, j: int, qualifiers: AbstractSet[s
 
 
 # English function words and pronouns: no value's content ("her" of "i don't like her music")
-_PRONOUNS = "he she him her his hers its our ours your yours they them us"
-PRONOUNS = frozenset(_PRONOUNS.split())
-NOT_CONTENT = FUNCTION_WORDS | STOP | PRONOUNS
+_PERSONAL = "he she him her his hers its our ours your yours they them us"
+PERSONAL_PRONOUNS = frozenset(_PERSONAL.split())  # not repairs.PRONOUNS, a question's subjects
+NOT_CONTENT = FUNCTION_WORDS | STOP | PERSONAL_PRONOUNS
 
 
 def by_qualifier(turn: ValueTurn, i: int, j: int, qualifiers: AbstractSet[str]) -> bool:
