@@ -299,6 +299,56 @@ def test_a_value_read_leaves_out_a_last_word_only_its_slot_is_described_with() -
     assert cuisine.qualifiers == frozenset({"food"})
 
 
+def test_a_rare_word_before_a_slots_qualifier_is_read_though_the_span_scorer_doubts_it() -> None:
+    """ "zanzibari pastry" for a style "Style of pastry baked" on a service no model saw: the
+    span scorer gives "zanzibari" less than its threshold, but a word said mostly in values
+    or never, right before the slot's qualifier, is read at a twentieth of it; a word people say
+    in talk ("think pastry") is not."""
+    schema = ServiceSchema.model_validate(
+        {
+            "service_name": "Bakeries",
+            "description": "Find bakeries",
+            "slots": [
+                {
+                    "name": "style",
+                    "description": "Style of pastry baked",
+                    "is_categorical": False,
+                    "possible_values": [],
+                },
+                {
+                    "name": "town",
+                    "description": "Town of the bakery",
+                    "is_categorical": False,
+                    "possible_values": [],
+                },
+            ],
+            "intents": [
+                {
+                    "name": "FindBakery",
+                    "description": "Find a bakery",
+                    "is_transactional": False,
+                    "required_slots": ["town"],
+                    "optional_slots": {"style": "dontcare"},
+                    "result_slots": ["style", "town"],
+                },
+            ],
+        }
+    )
+    views = slot_views(schema)
+    reader = ValueReader(load_model(), ({"think": 1000}, {"think": 1000}))  # "think" is talk
+
+    def style(text: str, r: ValueReader = reader) -> str | None:
+        read = r.read(reading.value_turn(text, [], {}), views)
+        return next((x.value for x in read if x.slot == "style"), None)
+
+    turn = reading.value_turn("find me zanzibari pastry", [], {})
+    spans = candidate_spans(turn.tokens)
+    p = dict(zip(spans, reader.span_probabilities(turn, spans, []), strict=True))
+    assert p[2, 3] < reader.thresholds.spans  # the scorer alone would not read it
+    assert style("find me zanzibari pastry") == "zanzibari"
+    assert style("i think pastry is nice") is None
+
+
 def test_the_answer_to_the_free_text_slot_asked_is_the_likeliest_span_it_fits_best() -> None:
     """ "sushi sounds good right now" to "What are you in the mood for?": the likeliest span,
     whose best slot is the asked one; not a question back, nor a categorical slot's value."""

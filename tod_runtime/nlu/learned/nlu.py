@@ -83,7 +83,7 @@ class LearnedNLU(RulesNLU):
         )
         self._speller: Speller | None = None
         self.scorer = Scorer(model, self.schemas, self._vocabulary)
-        self.reader = ValueReader(model)
+        self.reader = ValueReader(model, (self._vocabulary, self._talk))
         self.repairs: tuple[Repair, ...] = selected(ctx.options)
         self.thresholds = model.thresholds
         self.views = {name: slot_views(schema) for name, schema in self.schemas.items()}
