@@ -523,6 +523,11 @@ def test_spans_are_tokens_with_their_offsets() -> None:
     assert [t.text for t in money] == ["Send", "$1,630.50", "to", "Amir", "at", "14:30"]
     assert (1, 2) in candidate_spans(money)
     assert normalised("$1,630.50") == "1 630 50" and normalised("14:30") == "14:30"
+    # a possessive names what it qualifies: "jason aldean's album" says the artist, known
+    # to the backend as "Jason Aldean"; a value that holds one compares the same way
+    turn = reading.value_turn("songs from jason aldean’s album", [], {"jason aldean": {"artist"}})
+    assert turn.said_normalised(2, 4) == "jason aldean" == normalised("Jason Aldean's")
+    assert turn.known.get(turn.said_normalised(2, 4)) == {"artist"}
 
 
 def test_the_shipped_model_loads_from_the_package() -> None:

@@ -95,8 +95,17 @@ def tokenise(text: str) -> list[Token]:
 
 
 def normalised(text: str) -> str:
-    """A value as compared with others: lower case, words only ("$1,630" -> "1 630")."""
-    return " ".join(m.group().lower() for m in _WORDS.finditer(text))
+    """A value as compared with others: lower case, words only ("$1,630" -> "1 630"), a
+    possessive left out ("jason aldean's album" says the artist Jason Aldean)."""
+    return " ".join(_word(m) for m in _WORDS.finditer(text))
+
+
+def _word(m: re.Match[str]) -> str:
+    word = m.group().lower()
+    return word[:-2] if word[-2:] in _POSSESSIVE else word
+
+
+_POSSESSIVE = ("'s", "’s")
 
 
 @dataclass(frozen=True)
@@ -329,7 +338,7 @@ class ValueTurn:
             while m < len(matches) and matches[m].start() < token.end:
                 if matches[m].end() > token.end:
                     return None
-                words.append(matches[m].group().lower())
+                words.append(_word(matches[m]))
                 m += 1
         first.append(len(words))
         return tuple(words), tuple(first)
