@@ -963,6 +963,26 @@ async def test_service_by_category_leaves_an_answered_lookup_for_a_kind_another_
     assert not rt.ServiceByCategory().applies(nlu, about)
 
 
+async def test_service_named_opens_the_task_of_the_service_the_user_names() -> None:
+    """ "any good restaurant near union square?" scored as a hotel search: the restaurants'
+    noun, which their own description says and no description of the hotels does, opens
+    the best-ranked restaurant intent; not when the user says a word of the hotels' too,
+    nor with a task under way."""
+    nlu = nlu_of(embedded("Movies", "Hotels", "Restaurants"))
+    hotels, movies = ("Hotels", "SearchHotel"), ("Movies", "FindMovies")
+    rest = ("Restaurants", "FindRestaurants")
+    ranked = ((1.0, hotels), (-2.0, movies), (-3.0, rest))
+    r = reading(nlu, "any good restaurant near union square?", hotels, {}, ranked=ranked)
+    assert rt.ServiceNamed().applies(nlu, r)
+    assert (await rt.ServiceNamed().apply(nlu, r)).predicted == rest
+    both = reading(nlu, "a hotel near a good restaurant", hotels, {}, ranked=ranked)
+    assert (await rt.ServiceNamed().apply(nlu, both)).predicted == hotels
+    plain = reading(nlu, "anything near union square?", hotels, {}, ranked=ranked)
+    assert (await rt.ServiceNamed().apply(nlu, plain)).predicted == hotels
+    busy = reading(nlu, r.text, hotels, {"Hotels": "SearchHotel"}, ranked=ranked)
+    assert not rt.ServiceNamed().applies(nlu, busy)
+
+
 async def test_values_over_none_opens_the_task_whose_intent_takes_the_values() -> None:
     nlu = nlu_of(embedded("Movies", "Hotels", "Restaurants"), known=True)
     ranked = (

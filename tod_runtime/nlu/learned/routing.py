@@ -238,6 +238,48 @@ class ServiceByCategory:
         return r
 
 
+class ServiceNamed:
+    """A task opened, with none under way, that names the task of another service by a noun
+    of one of its intents' descriptions that its own description says too ("restaurant" of
+    "Reserve a table at a restaurant" and "A leading provider for restaurant search"; not
+    "list" of "Get list of events" for a calendar "to manage personal events"), while the
+    chosen service's descriptions hold none of the words the user says that few services'
+    descriptions hold (``own_words``: "book" and "find" name no one task), nor a word of the
+    values its categorical slots list ("park" of the attractions' categories, "visit" of
+    "Schedule a visit to a property" said too): "i'm looking for some cool events around
+    the phoenix, az area" scored as an attraction search, the event services never seen in
+    training, goes to the best-ranked intent of a service so named."""
+
+    name = "service_named"
+    step = "route"
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return (
+            r.predicted is not None
+            and all(intent == "NONE" for intent in r.intents.values())
+            and len(r.context.schemas) > 1
+        )
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        assert r.predicted is not None
+        chosen = r.predicted[0]
+        content = with_bases(r.turn.utterance.content)
+        words = content & parts.own_words
+        said = words & parts.all_nouns
+        if not said or words & parts.described[chosen] or content & parts.value_words[chosen]:
+            return r
+        named = {c[0] for c, nouns in parts.nouns.items() if said & nouns & _about(parts, c[0])}
+        for _, candidate in r.ranked:
+            if candidate is not None and candidate[0] in named:
+                return replace(r, predicted=candidate)
+        return r
+
+
+def _about(parts: Parts, service: str) -> AbstractSet[str]:
+    """The content words of a service's own description, with their bases."""
+    return with_bases(content(tokens(parts.schemas[service].description)))
+
+
 def listed_kinds(
     schemas: Mapping[str, ServiceSchema], known: Mapping[str, Mapping[str, Sequence[str]]]
 ) -> dict[str, frozenset[str]]:
