@@ -288,6 +288,9 @@ def test_a_value_read_leaves_out_a_last_word_only_its_slot_is_described_with() -
     # a span ending with the slot's own word, or right before it, is the slot's
     assert by_qualifier(turn, 0, 2, own) and by_qualifier(turn, 0, 1, own)
     assert not by_qualifier(turn, 4, 6, own) and not by_qualifier(turn, 1, 2, own)
+    # "kind of", "type of" between the value and the qualifier ("some punjabi kind of food")
+    kind = reading.value_turn("some punjabi kind of food please", [], {})
+    assert by_qualifier(kind, 1, 2, own) and not by_qualifier(kind, 1, 4, own)
     # a slot's qualifiers: its own words but the head of its description, which may end a
     # name ("New York City" for "City where event is happening")
     city = SlotView(
