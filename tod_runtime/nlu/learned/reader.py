@@ -19,6 +19,7 @@ from tod_runtime.nlu.learned.model import (
     sigmoid,
 )
 from tod_runtime.nlu.learned.reading import ON_TABLE
+from tod_runtime.nlu.learned.spelling import WORD, read_vocabulary
 from tod_runtime.nlu.learned.text import ABOUT_IT, RARE, STOP, root
 from tod_runtime.nlu.learned.values import (
     FUNCTION_WORDS,
@@ -179,7 +180,6 @@ PERSONAL_PRONOUNS = frozenset(_PERSONAL.split())  # not repairs.PRONOUNS, a ques
 NOT_CONTENT = FUNCTION_WORDS | STOP | PERSONAL_PRONOUNS
 
 
-LETTERS = re.compile(r"[a-z]+")
 KIND_OF = frozenset((kind, "of") for kind in ("kind", "kinds", "type", "types", "sort", "sorts"))
 QUALIFIED_FLOOR = 0.05  # of the span threshold, for a span a slot's qualifier follows
 
@@ -292,10 +292,11 @@ class ValueReader:
     """Reads a turn's values with the model's span, assign and pick scorers."""
 
     def __init__(
-        self, model: NLUModel, vocabulary: tuple[Mapping[str, int], Mapping[str, int]] = ({}, {})
+        self, model: NLUModel, vocabulary: tuple[Mapping[str, int], Mapping[str, int]] | None = None
     ) -> None:
         # how often each word is said in SGD train's turns, and in talk outside the values
-        self.counts, self.talk = vocabulary
+        # (``read_vocabulary``; the one shipped in the package when none is given)
+        self.counts, self.talk = vocabulary or read_vocabulary()
         self.spans, self.assign, self.pick = (model.weights[k] for k in ("spans", "assign", "pick"))
         self.bits = model.bits
         self.span_weights = Weights(self.spans, self.bits)
@@ -441,7 +442,7 @@ class ValueReader:
         talk, counts = self.talk, self.counts
         return all(
             (n := talk.get(word, 0)) < RARE and 2 * n <= counts.get(word, 0) or word not in counts
-            for word in LETTERS.findall(token.lower)  # as the vocabulary counts them: "they", "re"
+            for word in WORD.findall(token.lower)  # as the vocabulary counts them: "they", "re"
         )
 
     @staticmethod

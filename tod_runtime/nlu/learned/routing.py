@@ -268,7 +268,11 @@ class ServiceNamed:
         said = words & parts.all_nouns
         if not said or words & parts.described[chosen] or content & parts.value_words[chosen]:
             return r
-        named = {c[0] for c, nouns in parts.nouns.items() if said & nouns & _about(parts, c[0])}
+        named = {
+            c[0]
+            for c, nouns in parts.nouns.items()
+            if (hit := said & nouns) and hit & _about(parts, c[0])
+        }
         for _, candidate in r.ranked:
             if candidate is not None and candidate[0] in named:
                 return replace(r, predicted=candidate)

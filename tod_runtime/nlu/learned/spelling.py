@@ -35,7 +35,7 @@ KNOWN = 5
 FREQUENT = 20
 CLEAR = 3.0
 CALENDAR_LENGTH = 6  # a word this long may be a weekday or month name two edits away
-_WORD = re.compile(r"[a-z]+")
+WORD = re.compile(r"[a-z]+")  # a word as the vocabulary counts it
 _TOKEN = re.compile(r"[A-Za-z]+")
 VOCABULARY = "vocabulary.txt"
 # English chat shorthand no edit reaches ("tmrw" is three letters from "tomorrow")
@@ -73,8 +73,8 @@ def count_words(split: SGDSplit) -> tuple[Counter[str], Counter[str]]:
         for dialogue in split.read_raw(file):
             for turn in dialogue["turns"]:
                 utterance = turn["utterance"].lower()
-                counts.update(_WORD.findall(utterance))
-                talk.update(_WORD.findall(_without_values(utterance, turn)))
+                counts.update(WORD.findall(utterance))
+                talk.update(WORD.findall(_without_values(utterance, turn)))
     return counts, talk
 
 
@@ -120,14 +120,14 @@ def service_words(schema: ServiceSchema, entity_values: Mapping[str, Iterable[st
     texts = [schema.description, *(i.description for i in schema.intents)]
     for slot in schema.slots:
         texts += [slot.description, *slot.possible_values, *entity_values.get(slot.name, ())]
-    return {w for text in texts for w in _WORD.findall(text.lower())}
+    return {w for text in texts for w in WORD.findall(text.lower())}
 
 
 def one_word_values(schema: ServiceSchema, entity_values: Mapping[str, Iterable[str]]) -> set[str]:
     """A service's values of one word, lower case (its possible values, the backend's)."""
     values = [v for slot in schema.slots for v in slot.possible_values]
     values += [v for vs in entity_values.values() for v in vs]
-    return {v.lower() for v in values if _WORD.fullmatch(v.lower())}
+    return {v.lower() for v in values if WORD.fullmatch(v.lower())}
 
 
 def _calendar_word(word: str) -> str | None:

@@ -100,12 +100,12 @@ def normalised(text: str) -> str:
     return " ".join(_word(m) for m in _WORDS.finditer(text))
 
 
+_POSSESSIVE = ("'s", "’s")
+
+
 def _word(m: re.Match[str]) -> str:
     word = m.group().lower()
     return word[:-2] if word[-2:] in _POSSESSIVE else word
-
-
-_POSSESSIVE = ("'s", "’s")
 
 
 @dataclass(frozen=True)
