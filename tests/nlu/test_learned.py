@@ -300,6 +300,13 @@ def test_a_value_read_leaves_out_a_last_word_only_its_slot_is_described_with() -
     own_food = frozenset({"cuisin", "food"})
     cuisine = SlotView("cuisine", ("cuisin", "food", "serv"), "text", False, (), True, own_food)
     assert cuisine.qualifiers == frozenset({"food"})
+    # what may follow a doubted value: the head too ("ethiopian cuisine"), but not a date's
+    # ("different dates") nor a naming slot's
+    assert cuisine.after_value == own_food
+    when = SlotView("date", ("date", "event"), "date", False, (), True, frozenset({"date"}))
+    assert when.after_value == when.qualifiers == frozenset()
+    name = SlotView("name", ("name", "restaur"), "text", False, (), True, frozenset({"name"}))
+    assert name.after_value == frozenset()
 
 
 def test_a_rare_word_before_a_slots_qualifier_is_read_though_the_span_scorer_doubts_it() -> None:
@@ -349,6 +356,7 @@ def test_a_rare_word_before_a_slots_qualifier_is_read_though_the_span_scorer_dou
     p = dict(zip(spans, reader.span_probabilities(turn, spans, []), strict=True))
     assert p[2, 3] < reader.thresholds.spans  # the scorer alone would not read it
     assert style("find me zanzibari pastry") == "zanzibari"
+    assert style("find me zanzibari style") == "zanzibari"  # the slot's head after it
     assert style("i think pastry is nice") is None
 
 

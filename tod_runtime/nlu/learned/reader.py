@@ -366,7 +366,7 @@ class ValueReader:
                 low = p < spans_floor and not (q > known and slot.name in self._known(turn, i, j))
                 if not low and q > (sure_assign if p >= sure else assign):
                     pairs.append((p * q, i, j, slot.name))
-                elif by_qualifier(turn, i, j, slot.qualifiers):
+                elif by_qualifier(turn, i, j, slot.after_value):
                     pairs.append((p * assign, i, j, slot.name))
             if p >= spans_floor:
                 likeliest.append((p, i, j, best[1]))
@@ -421,7 +421,7 @@ class ValueReader:
         a name's or a value's ("punjabi", "izakaya"), not a word people say ("think",
         "taking", "involving"); and the whole of such words ("asian fusion" of "for asian
         fusion food", not "fusion")."""
-        if not any(by_qualifier(turn, i, j, s.qualifiers) for s in open_slots):
+        if not any(by_qualifier(turn, i, j, s.after_value) for s in open_slots):
             return False
         if self._phrase_start(turn, i, frozenset()) < i:
             return False

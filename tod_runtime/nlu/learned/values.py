@@ -137,6 +137,15 @@ class SlotView:
         return self.own - set(self.description[:1])
 
     @cached_property
+    def after_value(self) -> frozenset[str]:
+        """The words that may follow a value the span scorer doubts: its qualifiers and its
+        head when no other slot of the service has it ("ethiopian cuisine" for "Cuisine of
+        food served in the restaurant"); not a date's, a time's or a number's ("different
+        dates"), nor what a naming slot's words describe."""
+        naming = self.description[:1] and self.description[0] in NAMING_STEMS
+        return self.qualifiers if naming or self.value_type != "text" else self.own
+
+    @cached_property
     def named_with(self) -> frozenset[str]:
         """The words a user may name the slot with: its description's, its name's ("redeye"
         of is_redeye) and two description words run together ("redeye" of "red-eye")."""
