@@ -359,6 +359,17 @@ def test_a_rare_word_before_a_slots_qualifier_is_read_though_the_span_scorer_dou
     assert style("find me zanzibari style") == "zanzibari"  # the slot's head after it
     assert style("i think pastry is nice") is None
 
+    # the answer to the question for the town: a name, not a word only ever said in talk
+    shipped = ValueReader(load_model())
+    asked = [("REQUEST", "town", [])]
+
+    def town(text: str) -> list[str]:
+        read = shipped.read(reading.value_turn(text, asked, {}), views)
+        return [x.value for x in read if x.slot == "town"]
+
+    assert town("zanzibar") == ["zanzibar"]
+    assert town("confirm") == []
+
 
 def test_the_answer_to_the_free_text_slot_asked_is_the_likeliest_span_it_fits_best() -> None:
     """ "sushi sounds good right now" to "What are you in the mood for?": the likeliest span,

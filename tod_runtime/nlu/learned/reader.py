@@ -368,7 +368,7 @@ class ValueReader:
                     pairs.append((p * q, i, j, slot.name))
                 elif by_qualifier(turn, i, j, slot.after_value):
                     pairs.append((p * assign, i, j, slot.name))
-            if p >= spans_floor:
+            if p >= spans_floor and not self._talk_only(turn, i, j):
                 likeliest.append((p, i, j, best[1]))
         out: list[Read] = []
         chosen = best_pairs(pairs)
@@ -437,6 +437,15 @@ class ValueReader:
                 break
             i -= 1
         return i
+
+    def _talk_only(self, turn: ValueTurn, i: int, j: int) -> bool:
+        """Whether tokens ``i`` to ``j`` are words said often in SGD train's turns and never
+        in a value ("confirm", "please"): no answer to a question for a name or a place."""
+        talk, counts = self.talk, self.counts
+        words = [word for t in turn.tokens[i:j] for word in WORD.findall(t.lower)]
+        return bool(words) and all(
+            talk.get(word, 0) >= RARE and counts.get(word, 0) == talk[word] for word in words
+        )
 
     def _rare(self, token: Token) -> bool:
         talk, counts = self.talk, self.counts
