@@ -4,7 +4,9 @@ shipped model loads from the package and drives the NLU."""
 from __future__ import annotations
 
 import json
+import math
 import random
+import struct
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -52,6 +54,7 @@ from tod_runtime.nlu.learned.model import (
     load_model,
     probabilities,
     scores,
+    sigmoid,
     train_logreg,
 )
 from tod_runtime.nlu.learned.nlu import LearnedNLU
@@ -468,6 +471,15 @@ def test_few_features_are_scored_in_python_to_the_same_bits(monkeypatch) -> None
     small = scores(weights, rows)
     monkeypatch.setattr(model_module, "SMALL_SCORING", -1)  # numpy, whatever the size
     assert small == scores(weights, rows)
+
+
+def test_sigmoid_clips_as_min_and_max_did_to_the_bit() -> None:
+    rng = random.Random(0)
+    edges = [0.0, -0.0, 30.0, -30.0, 30.000001, -30.000001, 1e308, -1e308]
+    edges += [math.inf, -math.inf, math.nan]
+    for z in [*edges, *(rng.uniform(-60.0, 60.0) for _ in range(10_000))]:
+        clipped = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        assert struct.pack("d", sigmoid(z)) == struct.pack("d", clipped)
 
 
 def _fitted(split_dir: Path, file: str) -> tuple[Featurised, NLUModel]:

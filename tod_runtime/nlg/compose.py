@@ -77,7 +77,17 @@ def short_noun_phrase(schema: ServiceSchema | None, slot: str) -> str:
     """``noun_phrase`` cut after the words its vague head is "of" ("Number of stopovers made
     by the flight" -> "number of stopovers made"; "Number of the movie tickets to be
     purchased" -> "number of movie tickets"): the system's composed clauses name a slot as
-    people do, briefly."""
+    people do, briefly. Worked out once per slot of a schema, kept with the schema."""
+    if schema is None or schema.slot(slot) is None:  # kept for the schema's slots only
+        return _short_noun_phrase(schema, slot)
+    phrases: dict[str, str] = schema.derived("nlg.compose.short_noun_phrase", dict)
+    phrase = phrases.get(slot)
+    if phrase is None:
+        phrase = phrases[slot] = _short_noun_phrase(schema, slot)
+    return phrase
+
+
+def _short_noun_phrase(schema: ServiceSchema | None, slot: str) -> str:
     spec = schema.slot(slot) if schema else None
     phrase = noun_phrase(schema, slot)
     of_what = spec is not None and " ".join(head_words(spec.description)).lower() in OF_WHAT

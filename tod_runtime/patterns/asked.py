@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from tod_runtime.dialogue.models import Action, State, act
 from tod_runtime.nlu.rules import plain_words
@@ -95,8 +96,16 @@ def _content(words: Iterable[str]) -> list[str]:
 
 
 def _slot_words(slot: SlotSchema) -> tuple[list[str], list[str]]:
-    name = slot.name.lower().split("_")
-    return name, [w for w in plain_words(slot.description).split() if w not in FUNCTION_WORDS]
+    name, described = _words_of(slot.name, slot.description)
+    return list(name), list(described)
+
+
+@lru_cache(maxsize=4096)
+def _words_of(name: str, description: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A slot's name's words and its description's content words (``_slot_words``),
+    worked out once per slot: the questions of every turn are scored against them."""
+    described = (w for w in plain_words(description).split() if w not in FUNCTION_WORDS)
+    return tuple(name.lower().split("_")), tuple(described)
 
 
 def score(words: str, slot: SlotSchema) -> int:
@@ -123,16 +132,25 @@ def score(words: str, slot: SlotSchema) -> int:
 
 def unknown_words(words: str, schema: ServiceSchema) -> list[str]:
     """The question's content words no slot of the service names or describes."""
-    vocabulary: set[str] = set()
-    for slot in schema.slots:
-        name, described = _slot_words(slot)
-        vocabulary |= {*name, *described}
-        vocabulary |= {w for v in slot.possible_values for w in plain_words(v).split()}
+    vocabulary = schema.derived("patterns.asked.vocabulary", lambda: _vocabulary(schema))
     return [
         w
         for w in _content(words.split())
         if not any(_alike(f, v) for f in (w, *SAID_AS.get(w, ())) for v in vocabulary)
     ]
+
+
+def _vocabulary(schema: ServiceSchema) -> tuple[str, ...]:
+    """The words of the service's slots' names, descriptions and possible values, each once
+    (in the order they first come)."""
+    vocabulary: dict[str, None] = {}
+    for slot in schema.slots:
+        name, described = _slot_words(slot)
+        vocabulary.update(dict.fromkeys((*name, *described)))
+        vocabulary.update(
+            dict.fromkeys(w for v in slot.possible_values for w in plain_words(v).split())
+        )
+    return tuple(vocabulary)
 
 
 def _plain_verbs(words: str) -> str:

@@ -10,6 +10,7 @@ asking the policy.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Protocol
 
 from tod_runtime.dialogue.context import DialogueState, TurnContext, UserActs
@@ -34,8 +35,9 @@ class PatternTurn:
     answer_service: str | None = None
     applied: tuple[str, ...] = ()
 
-    @property
+    @cached_property
     def words(self) -> str:
+        """``plain_words`` of the text, worked out once per turn (the patterns ask often)."""
         return plain_words(self.text)
 
     @property

@@ -85,6 +85,9 @@ class LearnedNLU(RulesNLU):
         self.scorer = Scorer(model, self.schemas, self._vocabulary)
         self.reader = ValueReader(model, (self._vocabulary, self._talk))
         self.repairs: tuple[Repair, ...] = selected(ctx.options)
+        # step -> its repairs, in order, picked from ``repairs`` (the tuple they came from)
+        self._steps: dict[str, tuple[Repair, ...]] = {}
+        self._steps_of: tuple[Repair, ...] = self.repairs
         self.thresholds = model.thresholds
         self.views = {name: slot_views(schema) for name, schema in self.schemas.items()}
         self.verbs = {
@@ -212,10 +215,19 @@ class LearnedNLU(RulesNLU):
 
     async def _repair(self, step: str, r: Reading) -> Reading:
         """The reading after the repairs of ``step``, in order."""
-        for repair in self.repairs:
-            if repair.step == step and repair.applies(self, r):
+        for repair in self._of_step(step):
+            if repair.applies(self, r):
                 r = await repair.apply(self, r)
         return r
+
+    def _of_step(self, step: str) -> tuple[Repair, ...]:
+        """The repairs of ``step``, in order (picked from ``repairs`` once per step)."""
+        if self._steps_of is not self.repairs:  # another set of repairs was given
+            self._steps, self._steps_of = {}, self.repairs
+        repairs = self._steps.get(step)
+        if repairs is None:
+            repairs = self._steps[step] = tuple(r for r in self.repairs if r.step == step)
+        return repairs
 
     async def parse(self, text: str, context: TurnContext) -> UserActs:
         r = await self._route(text, context)
