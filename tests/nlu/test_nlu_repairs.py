@@ -20,6 +20,7 @@ from tod_runtime.nlu.learned.known import known_unread
 from tod_runtime.nlu.learned.nlu import LearnedNLU
 from tod_runtime.nlu.learned.reading import Reading
 from tod_runtime.nlu.learned.scorer import Intent, view
+from tod_runtime.nlu.learned.text import given_name
 from tod_runtime.nlu.values import DATE
 from tod_runtime.plugins import ComponentContext
 from tod_runtime.schema import Schemas, load_schema_file
@@ -95,6 +96,24 @@ async def test_task_switch_opens_the_task_named_mid_task() -> None:
     assert predicted is not None and predicted[0] == "Hotels"
     nlu.thresholds = replace(nlu.thresholds, switch_margin=float("inf"))
     assert (await rt.TaskSwitch().apply(nlu, r)).predicted == current
+
+
+async def test_task_switch_leaves_out_the_words_of_a_name_the_user_gives() -> None:
+    """ "call it restaurant week" names no detail of the restaurant search: the words of a name
+    the user gives do not keep the turn in the task under way, nor rank the tasks."""
+    nlu = nlu_of(embedded("Restaurants", "Hotels"))
+    asked = system(a("REQUEST", "city"), service="Restaurants")
+    current = ("Restaurants", "FindRestaurants")
+    nlu.thresholds = replace(nlu.thresholds, switch_margin=3.0)
+    for text, switches in [
+        ("actually I need a hotel in seattle instead, call it restaurant week", True),
+        ("actually I need a hotel in seattle instead, near the restaurant", False),
+    ]:
+        r = reading(nlu, text, current, {"Restaurants": "FindRestaurants"}, [asked])
+        predicted = (await rt.TaskSwitch().apply(nlu, r)).predicted
+        assert predicted is not None and (predicted[0] == "Hotels") is switches, text
+    words, unnamed = given_name("put it on my calendar, call it skin doctor, at 5")
+    assert words == {"skin", "doctor"} and unnamed == "put it on my calendar, call it , at 5"
 
 
 async def test_task_switch_after_the_task_is_called_off_needs_no_margin() -> None:

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from tod_runtime.dialogue.models import DONTCARE, Action, act
 from tod_runtime.nlu.learned.reading import AliasIndex, Parts, Reading
-from tod_runtime.nlu.learned.text import STOP, stem, tokens
+from tod_runtime.nlu.learned.text import NAMED, STOP, stem, tokens
 from tod_runtime.nlu.learned.values import SlotView
 from tod_runtime.nlu.rules import SKIP_SAID
 from tod_runtime.nlu.values import COUNT, DATE, NUMBER, NUMBER_WORDS, TIME, number_value
@@ -791,10 +791,6 @@ def _spelt_out(a: Action, aliases: AliasIndex) -> Action:
     return a if value is None else act("INFORM", a.slot, a.values, [value])
 
 
-NAMED = re.compile(
-    r"\b(?:call it|called|named|name it|titled)\s+['\"]?([a-z0-9][a-z0-9 '&-]*?)['\"]?"
-    r"(?=[.,!?;]|\s+(?:and|for|at|on|with|please|tomorrow|today|tonight)\b|$)"
-)
 NAME_WORDS = frozenset({"name", "title", "label"})
 
 

@@ -18,7 +18,15 @@ from tod_runtime.nlu.learned.known import known_unread
 from tod_runtime.nlu.learned.reading import ON_TABLE, NameIndex, Parts, Ranked, Reading
 from tod_runtime.nlu.learned.scorer import Intent, view
 from tod_runtime.nlu.learned.sisters import holds_named
-from tod_runtime.nlu.learned.text import ABOUT_IT, RARE, STOP, content, tokens, with_bases
+from tod_runtime.nlu.learned.text import (
+    ABOUT_IT,
+    RARE,
+    STOP,
+    content,
+    given_name,
+    tokens,
+    with_bases,
+)
 from tod_runtime.nlu.rules import CANCELS, QUESTION, THANKS, plain_words
 from tod_runtime.schema.models import ServiceSchema
 
@@ -411,10 +419,13 @@ async def named_task(parts: Parts, r: Reading) -> Ranked | None:
     said = as_noun - parts.described[current] - name_words(current)
     if not any(said & name_words(s) for s in r.context.schemas) or THANKS.search(r.text.lower()):
         return None  # no other service named: the common case, ranked once
-    content = r.turn.utterance.content
+    # "our flight lands on the 9th, so check in the 9th instead": a detail; not the words of
+    # a name the user gives ("put that on my calendar, call it skin doctor" to a doctor's)
+    name, unnamed = given_name(r.text.lower())
+    content = r.turn.utterance.content - name
     if any(v.named_with & content for v in parts.views[current] if v.is_input):
-        return None  # "our flight lands on the 9th, so check in the 9th instead": a detail
-    fresh = parts.scorer.rank(view(r.text, None, [], {}), r.context.schemas)
+        return None
+    fresh = parts.scorer.rank(view(unnamed, None, [], {}), r.context.schemas)
     top = fresh[0][0]
     named = next(
         ((s, c) for s, c in fresh if c and c[0] != current and said & name_words(c[0])), None

@@ -15,6 +15,22 @@ STOP = frozenset((_STOP + "from as can could would will please want like need so
 # "are there any that allow pets?" asks for others: a filter
 ABOUT_IT = re.compile(r"\b(?:it|its|it's|they|them|their)\b")
 QUESTION_WORDS = ("what", "which", "where", "when", "how", "who", "whats", "what's")
+# a name the user gives ("an alarm at 7 called grocery run", "call it skin doctor")
+NAMED = re.compile(
+    r"\b(?:call it|called|named|name it|titled)\s+['\"]?([a-z0-9][a-z0-9 '&-]*?)['\"]?"
+    r"(?=[.,!?;]|\s+(?:and|for|at|on|with|please|tomorrow|today|tonight)\b|$)"
+)
+
+
+def given_name(text: str) -> tuple[frozenset[str], str]:
+    """The words, as ``tokens`` gives them, of a name the user gives in ``text`` (lower case),
+    and the text without them: "skin" and "doctor" of "call it skin doctor", which name no
+    task."""
+    match = NAMED.search(text)
+    if match is None:
+        return frozenset(), text
+    start, end = match.span(1)
+    return frozenset(tokens(match.group(1))), text[:start] + text[end:]
 
 
 def stem(word: str) -> str:
