@@ -394,6 +394,10 @@ def test_the_answer_to_the_free_text_slot_asked_is_the_likeliest_span_it_fits_be
     assert answer("nights? what's that") == []  # a question back
     assert answer("what about sushi?", at=2) == ["sushi"]  # but "what about X?" answers
     assert answer("cheap please") == []  # the price's value
+    called_off = "no wait, cancel that, the game got postponed"
+    words = [t.lower for t in reading.value_turn(called_off, asked, {}).tokens]
+    assert answer(called_off.replace("cancel that", "hm"), at=words.index("postponed") - 1)
+    assert answer(called_off, at=words.index("postponed")) == []  # the task called off
 
 
 def test_amounts_and_clock_times_are_one_token_and_stems_say_a_value() -> None:

@@ -41,7 +41,7 @@ from tod_runtime.nlu.learned.values import (
     value_numbers,
     word_number,
 )
-from tod_runtime.nlu.rules import OTHER_THAN_OFFERED, QUESTION
+from tod_runtime.nlu.rules import CANCELS, OTHER_THAN_OFFERED, QUESTION, plain_words
 
 MOST_PAIRS = 12  # the pairs ``best_pairs`` weighs together (the rest are read greedily)
 
@@ -212,7 +212,8 @@ def answer_to_asked(
     ("Sushi sounds good right now." to "What are you in the mood for: Mexican, Chinese, or
     something else?"): the likeliest span left, when of every open slot the asked one fits it
     best, however little the scorer, never fitted on the service, makes of it. Not a
-    question back ("what's the number of nights?"), nor a span the backend knows as another
+    question back ("what's the number of nights?"), nor in a turn calling the task off, nor
+    a span the backend knows as another
     slot's value or that is a possible value of a categorical slot ("i like mexican" asked
     for a restaurant's name). ``likeliest``: each span's probability, bounds and best slot."""
     open_text = (s for s in slots if not s.categorical and s.value_type == "text")
@@ -221,6 +222,8 @@ def answer_to_asked(
         return []
     lower = turn.text.lower()
     if QUESTION.search(lower) and not OTHER_THAN_OFFERED.search(lower):  # "what about X?" answers
+        return []
+    if CANCELS.search(plain_words(lower)):  # "no wait, cancel that, the game got postponed"
         return []
     listed = {normalised(v) for s in slots if s.categorical for v in s.values}
     taken = {k for _, i, j, _ in chosen for k in range(i, j)}
