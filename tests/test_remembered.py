@@ -10,7 +10,16 @@ from tod_runtime.config import embedded_services_dir
 from tod_runtime.dialogue.context import TurnContext
 from tod_runtime.dialogue.history import History
 from tod_runtime.nlg.compose import _short_noun_phrase, short_noun_phrase
+from tod_runtime.nlu.learned.features import (
+    hashed,
+    intent_context_strings,
+    intent_pair_features,
+    intent_role,
+    schema_marks,
+)
+from tod_runtime.nlu.learned.model import grouped_scores, load_model
 from tod_runtime.nlu.learned.nlu import LearnedNLU
+from tod_runtime.nlu.learned.scorer import Intent, Scorer, TurnView, view
 from tod_runtime.nlu.rules import plain_words
 from tod_runtime.patterns import PatternTurn
 from tod_runtime.patterns.asked import FUNCTION_WORDS, _slot_words, unknown_words
@@ -95,3 +104,55 @@ def test_the_nlu_s_repairs_by_step_follow_its_repairs() -> None:
     nlu.repairs = tuple(r for r in nlu.repairs if r.step != "read")
     assert nlu._of_step("read") == ()
     assert nlu._of_step("acts") == tuple(r for r in nlu.repairs if r.step == "acts")
+
+
+def _ranked_anew(scorer: Scorer, turn: TurnView) -> list[tuple[float, Intent | None]]:
+    """``Scorer.rank`` as it was before the context weights were remembered: every row's
+    feature strings hashed, and the rows summed by ``grouped_scores``."""
+    u = scorer._compounded(turn.utterance)
+    bits = scorer.model.bits
+    contexts, pairs, candidates = [], [], []
+    for candidate, described in scorer.intents:
+        role = intent_role(candidate, turn.current, turn.offered, turn.active)
+        marks = schema_marks(u, described)
+        contexts.append(
+            hashed(intent_context_strings(u, turn.sys_acts, role, described.flag, marks), bits)
+        )
+        pairs.append(intent_pair_features(u, described, role, bits))
+        candidates.append(candidate)
+    context_part, pair_part = grouped_scores(scorer.model.intent, [contexts, pairs])
+    scored = [(c + p, k) for c, p, k in zip(context_part, pair_part, candidates, strict=True)]
+    scored.sort(key=lambda pair: -pair[0])
+    return scored
+
+
+def test_intent_ranking_with_remembered_weights_is_the_one_worked_out() -> None:
+    """The ranking's context weights, remembered by their parts across turns, give the
+    scores of the strings hashed anew to the last bit: on first sight, remembered, and after
+    the memo forgot everything (a bound of a few weights, reached many times)."""
+    every = Schemas(s for s in every_schema())
+    scorer = Scorer(load_model(), every)
+    restaurants = [("Restaurants_1", [("OFFER", "restaurant_name", ["Sushi Boat"])])]
+    turns = [
+        view(text, service, [(a, s, v) for a, s, v in acts], state)
+        for text in (
+            "I want to find a restaurant",
+            "in Austin, italian food please",
+            "yes please book it, where is it?",
+            "no thanks, that's all",
+            "can you find me a hotel and a flight to Paris tomorrow",
+        )
+        for service, acts, state in (
+            (None, [], {}),
+            (*restaurants[0], {"Restaurants_1": "FindRestaurants"}),
+            ("Restaurants_1", [("OFFER_INTENT", "intent", ["ReserveRestaurant"])], {}),
+        )
+    ]
+    for _ in range(2):
+        for turn in turns:
+            assert scorer.rank(turn) == _ranked_anew(scorer, turn)
+    small = Scorer(load_model(), every)
+    small._context.LIMIT = 7
+    for turn in turns:
+        assert small.rank(turn) == _ranked_anew(small, turn)
+        assert small._context._count <= 7

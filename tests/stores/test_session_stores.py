@@ -177,31 +177,66 @@ async def test_redis_fencing_refuses_a_writer_whose_lock_expired(tmp_path: Path)
         await fast.close()
 
 
-async def test_a_redis_turn_takes_two_round_trips(tmp_path: Path) -> None:
+async def test_a_redis_turn_takes_two_round_trips(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Lock and read in one script, then the append, which releases the lock: a turn of a
     session this process holds folded costs two round trips to Redis, however long the
-    session."""
+    session (every command packed for any connection of redis-py's counted)."""
+    from redis.asyncio.connection import AbstractConnection
+
     from tod_redis_store import RedisStore
     from tod_runtime import Runtime
 
+    sent: list[object] = []
+    pack = AbstractConnection.pack_command
+
+    def counted(self: AbstractConnection, *args: object) -> object:
+        sent.append(args[0])
+        return pack(self, *args)
+
+    monkeypatch.setattr(AbstractConnection, "pack_command", counted)
     with redis_server(tmp_path) as url:
         store = RedisStore(url)
         async with Runtime(store=store) as runtime:
             await runtime.handle("a", "hello")
-            sent: list[object] = []
-            send = store._redis.execute_command
-
-            async def counted(*args: object, **options: object) -> object:
-                sent.append(args[0])
-                return await send(*args, **options)
-
-            store._redis.execute_command = counted
             for text in ("I want to find a restaurant", "in Austin", "thanks"):
                 sent.clear()
                 await runtime.handle("a", text)
                 assert sent == ["EVALSHA"] * 2
                 assert await store._redis.exists("tod:lock:a") == 0
             assert len(await runtime.events("a")) > 10
+
+
+async def test_redis_scripts_survive_a_flush_and_a_killed_connection(tmp_path: Path) -> None:
+    """The store's own connections for its scripts: a script the server forgot (``SCRIPT
+    FLUSH``, a restart) is sent whole and works; an idle connection the server closed is
+    connected afresh; a connection cut short by the store's timeout is not reused (its
+    late reply would answer the next command)."""
+    from tod_redis_store import RedisStore
+
+    with redis_server(tmp_path) as url:
+        store = RedisStore.from_url(url + "?socket_timeout=0.3")
+        async with locked_read(store, "a", 0) as read:
+            assert read.events == []
+            await store.append("a", [SessionReset()], expected=0)
+        await store._redis.script_flush()
+        await store._redis.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
+        async with locked_read(store, "a", 0) as read:
+            assert len(read.events) == 1
+            await store.append("a", [UserUttered(text="hi")], expected=1)
+        assert len(store._idle) == 1
+        await store._redis.execute_command("CLIENT", "PAUSE", 600, "ALL")
+        with pytest.raises(StoreUnavailable, match="no answer in 0.3 s"):
+            async with store.session_lock("a"):
+                pass
+        assert store._idle == []  # the connection whose reply was still due: dropped
+        await asyncio.sleep(0.6)
+        async with locked_read(store, "a", 0) as read:
+            assert [type(e).__name__ for e in read.events] == ["SessionReset", "UserUttered"]
+            await store.append("a", [UserUttered(text="again")], expected=2)
+        assert await store.length("a") == 3
+        await store.close()
 
 
 async def test_a_stalled_redis_is_unavailable_within_the_timeout(tmp_path: Path) -> None:

@@ -17,7 +17,9 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
-from redis.exceptions import RedisError
+from redis.asyncio.connection import AbstractConnection
+from redis.commands.core import AsyncScript
+from redis.exceptions import NoScriptError, RedisError, ResponseError
 
 from tod_runtime import hookimpl
 from tod_runtime.errors import ConfigError, IOFailure
@@ -121,6 +123,8 @@ class RedisStore:
         self._unlock_script = self._redis.register_script(_UNLOCK)
         self._renew_script = self._redis.register_script(_RENEW)
         self._held: dict[str, _Hold] = {}  # session -> this process's lock on it
+        # connections for the scripts a turn sends (``_script``), idle ones
+        self._idle: list[AbstractConnection] = []
 
     @classmethod
     def from_url(cls, url: str) -> RedisStore:
@@ -148,6 +152,38 @@ class RedisStore:
             raise self._failed(exc) from None
         except TimeoutError:
             raise self._failed(f"no answer in {self.timeout:g} s") from None
+
+    async def _script(self, script: AsyncScript, keys: Sequence[str], args: Sequence[Any]) -> Any:
+        """``script(keys=keys, args=args)``, sent on a connection of the store's own: the
+        ``EVALSHA`` packed and written, its reply read, without redis-py's command machinery
+        (the pool's lock and bookkeeping, the retry wrapper, the observability hooks: about
+        as much CPU as the round trip's own socket work). A connection that failed or was
+        cut short (the store's timeout) is dropped, never reused; an idle one the server
+        closed, or one holding unread data, is connected afresh before it is used; a
+        script the server does not know (restarted, ``SCRIPT FLUSH``) is sent whole
+        (``EVAL``, which loads it). Not retried: an append sent twice could land twice."""
+        conn = self._idle.pop() if self._idle else self._redis.connection_pool.make_connection()
+        try:
+            if conn.is_connected and await conn.can_read():  # closed, or a reply left
+                await conn.disconnect()
+            await conn.send_packed_command(
+                conn.pack_command("EVALSHA", script.sha, len(keys), *keys, *args), False
+            )
+            try:
+                answer = await conn.read_response()
+            except NoScriptError:
+                await conn.send_packed_command(
+                    conn.pack_command("EVAL", script.script, len(keys), *keys, *args), False
+                )
+                answer = await conn.read_response()
+        except ResponseError:  # an error reply read whole: the connection is clean
+            self._idle.append(conn)
+            raise
+        except BaseException:
+            await conn.disconnect(nowait=True)
+            raise
+        self._idle.append(conn)
+        return answer
 
     def _key(self, kind: str, session_id: str = "") -> str:
         return f"{self.prefix}:{kind}:{session_id}" if session_id else f"{self.prefix}:{kind}"
@@ -190,7 +226,7 @@ class RedisStore:
             *(answer or ("", b"")),
         ]
         args += [EVENT_ADAPTER.dump_json(e) for e in events]
-        status, found = await self._do(self._append_script(keys=keys, args=args))
+        status, found = await self._do(self._script(self._append_script, keys, args))
         if status == -2:
             raise StoreConflict(
                 f"session {session_id!r}: this turn's lock expired before it was stored",
@@ -243,7 +279,7 @@ class RedisStore:
         args: list[str | int] = [secrets.token_hex(6), int(self.lock_timeout * 1000), *more_args]
         script = self._lock_read_script if more_keys else self._lock_script
         taken = await take_lock(
-            lambda: self._do(script(keys=keys, args=args)),
+            lambda: self._do(self._script(script, keys, args)),
             session_id,
             self.lock_wait,
             0.001,
@@ -268,14 +304,14 @@ class RedisStore:
             self._held.pop(session_id, None)
             if not hold.released:
                 with contextlib.suppress(StoreUnavailable):  # else it times out by itself
-                    await self._do(self._unlock_script(keys=[key], args=[token]))
+                    await self._do(self._script(self._unlock_script, [key], [token]))
 
     async def _renew(self, key: str, token: str) -> None:
         """While the turn runs, keep its lock alive (a third of the timeout at a time); a
         holder that dies stops renewing, and the lock frees itself ``lock_timeout`` later."""
         ttl = int(self.lock_timeout * 1000)
         with contextlib.suppress(StoreUnavailable):
-            while await self._do(self._renew_script(keys=[key], args=[token, ttl])):
+            while await self._do(self._script(self._renew_script, [key], [token, ttl])):
                 await asyncio.sleep(self.lock_timeout / 3)
 
     async def expire(self, idle_seconds: float) -> list[str]:
@@ -301,6 +337,9 @@ class RedisStore:
             await self._do(pipe.execute())
 
     async def close(self) -> None:
+        idle, self._idle = self._idle, []
+        for conn in idle:
+            await conn.disconnect()
         await self._redis.aclose()
 
 

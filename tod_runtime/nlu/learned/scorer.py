@@ -10,16 +10,15 @@ from tod_runtime.nlu.learned.features import (
     NONE_INTENT,
     Described,
     Utterance,
+    _system_step,
     describe_intent,
     describe_slots,
-    hashed,
-    intent_context_strings,
     intent_pair_features,
     intent_role,
     schema_marks,
     slot_features,
 )
-from tod_runtime.nlu.learned.model import NLUModel, grouped_scores, probabilities
+from tod_runtime.nlu.learned.model import NLUModel, Weights, probabilities
 from tod_runtime.nlu.learned.text import compound_parts
 from tod_runtime.schema.models import ServiceSchema
 
@@ -61,6 +60,59 @@ def view(
     )
 
 
+class ContextWeights:
+    """``intent_context_strings`` weighed where they are built, each string's weight
+    remembered by its parts (the feature's kind and context, and the word): a turn's words
+    and marks meet the same few roles, flags and system steps again and again, turn after
+    turn, so most weights are read from a dict rather than formatted, encoded and hashed.
+    ``score`` adds them in the strings' order from 0.0, as ``scores`` sums the row of their
+    hashed ids (float32 weights added in float64): the same bits."""
+
+    LIMIT = 50_000  # weights remembered in all (a server's users say any words)
+
+    def __init__(self, weights: Weights) -> None:
+        self.weights = weights
+        self._by_context: dict[tuple[str, str], dict[str, float]] = {}
+        self._count = 0
+
+    def score(
+        self, u: Utterance, sys_acts: Sequence[str], role: str, tx: bool, marks: Sequence[str]
+    ) -> float:
+        """The sum of the weights of ``intent_context_strings(u, sys_acts, role, tx, marks)``."""
+        words = (*u.words, *marks)
+        flag = int(tx)
+        z = 0.0
+        z += self.weights.of(f"r:{role}")
+        z = self._add(z, "w:", words, f"|{role}")
+        z = self._add(z, "b:", u.bigrams, f"|{role}")
+        z = self._add(z, "s:", sys_acts, f"|{role}")
+        z = self._add(z, "st:", sys_acts, f"|{flag}|{role}")
+        if role not in ("none", "none_current"):
+            z = self._add(z, "t:", words, f"|{flag}")
+        step = _system_step(sys_acts)
+        return self._add(z, "wp:", words, f"|{flag}|{role}|{step}")
+
+    def _add(self, z: float, kind: str, items: Sequence[str], context: str) -> float:
+        """``z`` plus the weight of ``f"{kind}{item}{context}"`` for each item, in order."""
+        known = self._by_context.get((kind, context))
+        if known is None:
+            known = self._by_context[kind, context] = {}
+        for item in items:
+            weight = known.get(item)
+            if weight is None:
+                if self._count >= self.LIMIT:
+                    self._forget()
+                    known = self._by_context[kind, context] = {}
+                weight = known[item] = self.weights.of(f"{kind}{item}{context}")
+                self._count += 1
+            z += weight
+        return z
+
+    def _forget(self) -> None:
+        self._by_context.clear()
+        self._count = 0
+
+
 Candidate = tuple[Intent | None, Described]  # None: the NONE intent
 
 
@@ -93,6 +145,8 @@ class Scorer:
             w for _, d in self.intents for w in (*d.head, *d.description, *d.service, *d.slots)
         )
         self._parts: dict[str, frozenset[str]] = {}  # a word's compound parts, once each
+        self._weights = Weights(model.intent, model.bits)
+        self._context = ContextWeights(self._weights)
 
     def _compounded(self, u: Utterance) -> Utterance:
         if self.counts is None:
@@ -112,28 +166,27 @@ class Scorer:
     ) -> list[tuple[float, Intent | None]]:
         """Every candidate with its score, best first (None is NONE); with ``among``, only
         the intents of those services (and NONE)."""
-        # the turn's part of a pair's features, by role, flag and the candidate's marks
-        shared: dict[tuple[str, bool, tuple[str, ...]], list[int]] = {}
-        keys, pairs, candidates = [], [], []
-        u, bits, weights = self._compounded(turn.utterance), self.model.bits, self.model.intent
+        # the turn's part of a pair's score, by role, flag and the candidate's marks, and
+        # each pair's own part: each row's weights added in its features' order, as
+        # ``grouped_scores`` sums them (the two parts are summed apart, then added)
+        shared: dict[tuple[str, bool, tuple[str, ...]], float] = {}
+        scored = []
+        u, bits, values = self._compounded(turn.utterance), self.model.bits, self._weights.values
         for candidate, described in self.intents:
             if among is not None and candidate is not None and candidate[0] not in among:
                 continue
             role = intent_role(candidate, turn.current, turn.offered, turn.active)
             marks = schema_marks(u, described)
             key = (role, described.flag, marks)
-            if key not in shared:
-                context = intent_context_strings(u, turn.sys_acts, role, described.flag, marks)
-                shared[key] = hashed(context, bits)
-            keys.append(key)
-            candidates.append(candidate)
-            pairs.append(intent_pair_features(u, described, role, bits))
-        context_part, pair_part = grouped_scores(weights, [list(shared.values()), pairs])
-        context_scores = dict(zip(shared, context_part, strict=True))
-        scored = [
-            (context_scores[key] + pair, candidate)
-            for key, pair, candidate in zip(keys, pair_part, candidates, strict=True)
-        ]
+            context = shared.get(key)
+            if context is None:
+                context = shared[key] = self._context.score(
+                    u, turn.sys_acts, role, described.flag, marks
+                )
+            pair = 0.0
+            for k in intent_pair_features(u, described, role, bits):
+                pair += values[k]
+            scored.append((context + pair, candidate))
         scored.sort(key=lambda pair: -pair[0])
         return scored
 
