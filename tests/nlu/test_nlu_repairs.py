@@ -862,6 +862,26 @@ async def test_after_done_reads_a_new_task_as_an_opening() -> None:
         assert predicted is not None and predicted[0] == to, (ended, text)
 
 
+async def test_after_done_keeps_the_same_task_again_with_the_service_it_was_on() -> None:
+    """After a task was called off, the same task asked again stays with the service it was
+    on, which a sister repair may have chosen ("instead i need a ride to ..., also shared"),
+    however the fresh ranking orders the sisters."""
+    services = embedded("Restaurants", "Hotels")
+    restaurants = services["Restaurants"]
+    sister = restaurants.model_copy(
+        update={"service_name": "Diners", "description": "Find diners and book a diner table"}
+    )
+    nlu = nlu_of(Schemas([restaurants, sister, services["Hotels"]]))
+    nlu.thresholds = replace(nlu.thresholds, switch_margin=3.0)
+    text = "i need a diner table for 2 in seattle instead"
+    for on in ("Restaurants", "Diners"):
+        last = system(a("CANCEL"), a("REQ_MORE"), service=on)
+        current = (on, "FindRestaurants")
+        r = reading(nlu, text, current, {on: "FindRestaurants"}, [last])
+        assert rt.AfterDone().applies(nlu, r)
+        assert (await rt.AfterDone().apply(nlu, r)).predicted == current
+
+
 async def test_service_by_known_name_follows_a_name_only_another_service_knows() -> None:
     nlu = nlu_of(embedded("Movies", "Hotels"), known=True)
     text = "i want to see winter garden in denver"

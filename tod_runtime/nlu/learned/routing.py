@@ -696,7 +696,9 @@ class AfterDone:
     weather be in seattle on the 7th?" after a flight was booked; not "what time does it
     leave?"). After a task was called off, a question is about what its search found only
     when it names a slot of the service ("whats the address of it then?"; not "what is
-    there to do in atlanta?" after a hotel booking was dropped)."""
+    there to do in atlanta?" after a hotel booking was dropped). The same task asked again
+    stays with the service it was on, not a sister the fresh ranking prefers ("instead i need
+    a ride to 2190 eastridge loop, also shared" after a shared ride was called off)."""
 
     name = "after_done"
     step = "route"
@@ -730,8 +732,8 @@ class AfterDone:
             return r
         margin = parts.thresholds.switch_margin
         best = await service_for_values(parts, r.text, r.context, fresh, margin)
-        if best[0] == current:
-            return r
+        if best[0] in parts.families.get(current, {current}):
+            return r  # the same task again stays with the service it was on, not a sister
         if asked and not said & parts.nouns.get(best, frozenset()):
             return r
         return replace(r, ranked=fresh, predicted=best)
