@@ -372,6 +372,11 @@ def test_a_rare_word_before_a_slots_qualifier_is_read_though_the_span_scorer_dou
 
     assert town("zanzibar") == ["zanzibar"]
     assert town("confirm") == []
+    # a value read past a comma ends before a word only said in talk, not before a name's
+    turn = reading.value_turn("2190 eastridge loop, also shared", [], {})
+    assert turn.said(0, shipped._before_talk(turn, 0, 6)) == "2190 eastridge loop"
+    turn = reading.value_turn("portland, or", [], {})
+    assert turn.said(0, shipped._before_talk(turn, 0, 3)) == "portland, or"
 
 
 def test_the_answer_to_the_free_text_slot_asked_is_the_likeliest_span_it_fits_best() -> None:

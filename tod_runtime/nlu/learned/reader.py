@@ -380,6 +380,7 @@ class ValueReader:
         qualifiers = {s.name: s.qualifiers for s in open_slots}
         for score, i, j, name in chosen:
             if not self._known(turn, i, j):
+                j = self._before_talk(turn, i, j)
                 i, j = whole_name(turn, i, j, taken)
                 j = without_qualifier(turn, i, j, qualifiers[name])
                 if by_qualifier(turn, i, j, qualifiers[name]):
@@ -440,6 +441,16 @@ class ValueReader:
                 break
             i -= 1
         return i
+
+    def _before_talk(self, turn: ValueTurn, i: int, j: int) -> int:
+        """The end of a value read at tokens ``i`` to ``j`` before a comma followed by a word
+        only said in talk ("2190 eastridge loop" of "2190 eastridge loop, also shared"; not
+        "portland, or")."""
+        tokens = turn.tokens
+        for k in range(i + 1, j - 1):
+            if tokens[k].text == "," and self._talk_only(turn, k + 1, k + 2):
+                return k
+        return j
 
     def _talk_only(self, turn: ValueTurn, i: int, j: int) -> bool:
         """Whether tokens ``i`` to ``j`` are words said often in SGD train's turns and never
