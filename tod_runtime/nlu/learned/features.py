@@ -212,12 +212,12 @@ def intent_context_strings(
         out += [f"t:{w}|{int(tx)}" for w in words]
     # a word means different things after different system moves: "book it" after an offer
     # switches to the transactional intent, "no" after a confirmation does not
-    step = _system_step(sys_acts)
+    step = system_step(sys_acts)
     out += [f"wp:{w}|{int(tx)}|{role}|{step}" for w in words]
     return out
 
 
-def _system_step(sys_acts: Sequence[str]) -> str:
+def system_step(sys_acts: Sequence[str]) -> str:
     """What the system's last turn did, coarsely."""
     for a in ("CONFIRM", "OFFER_INTENT", "OFFER", "REQUEST"):
         if a in sys_acts:

@@ -10,13 +10,13 @@ from tod_runtime.nlu.learned.features import (
     NONE_INTENT,
     Described,
     Utterance,
-    _system_step,
     describe_intent,
     describe_slots,
     intent_pair_features,
     intent_role,
     schema_marks,
     slot_features,
+    system_step,
 )
 from tod_runtime.nlu.learned.model import NLUModel, Weights, probabilities
 from tod_runtime.nlu.learned.text import compound_parts
@@ -89,7 +89,7 @@ class ContextWeights:
         z = self._add(z, "st:", sys_acts, f"|{flag}|{role}")
         if role not in ("none", "none_current"):
             z = self._add(z, "t:", words, f"|{flag}")
-        step = _system_step(sys_acts)
+        step = system_step(sys_acts)
         return self._add(z, "wp:", words, f"|{flag}|{role}|{step}")
 
     def _add(self, z: float, kind: str, items: Sequence[str], context: str) -> float:
