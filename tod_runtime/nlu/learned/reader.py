@@ -220,10 +220,7 @@ def answer_to_asked(
     asked = [s.name for s in open_text if s.name in turn.asked]
     if len(asked) != 1 or any(name == asked[0] for *_, name in chosen):
         return []
-    lower = turn.text.lower()
-    if QUESTION.search(lower) and not OTHER_THAN_OFFERED.search(lower):  # "what about X?" answers
-        return []
-    if CANCELS.search(plain_words(lower)):  # "no wait, cancel that, the game got postponed"
+    if not answers(turn.text.lower()):
         return []
     listed = {normalised(v) for s in slots if s.categorical for v in s.values}
     taken = {k for _, i, j, _ in chosen for k in range(i, j)}
@@ -239,6 +236,15 @@ def answer_to_asked(
         return []
     p, i, j, best = max(free)
     return [(p, i, j, best)] if best == asked[0] else []
+
+
+def answers(lower: str) -> bool:
+    """Whether a turn may answer the system's question: not a question back ("what about X?"
+    answers), nor a turn calling the task off ("no wait, cancel that, the game got
+    postponed")."""
+    if QUESTION.search(lower) and not OTHER_THAN_OFFERED.search(lower):
+        return False
+    return CANCELS.search(plain_words(lower)) is None
 
 
 def says_nothing(turn: ValueTurn, i: int, j: int) -> bool:
