@@ -212,10 +212,10 @@ def answer_to_asked(
     ("Sushi sounds good right now." to "What are you in the mood for: Mexican, Chinese, or
     something else?"): the likeliest span left, when of every open slot the asked one fits it
     best, however little the scorer, never fitted on the service, makes of it. Not a
-    question back ("what's the number of nights?"), nor in a turn calling the task off, nor
-    a span the backend knows as another
-    slot's value or that is a possible value of a categorical slot ("i like mexican" asked
-    for a restaurant's name). ``likeliest``: each span's probability, bounds and best slot."""
+    question back ("what's the number of nights?") nor in a turn calling the task off
+    (``answers``), nor a span the backend knows as another slot's value or that is a
+    possible value of a categorical slot ("i like mexican" asked for a restaurant's name).
+    ``likeliest``: each span's probability, bounds and best slot."""
     open_text = (s for s in slots if not s.categorical and s.value_type == "text")
     asked = [s.name for s in open_text if s.name in turn.asked]
     if len(asked) != 1 or any(name == asked[0] for *_, name in chosen):
