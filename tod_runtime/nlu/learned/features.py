@@ -196,25 +196,36 @@ def _mark(w: str, c: Described) -> str:
     return "§v" if w in c.values else ""
 
 
+def intent_context_groups(
+    u: Utterance, sys_acts: Sequence[str], role: str, tx: bool, marks: Sequence[str] = ()
+) -> list[tuple[str, Sequence[str], str]]:
+    """``intent_context_strings`` as (prefix, items, suffix) groups, in order: each string is
+    prefix + item + suffix (the ranking weighs them by these parts: ``ContextWeights``)."""
+    words = (*u.words, *marks)
+    flag = int(tx)
+    groups: list[tuple[str, Sequence[str], str]] = [
+        ("r:", (role,), ""),
+        ("w:", words, f"|{role}"),
+        ("b:", u.bigrams, f"|{role}"),
+        ("s:", sys_acts, f"|{role}"),
+        ("st:", sys_acts, f"|{flag}|{role}"),
+    ]
+    if role not in ("none", "none_current"):
+        groups.append(("t:", words, f"|{flag}"))
+    # a word means different things after different system moves: "book it" after an offer
+    # switches to the transactional intent, "no" after a confirmation does not
+    groups.append(("wp:", words, f"|{flag}|{role}|{system_step(sys_acts)}"))
+    return groups
+
+
 def intent_context_strings(
     u: Utterance, sys_acts: Sequence[str], role: str, tx: bool, marks: Sequence[str] = ()
 ) -> list[str]:
     """The features of a pair that depend on the turn, the role, is_transactional and the
     candidate's ``schema_marks`` only (shared by every candidate with the same of the four):
     the words and the marks are read alike."""
-    words = [*u.words, *marks]
-    out = [f"r:{role}"]
-    out += [f"w:{w}|{role}" for w in words]
-    out += [f"b:{b}|{role}" for b in u.bigrams]
-    out += [f"s:{a}|{role}" for a in sys_acts]
-    out += [f"st:{a}|{int(tx)}|{role}" for a in sys_acts]
-    if role not in ("none", "none_current"):
-        out += [f"t:{w}|{int(tx)}" for w in words]
-    # a word means different things after different system moves: "book it" after an offer
-    # switches to the transactional intent, "no" after a confirmation does not
-    step = system_step(sys_acts)
-    out += [f"wp:{w}|{int(tx)}|{role}|{step}" for w in words]
-    return out
+    groups = intent_context_groups(u, sys_acts, role, tx, marks)
+    return [f"{prefix}{item}{suffix}" for prefix, items, suffix in groups for item in items]
 
 
 def system_step(sys_acts: Sequence[str]) -> str:

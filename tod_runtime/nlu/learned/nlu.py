@@ -84,10 +84,7 @@ class LearnedNLU(RulesNLU):
         self._speller: Speller | None = None
         self.scorer = Scorer(model, self.schemas, self._vocabulary)
         self.reader = ValueReader(model, (self._vocabulary, self._talk))
-        self.repairs: tuple[Repair, ...] = selected(ctx.options)
-        # step -> its repairs, in order, picked from ``repairs`` (the tuple they came from)
-        self._steps: dict[str, tuple[Repair, ...]] = {}
-        self._steps_of: tuple[Repair, ...] = self.repairs
+        self.repairs = selected(ctx.options)
         self.thresholds = model.thresholds
         self.views = {name: slot_views(schema) for name, schema in self.schemas.items()}
         self.verbs = {
@@ -220,14 +217,21 @@ class LearnedNLU(RulesNLU):
                 r = await repair.apply(self, r)
         return r
 
+    @property
+    def repairs(self) -> tuple[Repair, ...]:
+        return self._repairs
+
+    @repairs.setter
+    def repairs(self, repairs: tuple[Repair, ...]) -> None:
+        """The repairs to run, in order, and with them each step's (``_of_step``)."""
+        self._repairs = repairs
+        self._by_step = {
+            step: tuple(r for r in repairs if r.step == step) for step in {r.step for r in repairs}
+        }
+
     def _of_step(self, step: str) -> tuple[Repair, ...]:
-        """The repairs of ``step``, in order (picked from ``repairs`` once per step)."""
-        if self._steps_of is not self.repairs:  # another set of repairs was given
-            self._steps, self._steps_of = {}, self.repairs
-        repairs = self._steps.get(step)
-        if repairs is None:
-            repairs = self._steps[step] = tuple(r for r in self.repairs if r.step == step)
-        return repairs
+        """The repairs of ``step``, in order."""
+        return self._by_step.get(step, ())
 
     async def parse(self, text: str, context: TurnContext) -> UserActs:
         r = await self._route(text, context)

@@ -12,11 +12,11 @@ from tod_runtime.nlu.learned.features import (
     Utterance,
     describe_intent,
     describe_slots,
+    intent_context_groups,
     intent_pair_features,
     intent_role,
     schema_marks,
     slot_features,
-    system_step,
 )
 from tod_runtime.nlu.learned.model import NLUModel, Weights, probabilities
 from tod_runtime.nlu.learned.text import compound_parts
@@ -79,18 +79,10 @@ class ContextWeights:
         self, u: Utterance, sys_acts: Sequence[str], role: str, tx: bool, marks: Sequence[str]
     ) -> float:
         """The sum of the weights of ``intent_context_strings(u, sys_acts, role, tx, marks)``."""
-        words = (*u.words, *marks)
-        flag = int(tx)
         z = 0.0
-        z += self.weights.of(f"r:{role}")
-        z = self._add(z, "w:", words, f"|{role}")
-        z = self._add(z, "b:", u.bigrams, f"|{role}")
-        z = self._add(z, "s:", sys_acts, f"|{role}")
-        z = self._add(z, "st:", sys_acts, f"|{flag}|{role}")
-        if role not in ("none", "none_current"):
-            z = self._add(z, "t:", words, f"|{flag}")
-        step = system_step(sys_acts)
-        return self._add(z, "wp:", words, f"|{flag}|{role}|{step}")
+        for prefix, items, suffix in intent_context_groups(u, sys_acts, role, tx, marks):
+            z = self._add(z, prefix, items, suffix)
+        return z
 
     def _add(self, z: float, kind: str, items: Sequence[str], context: str) -> float:
         """``z`` plus the weight of ``f"{kind}{item}{context}"`` for each item, in order."""
