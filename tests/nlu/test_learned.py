@@ -789,6 +789,34 @@ def test_a_value_said_beside_its_slots_words_is_read_at_the_lower_threshold() ->
     assert read(sure_pick=shipped.thresholds.pick) == read()
 
 
+def test_a_word_saying_a_value_by_its_first_letters_fills_one_slot() -> None:
+    """ "check" says "checking" by its first letters (a ``stems`` mention): read at all, it is
+    read for one of two slots allowing the value, as a value said in full is."""
+    shipped = load_model()
+    kinds = {"is_categorical": True, "possible_values": ["checking", "savings"]}
+    bank = ServiceSchema.model_validate({
+        "service_name": "Bank", "description": "Manage bank accounts",
+        "slots": [
+            {"name": "account_type", "description": "The account type of the user", **kinds},
+            {"name": "recipient_account_type", "description": "The account type of the recipient",
+             **kinds},
+        ],
+        "intents": [{"name": "CheckBalance", "description": "Check the money in an account",
+                     "is_transactional": False, "required_slots": ["account_type"],
+                     "optional_slots": {"recipient_account_type": "checking"},
+                     "result_slots": ["account_type"]}],
+    })  # fmt: skip
+    views = slot_views(bank)
+    turn = reading.value_turn("i need to check my balance", [], {})
+    numbers, lowered = reading.value_numbers(turn), reading.normalised(turn.text)
+    assert reading.mention("checking", turn, numbers, lowered) == ("stems", 3)
+    config = shipped.config | {"thresholds": shipped.config["thresholds"] | {"pick": 0.0}}
+    reader = ValueReader(NLUModel(shipped.weights, config))
+    both = [r for r in reader.read_categorical(turn, views) if r.value == "checking"]
+    assert len(both) == 2 and all(r.tokens == range(3, 4) for r in both)
+    assert [r.value for r in reader.read(turn, views) if r.value != "dontcare"] == ["checking"]
+
+
 def test_words_of_the_slots_descriptions_alone_are_no_value() -> None:
     """A question speaking of slots ("what's the name of the theater?") gives no value: a
     span of nothing but the service's description words and function words is not read."""

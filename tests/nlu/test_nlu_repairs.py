@@ -175,6 +175,57 @@ async def test_intent_by_values_takes_the_intent_the_values_fit() -> None:
     assert (await rt.IntentByValues().apply(nlu, r)).predicted == ("Movies", "FindMovies")
 
 
+def _bank() -> Schemas:
+    """A bank: a balance check of one account type, a transfer of two (the user's and the
+    recipient's), both allowing "checking" and "savings"."""
+
+    def intent(name: str, description: str, required: list[str], **optional: str) -> Any:
+        return {"name": name, "description": description, "is_transactional": bool(optional),
+                "required_slots": required, "optional_slots": optional,
+                "result_slots": required}  # fmt: skip
+
+    def kind(name: str, whose: str) -> dict[str, Any]:
+        return {"name": name, "description": f"The account type of the {whose}",
+                "is_categorical": True, "possible_values": ["checking", "savings"]}  # fmt: skip
+
+    service = {
+        "service_name": "Bank",
+        "description": "Manage bank accounts and transfer money",
+        "slots": [
+            kind("account_type", "user"),
+            kind("recipient_account_type", "recipient"),
+            _slot("amount", "The amount of money to transfer"),
+            _slot("recipient_account_name", "The name of the recipient"),
+        ],
+        "intents": [
+            intent("CheckBalance", "Check the amount of money in an account", ["account_type"]),
+            intent(
+                "TransferMoney",
+                "Transfer money to another user's account",
+                ["account_type", "amount", "recipient_account_name"],
+                recipient_account_type="checking",
+            ),
+        ],
+    }
+    return Schemas([ServiceSchema.model_validate(service)])
+
+
+async def test_intent_by_values_counts_a_value_read_for_two_slots_once() -> None:
+    nlu = nlu_of(_bank())
+    check, transfer = ("Bank", "CheckBalance"), ("Bank", "TransferMoney")
+    text = "can you check my balance of checking account"
+    both = (
+        a("INFORM", "account_type", "checking"),
+        a("INFORM", "recipient_account_type", "checking"),
+    )
+    r = reading(nlu, text, check, {}, near=((1.0, "TransferMoney"),), read=both)
+    assert (await rt.IntentByValues().apply(nlu, r)).predicted == check
+    # two values, both the transfer's, one the check's: the transfer
+    two = (both[0], a("INFORM", "recipient_account_type", "savings"))
+    r = replace(r, read=two)
+    assert (await rt.IntentByValues().apply(nlu, r)).predicted == transfer
+
+
 async def test_ask_or_tell_keeps_either_the_question_or_the_value() -> None:
     nlu = nlu_of(schemas())
     both = {"requested": ("has_wifi",), "read": (a("INFORM", "has_wifi", "True"),)}

@@ -544,6 +544,9 @@ class ValueReader:
             ):
                 value = "False"
             kind, at = mention(value, turn, numbers, lowered) if value != DONTCARE else ("", -1)
-            said = range(at, at + 1) if kind in ("exact", "number") else range(0)
+            # the token saying it, so that no other slot reads the same word ("i need to check
+            # my balance": "check", by its first letters, says "checking" once, for one of the
+            # two account types)
+            said = range(at, at + 1) if kind in ("exact", "number", "stems") else range(0)
             out.append(Read(name, value, value, q, said))
         return out

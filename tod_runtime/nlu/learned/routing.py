@@ -565,12 +565,14 @@ def intent_for_values(
     user's words (``said``) name the chosen one's description and not the other's, both
     searches or both transactions ("looking for a round trip from san francisco to seattle"
     stays the round trip, which needs a return date more than the one-way search); then the
-    scorer's order."""
-    slots = {a.slot for a in read}
-    best, most = intent, _fit(parts, service, intent, slots, opening)
+    scorer's order. Values are counted, not slots: the same words read for two slots
+    ("check my balance of checking account": the account's type and the recipient's) speak
+    for one value, not for the transfer that takes both."""
+    values = {a.slot: a.values[0].lower() if a.values else a.slot for a in read if a.slot}
+    best, most = intent, _fit(parts, service, intent, values, opening)
     for gap, other in near:
         near_enough = gap < parts.thresholds.values_margin
-        taken = _fit(parts, service, other, slots, opening) if near_enough else (-1, 0)
+        taken = _fit(parts, service, other, values, opening) if near_enough else (-1, 0)
         if taken > most and not (
             taken[0] == most[0] and _said_of(parts, service, best, other, said)
         ):
@@ -592,12 +594,16 @@ def _said_of(parts: Parts, service: str, chosen: str, other: str, said: Abstract
 
 
 def _fit(
-    parts: Parts, service: str, intent: str, slots: AbstractSet[str], opening: bool
+    parts: Parts, service: str, intent: str, values: Mapping[str, str], opening: bool
 ) -> tuple[int, int]:
-    """(values taken, minus the required slots left missing when ``opening``)."""
+    """(distinct values its slots take, minus the required slots left missing when
+    ``opening``); ``values``: slot -> the value read."""
     spec = parts.schemas[service].intent(intent)
-    missing = len(set(spec.required_slots) - slots) if spec and opening and slots else 0
-    return parts.takes(service, intent, slots), -missing
+    if spec is None:
+        return 0, 0
+    missing = len(set(spec.required_slots) - values.keys()) if opening and values else 0
+    takes = {*spec.required_slots, *spec.optional_slots}
+    return len({v for slot, v in values.items() if slot in takes}), -missing
 
 
 class IntentByValues:
