@@ -5,7 +5,8 @@ first 10 files (1,280 dialogues) with that model; prints the replay's metrics as
                                      [--seed 0] [--workers 2] [--thresholds spans=0.4,pick=0.5]...
                                      [--all-services] [--hold-fold F [--folds 5]]
                                      [--reworded [--original-wording 0.5]]
-                                     [--chat] [--limit N] [--without REPAIR]...
+                                     [--chat] [--limit N] [--held-dialogues N]
+                                     [--without REPAIR]...
                                      [--nlu NAME] [--nlu-option KEY=VALUE]...
 
 Each ``--thresholds`` (scorer=probability, comma-separated) replays the same fitted model
@@ -23,6 +24,10 @@ files in every variant (`tod replay DATA --split train --limit 1280 --sgdx --con
 ``--chat``: chat conditions, as `tod replay --all-services --lower-case --nlu-values train
 --hold-values HELD`: the NLU knows train's values of the services it was fitted on only.
 ``--limit N``: replay only the first N held-out dialogues (quicker; say so beside a figure).
+``--held-dialogues N`` (with ``--hold-fold``): replay instead N dialogues, evenly spread, of
+files 11-128 whose services are all of the held fold, which the model never saw in any
+dialogue (the first 10 files hold only six services, so their held-out figure rests on one
+to four of the fold's services; this set holds every one of them that train has alone).
 ``--without REPAIR[,REPAIR...]`` (repeatable; ``all`` for every one): the NLU's named
 repairs left out (``[options.nlu] without``, docs/learned.md#repairs): one line each, an
 ablation row; ``-`` for the line with every repair on.
@@ -42,6 +47,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from tod_runtime.data.sgd import open_split
 from tod_runtime.nlu.learned import examples
@@ -69,6 +75,9 @@ def main() -> int:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--chat", action="store_true", help="chat conditions (see above)")
     parser.add_argument("--limit", type=int, help="replay the first N held-out dialogues only")
+    parser.add_argument(
+        "--held-dialogues", type=int, metavar="N", help="replay N dialogues of the held services"
+    )
     parser.add_argument("--without", action="append", default=[], metavar="REPAIR")
     parser.add_argument("--nlu", default="learned", help="the replay's NLU component")
     parser.add_argument(
@@ -94,6 +103,8 @@ def main() -> int:
         if args.hold_fold is not None
         else frozenset()
     )
+    if args.held_dialogues and not out:
+        parser.error("--held-dialogues needs --hold-fold")
     if args.model and Path(args.model).exists():
         model = load_model(args.model)
     else:
@@ -123,9 +134,13 @@ def main() -> int:
                 f'[options.nlu]\nmodel = "{tmp}/nlu.npz"\nwithout = {json.dumps(without)}\n'
                 + "".join(f"{option}\n" for option in args.nlu_option)
             )
+            data, limit = args.data, held
+            if args.held_dialogues:
+                data = held_set(split, files[HELD_FILES:], out, args.held_dialogues, tmp)
+                limit = args.held_dialogues
             command = [
-                sys.executable, "-m", "tod_runtime.cli", "replay", args.data, "--split", "train",
-                "--limit", str(held), "--nlu", args.nlu, "--config", f"{tmp}/config.toml",
+                sys.executable, "-m", "tod_runtime.cli", "replay", data, "--split", "train",
+                "--limit", str(limit), "--nlu", args.nlu, "--config", f"{tmp}/config.toml",
                 "--workers", str(args.workers), "--report", f"{tmp}/report.json",
             ]  # fmt: skip
             command += ["--all-services"] if args.all_services or args.chat else []
@@ -134,7 +149,9 @@ def main() -> int:
                 command += ["--hold-values", ",".join(sorted(out))] if out else []
             subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
             report = json.loads(Path(f"{tmp}/report.json").read_text())
-        line = {"noise": args.noise, "thresholds": thresholds, "dialogues": held}
+        dialogues = report["dialogues"] if args.held_dialogues else held
+        line = {"noise": args.noise, "thresholds": thresholds, "dialogues": dialogues}
+        line |= {"held_dialogues": bool(args.held_dialogues)}
         line |= {"all_services": args.all_services, "chat": args.chat, "without": without}
         line |= {"nlu": args.nlu, "nlu_options": args.nlu_option}
         if out:
@@ -147,6 +164,18 @@ def main() -> int:
             line |= {"held_out": sorted(out), "held_out_jga": mean}
         print(json.dumps(line | {"metrics": report["metrics"]}), flush=True)
     return 0
+
+
+def held_set(split: Any, files: list[str], services: frozenset[str], n: int, tmp: str) -> str:
+    """An SGD folder (``tmp``/held/train) holding train's schemas and ``n`` dialogues of
+    ``files``, evenly spread, whose services are all in ``services``."""
+    chosen = [d for f in files for d in split.read_raw(f) if set(d["services"]) <= services]
+    step = max(1, len(chosen) // n)
+    folder = Path(tmp) / "held" / "train"
+    folder.mkdir(parents=True)
+    (folder / "schema.json").write_text(json.dumps(split.read_raw("schema.json")))
+    (folder / "dialogues_001.json").write_text(json.dumps(chosen[::step][:n]))
+    return str(folder.parent)
 
 
 def _lines(thresholds: list[str], without: list[str]) -> list[tuple[str, list[str]]]:
