@@ -789,6 +789,18 @@ def test_a_value_said_beside_its_slots_words_is_read_at_the_lower_threshold() ->
     assert read(sure_pick=shipped.thresholds.pick) == read()
 
 
+def test_the_values_the_system_just_gave_a_slot_are_known_as_that_slots() -> None:
+    """ "green book sounds great" after "how about family, gloria bell or green book?": the
+    span is known as a title (beside what the backend knows it for), as a value the backend
+    holds would be, also on a service whose values the reader was given none of."""
+    offer = [("OFFER", "title", ["Family", "Gloria Bell", "Green Book"]), ("REQUEST", "day", [])]
+    turn = reading.value_turn("green book sounds great", offer, {"green book": frozenset({"x"})})
+    assert turn.known["green book"] == {"title", "x"} and turn.known["gloria bell"] == {"title"}
+    assert "dontcare" not in reading.value_turn("any", [("CONFIRM", "day", ["dontcare"])], {}).known
+    plain = reading.value_turn("green book sounds great", [("REQUEST", "day", [])], {})
+    assert dict(plain.known) == {}
+
+
 def test_a_word_saying_a_value_by_its_first_letters_fills_one_slot() -> None:
     """ "check" says "checking" by its first letters (a ``stems`` mention): read at all, it is
     read for one of two slots allowing the value, as a value said in full is."""

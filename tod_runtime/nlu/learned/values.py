@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 import zlib
+from collections import ChainMap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -358,12 +359,21 @@ def value_turn(
     system_acts: Sequence[tuple[str, str, Sequence[str]]],
     known: Mapping[str, frozenset[str]],
 ) -> ValueTurn:
-    """``system_acts``: (act, slot, values) of the system's last turn on this service."""
+    """``system_acts``: (act, slot, values) of the system's last turn on this service.
+    ``known``: the backend's values; the values the system's last turn gave a slot are known
+    as that slot's too ("green book sounds great" after "how about family, gloria bell or
+    green book?" names a title, not a director, on a service whose values the reader was
+    given none of)."""
     slot_acts: dict[str, list[tuple[str, Sequence[str]]]] = {}
+    told: dict[str, frozenset[str]] = {}
     for a, slot, values in system_acts:
         if slot:
             slot_acts.setdefault(slot, []).append((a, values))
+            for value in values:
+                if value != DONTCARE and (norm := normalised(value)):
+                    told[norm] = told.get(norm, known.get(norm, frozenset())) | {slot}
     asked = frozenset(s for a, s, _ in system_acts if a == "REQUEST" and s)
+    known = ChainMap(told, known) if told else known  # type: ignore[arg-type]  # read only
     return ValueTurn(text, tuple(tokenise(text)), slot_acts, asked, known)
 
 
