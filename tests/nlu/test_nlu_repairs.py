@@ -1642,6 +1642,33 @@ async def test_a_number_after_a_slots_name_is_that_slots() -> None:
     assert (await SlotNamedBefore().apply(nlu, big)).read == ()
 
 
+async def test_a_decimal_after_a_free_text_slots_head_is_that_slots() -> None:
+    """ "It would be great if the rating is 4.3 or better" on a house search whose rating is
+    free text ("Review rating of the house"): the scorer, never fitted on the service, read
+    no span of it."""
+    from tod_runtime.nlu.learned.casual import SlotNamedBefore
+
+    house = {"name": "SearchHouse", "description": "Find a house to stay in",
+             "is_transactional": False, "required_slots": ["where_to"],
+             "optional_slots": {"rating": "dontcare"}, "result_slots": ["where_to", "rating"]}  # fmt: skip
+    service = {"service_name": "Houses", "description": "Houses to rent",
+               "slots": [_slot("where_to", "Location of the house"),
+                         _slot("rating", "Review rating of the house")],
+               "intents": [house]}  # fmt: skip
+    nlu = nlu_of(Schemas([ServiceSchema.model_validate(service)]))
+    search = ("Houses", "SearchHouse")
+    for text, read in (
+        ("in sf, and it would be great if the rating is 4.3 or better", ["INFORM(rating=4.3)"]),
+        ("a rating of at least 4.5 please", ["INFORM(rating=4.5)"]),
+        ("rated 4.3 by the reviews", []),  # not after the head's last word
+        ("the rating of the place near 4.3 main st", []),  # a noun between
+        ("the rating is 4 or better", []),  # no decimal: the reader's to read
+    ):
+        r = reading(nlu, text, search, {})
+        r = replace(r, read=())
+        assert [str(x) for x in (await SlotNamedBefore().apply(nlu, r)).read] == read, text
+
+
 def test_a_count_is_said_with_its_descriptions_words_run_together() -> None:
     """ "a 2 bedroom apartment" for SGD's Homes_1 "Number of bed rooms" (asked "how many
     bedrooms?" again and again with the homes held out of training)."""

@@ -841,7 +841,9 @@ class SlotNamedBefore:
     "star rating", "rooms", "party size") is that slot's, when its possible values hold it.
     The reader had given the 4 to the booking's number of nights, and the values read then
     chose the booking over the search (``intent_by_values``); so this runs before it, and the
-    same number read for another slot goes."""
+    same number read for another slot goes. A free-text slot takes a decimal said after the
+    last word of its description's head ("the rating is 4.3 or better" of "Review rating of
+    the house", ``_decimal_after``)."""
 
     name = "slot_named_before"
     step = "read"
@@ -860,9 +862,12 @@ class SlotNamedBefore:
             spec = schema.intent(intent)
             for name in (*spec.required_slots, *spec.optional_slots) if spec else ():
                 slot = schema.slot(name)
-                if slot is None or not slot.is_categorical or name in found:
+                if slot is None or name in found:
                     continue
-                value = _named_number(words, stems, name, slot.possible_values)
+                if slot.is_categorical:
+                    value = _named_number(words, stems, name, slot.possible_values)
+                else:
+                    value = _decimal_after(r.text.lower(), description_head(slot.description))
                 if value is not None:
                     found[name] = value
         if not found:
@@ -872,6 +877,27 @@ class SlotNamedBefore:
         read = [a for a in read if a.slot not in found]
         read += [act("INFORM", slot, [value]) for slot, value in found.items()]
         return replace(r, read=tuple(read))
+
+
+_DECIMAL = re.compile(r"(?<![\w.])(\d+\.\d+)(?![\w.])")
+
+
+def _decimal_after(lower: str, head: Sequence[str]) -> str | None:
+    """A decimal number ("4.3") said after the last word of a free-text slot's description
+    head ("rating" of "Review rating of the house") with at most three linking words
+    between: "the rating is 4.3 or better", "a rating of at least 4.5"."""
+    if not head:
+        return None
+    last = stem(head[-1])
+    if len(last) <= 3:
+        return None
+    for number in _DECIMAL.finditer(lower):
+        for word in reversed(_WORD.findall(lower[: number.start()])[-4:]):
+            if stem(word) == last:
+                return number.group(1)
+            if word not in LINKING:
+                break
+    return None
 
 
 def _named_number(
