@@ -457,6 +457,29 @@ async def test_date_pair_gives_the_end_date_to_the_end_slot() -> None:
     assert not rp.DatePair().applies(nlu, alone)  # no intent takes two dates
 
 
+async def test_place_pair_swaps_places_read_against_from_and_to() -> None:
+    bus = {"name": "FindBus", "description": "Find a bus journey", "is_transactional": False,
+           "required_slots": ["from_location", "to_location", "leaving_date"],
+           "optional_slots": {}, "result_slots": ["from_location", "to_location"]}  # fmt: skip
+    service = {"service_name": "Bus", "description": "Buses",
+               "slots": [_slot("from_location", "City where bus is leaving from"),
+                         _slot("to_location", "City where bus is going to"),
+                         _slot("leaving_date", "Date of bus leaving for journey")],
+               "intents": [bus]}  # fmt: skip
+    nlu = nlu_of(Schemas([ServiceSchema.model_validate(service)]))
+    find = ("Bus", "FindBus")
+    misread = (a("INFORM", "from_location", "la"), a("INFORM", "to_location", "las vegas"))
+    for text, read in (
+        ("i'm going to la from las vegas", ["from_location=las vegas", "to_location=la"]),
+        ("from la to las vegas", ["from_location=la", "to_location=las vegas"]),  # as read
+        ("la or las vegas, from the airport", ["from_location=la", "to_location=las vegas"]),
+    ):
+        r = replace(reading(nlu, text, find, {}), read=misread)
+        assert rp.PlacePair().applies(nlu, r)
+        got = [f"{x.slot}={x.values[0]}" for x in (await rp.PlacePair().apply(nlu, r)).read]
+        assert sorted(got) == read, text
+
+
 async def test_missed_amount_reads_the_one_number_for_the_money_input() -> None:
     transfer = {
         "name": "Transfer",

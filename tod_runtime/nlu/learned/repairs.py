@@ -397,6 +397,70 @@ class DatePair:
         return replace(r, read=(*kept, *dated))
 
 
+# English words of a slot's description that make it where a journey starts or ends
+# ("City where bus is leaving from", "Destination city for the trip")
+FROM_WORDS = frozenset({"from", "origin", "starting", "departure", "departing", "leaving"})
+TO_WORDS = frozenset({"destination", "ending", "arrival", "arriving", "going"})
+
+
+class PlacePair:
+    """The two places of a journey (the free-text slots of the chosen intent or one near it
+    whose descriptions say where it starts and where it ends: "City where bus is leaving
+    from", "City where bus is going to") read the other way round from the words said right
+    before them ("i'm going to la from las vegas" had read la as the origin): swapped."""
+
+    name = "place_pair"
+    step = "read"
+
+    def _pair(self, parts: Parts, r: Reading) -> tuple[str, str] | None:
+        """The start and the end slots."""
+        assert r.service is not None
+        schema = parts.schemas[r.service]
+        texts = {v.name for v in parts.views[r.service] if v.value_type == "text"}
+        for intent in (r.intent, *(n for _, n in r.near)):
+            spec = schema.intent(intent)
+            starts: list[str] = []
+            ends: list[str] = []
+            for name in (*spec.required_slots, *spec.optional_slots) if spec else ():
+                slot = schema.slot(name)
+                if slot is None or slot.is_categorical or name not in texts:
+                    continue  # a place: free text, no date or time
+                words = re.findall(r"[a-z]+", slot.description.lower())
+                start = bool(FROM_WORDS.intersection(words))
+                end = bool(TO_WORDS.intersection(words)) or words[-1:] == ["to"]
+                if start != end:
+                    (starts if start else ends).append(name)
+            if len(starts) == len(ends) == 1:
+                return starts[0], ends[0]
+        return None
+
+    def applies(self, parts: Parts, r: Reading) -> bool:
+        return r.predicted is not None and len(r.read) > 1 and "from" in r.text.lower()
+
+    async def apply(self, parts: Parts, r: Reading) -> Reading:
+        pair = self._pair(parts, r)
+        if pair is None:
+            return r
+        start, end = pair
+        said = {a.slot: a.values[0] for a in r.read if a.slot in pair and a.values}
+        text = r.text.lower()
+
+        def after(word: str, value: str) -> bool:
+            return (
+                re.search(rf"\b{word}\s+(?:the\s+)?{re.escape(value.lower())}\b", text) is not None
+            )
+
+        if len(said) < 2 or not (after("to", said[start]) and after("from", said[end])):
+            return r
+        swapped = {start: said[end], end: said[start]}
+        return replace(
+            r,
+            read=tuple(
+                act("INFORM", a.slot, [swapped[a.slot]]) if a.slot in swapped else a for a in r.read
+            ),
+        )
+
+
 def _one_date(
     r: Reading, pair: tuple[str, str], date: str, cues: tuple[bool, bool], chosen: bool
 ) -> dict[str, str] | None:
@@ -570,6 +634,7 @@ REPAIRS: tuple[Repair, ...] = (
     ServiceByKnownName(),
     Unsure(),
     DatePair(),
+    PlacePair(),
     SlotNamedBefore(),
     CorrectedValue(),
     MoneyOpens(),
