@@ -478,6 +478,14 @@ async def test_place_pair_swaps_places_read_against_from_and_to() -> None:
         assert rp.PlacePair().applies(nlu, r)
         got = [f"{x.slot}={x.values[0]}" for x in (await rp.PlacePair().apply(nlu, r)).read]
         assert sorted(got) == read, text
+    # one place, read for the end but said after "from", is the start's; after "to", it stays
+    for text, read in (
+        ("any other buses leaving from fresno?", ["from_location=fresno"]),
+        ("from here to fresno", ["to_location=fresno"]),
+    ):
+        r = replace(reading(nlu, text, find, {}), read=(a("INFORM", "to_location", "fresno"),))
+        got = [f"{x.slot}={x.values[0]}" for x in (await rp.PlacePair().apply(nlu, r)).read]
+        assert got == read, text
 
 
 async def test_missed_amount_reads_the_one_number_for_the_money_input() -> None:

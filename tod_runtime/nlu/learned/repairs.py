@@ -407,7 +407,9 @@ class PlacePair:
     """The two places of a journey (the free-text slots of the chosen intent or one near it
     whose descriptions say where it starts and where it ends: "City where bus is leaving
     from", "City where bus is going to") read the other way round from the words said right
-    before them ("i'm going to la from las vegas" had read la as the origin): swapped."""
+    before them ("i'm going to la from las vegas" had read la as the origin): swapped; one
+    place read for one of them, said after the other's word ("any other buses leaving from
+    fresno?" read as the destination), moves to the other. Only where "from" is said."""
 
     name = "place_pair"
     step = "read"
@@ -435,7 +437,7 @@ class PlacePair:
         return None
 
     def applies(self, parts: Parts, r: Reading) -> bool:
-        return r.predicted is not None and len(r.read) > 1 and "from" in r.text.lower()
+        return r.predicted is not None and bool(r.read) and "from" in r.text.lower()
 
     async def apply(self, parts: Parts, r: Reading) -> Reading:
         pair = self._pair(parts, r)
@@ -450,15 +452,18 @@ class PlacePair:
                 re.search(rf"\b{word}\s+(?:the\s+)?{re.escape(value.lower())}\b", text) is not None
             )
 
-        if len(said) < 2 or not (after("to", said[start]) and after("from", said[end])):
+        if len(said) == 2:
+            if not (after("to", said[start]) and after("from", said[end])):
+                return r
+            moved = {start: said[end], end: said[start]}
+        elif end in said and after("from", said[end]) and not after("to", said[end]):
+            moved = {start: said[end]}  # "any other buses leaving from fresno?"
+        elif start in said and after("to", said[start]) and not after("from", said[start]):
+            moved = {end: said[start]}  # "and to lax from there"
+        else:
             return r
-        swapped = {start: said[end], end: said[start]}
-        return replace(
-            r,
-            read=tuple(
-                act("INFORM", a.slot, [swapped[a.slot]]) if a.slot in swapped else a for a in r.read
-            ),
-        )
+        kept = [a for a in r.read if a.slot not in pair]
+        return replace(r, read=(*kept, *(act("INFORM", s, [v]) for s, v in moved.items())))
 
 
 def _one_date(
