@@ -517,6 +517,13 @@ async def test_missed_amount_reads_the_one_number_for_the_money_input() -> None:
     for none in ("send it to tom at 7:30 on the 5th", "300 or 400 to tom"):
         assert (await rp.MissedAmount().apply(nlu, replace(r, text=none))).acts == ()
     assert not rp.MissedAmount().applies(nlu, replace(r, filled=frozenset({"amount"})))
+    # a word read for the amount, no number in it, gives way to the one amount said
+    send = (a("INFORM", "amount", "send"),)
+    wordy = replace(r, text="i need to send $1,290 to tom", acts=send, filled=frozenset({"amount"}))
+    assert rp.MissedAmount().applies(nlu, wordy)
+    assert texts((await rp.MissedAmount().apply(nlu, wordy)).acts) == ["INFORM(amount=$1,290)"]
+    said = replace(wordy, acts=(a("INFORM", "amount", "three hundred"),))
+    assert not rp.MissedAmount().applies(nlu, said)
 
 
 async def test_an_ordinal_before_a_street_is_no_date() -> None:

@@ -181,8 +181,8 @@ AMOUNT = re.compile(r"(?<![\w:/$.,-])\$?\d[\d,]*(?:\.\d{1,2})?(?![\w:/-])")
 class MissedAmount:
     """An amount of money the reader missed ("ok send 300 from savings to tom") for the
     intent's one input of money (``values.normalise.slot_kind``: "Amount of money to
-    transfer"), when it is left empty: the one number the turn says outside its times, its
-    dates and the values read."""
+    transfer"), when it is left empty or holds no number: the one number the turn says
+    outside its times, its dates and the other values read."""
 
     name = "missed_amount"
     step = "acts"
@@ -194,7 +194,9 @@ class MissedAmount:
         spec = schema.intent(r.intent)
         inputs = spec.inputs if spec else frozenset()
         money = [s for s in inputs if slot_kind(schema, s) == "amount"]
-        return money[0] if len(money) == 1 and money[0] not in r.filled else None
+        if len(money) != 1 or (money[0] in r.filled and not _no_number(r, money[0])):
+            return None
+        return money[0]
 
     def applies(self, parts: Parts, r: Reading) -> bool:
         return self._slot(parts, r) is not None
@@ -202,10 +204,18 @@ class MissedAmount:
     async def apply(self, parts: Parts, r: Reading) -> Reading:
         slot = self._slot(parts, r)
         assert slot is not None
-        said = AMOUNT.findall(unsaid(r.text, r.read))
+        said = AMOUNT.findall(unsaid(r.text, [a for a in r.read if a.slot != slot]))
         if len(said) != 1:
             return r
-        return r.adding([act("INFORM", slot, [said[0]])], [slot])
+        kept = [a for a in r.acts if not (a.act == "INFORM" and a.slot == slot)]
+        return r.with_acts(kept).adding([act("INFORM", slot, [said[0]])], [slot])
+
+
+def _no_number(r: Reading, slot: str) -> bool:
+    """Whether what was read for the money slot holds no number: "send" of "i need to send
+    $1,290 to xiaoxue", the reader never fitted on money and the amount asked for."""
+    values = [v for a in r.acts if a.act == "INFORM" and a.slot == slot for v in a.values]
+    return bool(values) and not any(NUMBER.search(v.lower()) for v in values)
 
 
 MONEY = re.compile(
