@@ -829,6 +829,37 @@ def test_a_word_saying_a_value_by_its_first_letters_fills_one_slot() -> None:
     assert [r.value for r in reader.read(turn, views) if r.value != "dontcare"] == ["checking"]
 
 
+def test_a_yes_no_slot_named_by_its_words_takes_the_yes_from_one_described_alike() -> None:
+    """ "an apartment that allows pets": the scorer, at any threshold, may say yes to the
+    furnished flag too (both "Boolean flag indicating if ..."); the flag whose own words the
+    turn says keeps it."""
+    shipped = load_model()
+
+    def flag(name: str, what: str) -> dict[str, Any]:
+        return {"name": name, "description": f"Boolean flag indicating if {what}",
+                "is_categorical": True, "possible_values": ["True", "False"]}  # fmt: skip
+
+    homes = ServiceSchema.model_validate({
+        "service_name": "Homes", "description": "Apartments to rent",
+        "slots": [flag("furnished", "the property is furnished"),
+                  flag("pets_allowed", "pets are allowed")],
+        "intents": [{"name": "FindApartment", "description": "Find an apartment",
+                     "is_transactional": False, "required_slots": [],
+                     "optional_slots": {"furnished": "dontcare", "pets_allowed": "dontcare"},
+                     "result_slots": ["furnished", "pets_allowed"]}],
+    })  # fmt: skip
+    views = slot_views(homes)
+    config = shipped.config | {"thresholds": shipped.config["thresholds"] | {"pick": 0.0}}
+    reader = ValueReader(NLUModel(shipped.weights, config))
+    for text, read in (
+        ("an apartment that allows pets", {"pets_allowed=True"}),
+        ("a furnished place that allows pets", {"furnished=True", "pets_allowed=True"}),
+    ):
+        turn = reading.value_turn(text, [], {})
+        said = {f"{r.slot}={r.value}" for r in reader.read_categorical(turn, views)}
+        assert {r for r in said if r.endswith("True")} == read, text
+
+
 def test_words_of_the_slots_descriptions_alone_are_no_value() -> None:
     """A question speaking of slots ("what's the name of the theater?") gives no value: a
     span of nothing but the service's description words and function words is not read."""

@@ -530,18 +530,33 @@ class ValueReader:
                 or (q > flag and value == "True" and says_flag(turn, slot))
             ):
                 best[slot.name] = (value, max(q, flag) if phrase else q)
-        out = []
+        return self._reads(turn, slots, best, numbers, lowered)
+
+    @staticmethod
+    def _reads(
+        turn: ValueTurn,
+        slots: Sequence[SlotView],
+        best: Mapping[str, tuple[str, float]],
+        numbers: set[str],
+        lowered: str,
+    ) -> list[Read]:
+        """The categorical reads of ``best`` (slot -> its value and score), with the yes of a
+        yes/no slot whose own words the turn says taken from those described alike ("an
+        apartment that allows pets" is no furnished one, however the scorer, never fitted on
+        the service, weighed it), a yes negated ("doesn't allow pets") turned into a no, and
+        the token saying each value."""
         types = {slot.name: slot for slot in slots}
+        named = {n for n, (v, _) in best.items() if v == "True" and says_flag(turn, types[n])}
+        out = []
         for name, (value, q) in best.items():
+            slot = types[name]
+            flag = value == "True" and slot.value_type == "bool"
+            if flag and named and name not in named:
+                continue
             # SGD's users seldom say a yes/no slot negated unasked, so the scorer never
             # learned "doesn't allow pets" or "without wifi": a negating word right before
             # the slot's description words turns the reading into False.
-            slot = types[name]
-            if (
-                value == "True"
-                and slot.value_type == "bool"
-                and turn.negated(slot.description_set) == 1
-            ):
+            if flag and turn.negated(slot.description_set) == 1:
                 value = "False"
             kind, at = mention(value, turn, numbers, lowered) if value != DONTCARE else ("", -1)
             # the token saying it, so that no other slot reads the same word ("i need to check
