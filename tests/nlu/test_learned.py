@@ -796,7 +796,10 @@ def test_the_values_the_system_just_gave_a_slot_are_known_as_that_slots() -> Non
     offer = [("OFFER", "title", ["Family", "Gloria Bell", "Green Book"]), ("REQUEST", "day", [])]
     turn = reading.value_turn("green book sounds great", offer, {"green book": frozenset({"x"})})
     assert turn.known["green book"] == {"title", "x"} and turn.known["gloria bell"] == {"title"}
-    assert "dontcare" not in reading.value_turn("any", [("CONFIRM", "day", ["dontcare"])], {}).known
+    assert "dontcare" not in reading.value_turn("any", [("INFORM", "day", ["dontcare"])], {}).known
+    # a value the system asks to confirm is the user's own, as read: the answer may correct it
+    confirm = [("CONFIRM", "theater", ["Austin Cinema"])]
+    assert "austin cinema" not in reading.value_turn("no, austin cinema 8", confirm, {}).known
     plain = reading.value_turn("green book sounds great", [("REQUEST", "day", [])], {})
     assert dict(plain.known) == {}
 

@@ -354,22 +354,27 @@ class ValueTurn:
         return tuple(words), tuple(first)
 
 
+TOLD = frozenset({"OFFER", "INFORM"})  # system acts giving values of the service's results
+
+
 def value_turn(
     text: str,
     system_acts: Sequence[tuple[str, str, Sequence[str]]],
     known: Mapping[str, frozenset[str]],
 ) -> ValueTurn:
     """``system_acts``: (act, slot, values) of the system's last turn on this service.
-    ``known``: the backend's values; the values the system's last turn gave a slot are known
-    as that slot's too ("green book sounds great" after "how about family, gloria bell or
-    green book?" names a title, not a director, on a service whose values the reader was
-    given none of)."""
+    ``known``: the backend's values; the values the system's last turn offered or told for
+    a slot, values of its results, are known as that slot's too ("green book sounds great"
+    after "how about family, gloria bell or green book?" names a title, not a director, on
+    a service whose values the reader was given none of). Not those it asks the user to
+    confirm: they are the user's own words as read, maybe misread, which the answer may
+    correct ("austin cinema" confirmed, "no, austin cinema 8")."""
     slot_acts: dict[str, list[tuple[str, Sequence[str]]]] = {}
     told: dict[str, frozenset[str]] = {}
     for a, slot, values in system_acts:
         if slot:
             slot_acts.setdefault(slot, []).append((a, values))
-            for value in values:
+            for value in values if a in TOLD else ():
                 if value != DONTCARE and (norm := normalised(value)):
                     told[norm] = told.get(norm, known.get(norm, frozenset())) | {slot}
     asked = frozenset(s for a, s, _ in system_acts if a == "REQUEST" and s)
