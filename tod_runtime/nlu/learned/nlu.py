@@ -208,7 +208,7 @@ class LearnedNLU(RulesNLU):
 
     def takes(self, service: str, intent: str, slots: AbstractSet[str]) -> int:
         spec = self.schemas[service].intent(intent)
-        return len(slots & {*spec.required_slots, *spec.optional_slots}) if spec else 0
+        return len(slots & spec.inputs) if spec else 0
 
     async def _repair(self, step: str, r: Reading) -> Reading:
         """The reading after the repairs of ``step``, in order."""

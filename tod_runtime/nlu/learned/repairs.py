@@ -437,7 +437,7 @@ class PlacePair:
                 slot = schema.slot(name)
                 if slot is None or slot.is_categorical or name not in texts:
                     continue  # a place: free text, no date or time
-                words = re.findall(r"[a-z]+", slot.description.lower())
+                words = tokens(slot.description)
                 start = bool(FROM_WORDS.intersection(words))
                 end = bool(TO_WORDS.intersection(words)) or words[-1:] == ["to"]
                 if start != end:

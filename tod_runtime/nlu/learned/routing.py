@@ -602,8 +602,8 @@ def _fit(
     if spec is None:
         return 0, 0
     missing = len(set(spec.required_slots) - values.keys()) if opening and values else 0
-    takes = {*spec.required_slots, *spec.optional_slots}
-    return len({v for slot, v in values.items() if slot in takes}), -missing
+    inputs = spec.inputs
+    return len({v for slot, v in values.items() if slot in inputs}), -missing
 
 
 class IntentByValues:
